@@ -1,0 +1,13 @@
+//! Wheelwright's scorer: Python analysis, trajectories and metrics, pure and portable.
+//!
+//! Everything here is a function of its inputs: no I/O, no async, no network, no database.
+//! The same code runs natively (server, command line) and in the browser (wasm32), which is
+//! how the two are guaranteed to agree. Only [`syntax`] touches tree-sitter.
+
+pub mod outline;
+pub mod syntax;
+pub mod trajectory;
+pub mod workspace;
+
+/// Version of the scorer, recorded in every result.
+pub const SCORER_VERSION: &str = env!("CARGO_PKG_VERSION");

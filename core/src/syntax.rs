@@ -1,0 +1,540 @@
+//! The only door to tree-sitter: parses Python into core's own arena syntax tree.
+//!
+//! Everything else in core works on [`SyntaxTree`], never on tree-sitter types, so the grammar
+//! can change version (or be replaced) in one place. The conversion walks tree-sitter's tree
+//! with a cursor and an explicit stack, and the arena is walked with parent/sibling links,
+//! so deeply nested input cannot overflow the call stack anywhere.
+//!
+//! Only named nodes are kept: anonymous tokens (`(`, `def`, `,`) carry no facts the analyses
+//! need, and dropping them halves the arena.
+
+use std::sync::OnceLock;
+
+use serde::Serialize;
+
+/// The grammar that produced every tree; recorded in results so numbers can be traced.
+/// A test checks it against `Cargo.lock`.
+pub const GRAMMAR_VERSION: &str = "tree-sitter-python 0.25.0";
+
+/// Index of a node in its [`SyntaxTree`].
+pub type NodeId = u32;
+
+/// Where a node sits in the source: byte offsets (half-open) and 1-based inclusive lines.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Span {
+    pub start_byte: u32,
+    pub end_byte: u32,
+    pub start_line: u32,
+    pub end_line: u32,
+}
+
+/// A problem found while parsing; the tree is still usable around it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
+pub struct Diagnostic {
+    /// 1-based line of the problem.
+    pub line: u32,
+    pub message: String,
+}
+
+macro_rules! name_enum {
+    ($(#[$meta:meta])* $enum:ident { $($variant:ident = $name:literal),* $(,)? }) => {
+        $(#[$meta])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum $enum {
+            $($variant,)*
+            /// A grammar name the analyses do not look at.
+            Other,
+        }
+
+        impl $enum {
+            fn from_grammar(name: &str) -> Self {
+                match name {
+                    $($name => Self::$variant,)*
+                    _ => Self::Other,
+                }
+            }
+
+            /// The grammar's own name for this variant.
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    $(Self::$variant => $name,)*
+                    Self::Other => "other",
+                }
+            }
+        }
+    };
+}
+
+name_enum! {
+    /// The kinds of Python syntax the analyses distinguish.
+    Kind {
+        Module = "module",
+        FunctionDefinition = "function_definition",
+        ClassDefinition = "class_definition",
+        DecoratedDefinition = "decorated_definition",
+        Decorator = "decorator",
+        Block = "block",
+        Parameters = "parameters",
+        LambdaParameters = "lambda_parameters",
+        DefaultParameter = "default_parameter",
+        TypedParameter = "typed_parameter",
+        TypedDefaultParameter = "typed_default_parameter",
+        ListSplatPattern = "list_splat_pattern",
+        DictionarySplatPattern = "dictionary_splat_pattern",
+        Identifier = "identifier",
+        Attribute = "attribute",
+        Call = "call",
+        ArgumentList = "argument_list",
+        KeywordArgument = "keyword_argument",
+        ImportStatement = "import_statement",
+        ImportFromStatement = "import_from_statement",
+        FutureImportStatement = "future_import_statement",
+        AliasedImport = "aliased_import",
+        DottedName = "dotted_name",
+        RelativeImport = "relative_import",
+        ImportPrefix = "import_prefix",
+        WildcardImport = "wildcard_import",
+        ExpressionStatement = "expression_statement",
+        Assignment = "assignment",
+        AugmentedAssignment = "augmented_assignment",
+        NamedExpression = "named_expression",
+        Lambda = "lambda",
+        ListComprehension = "list_comprehension",
+        SetComprehension = "set_comprehension",
+        DictionaryComprehension = "dictionary_comprehension",
+        GeneratorExpression = "generator_expression",
+        ForInClause = "for_in_clause",
+        GlobalStatement = "global_statement",
+        NonlocalStatement = "nonlocal_statement",
+        String = "string",
+        ConcatenatedString = "concatenated_string",
+        Interpolation = "interpolation",
+        Comment = "comment",
+        ForStatement = "for_statement",
+        WithStatement = "with_statement",
+        WithItem = "with_item",
+        AsPattern = "as_pattern",
+        AsPatternTarget = "as_pattern_target",
+        ExceptClause = "except_clause",
+        DeleteStatement = "delete_statement",
+        PatternList = "pattern_list",
+        TuplePattern = "tuple_pattern",
+        ListPattern = "list_pattern",
+        Tuple = "tuple",
+        List = "list",
+        Subscript = "subscript",
+        Type = "type",
+        ParenthesizedExpression = "parenthesized_expression",
+        CasePattern = "case_pattern",
+        TypeAliasStatement = "type_alias_statement",
+        Error = "ERROR",
+    }
+}
+
+name_enum! {
+    /// The grammar's field names: the role a node plays in its parent.
+    Field {
+        Name = "name",
+        Body = "body",
+        Parameters = "parameters",
+        ReturnType = "return_type",
+        Function = "function",
+        Arguments = "arguments",
+        Object = "object",
+        Attribute = "attribute",
+        Left = "left",
+        Right = "right",
+        Type = "type",
+        Value = "value",
+        ModuleName = "module_name",
+        Alias = "alias",
+        Superclasses = "superclasses",
+        Definition = "definition",
+        Subscript = "subscript",
+        Alternative = "alternative",
+        Condition = "condition",
+        Consequence = "consequence",
+        Subject = "subject",
+        Operator = "operator",
+        Argument = "argument",
+        TypeParameters = "type_parameters",
+    }
+}
+
+/// One named node of the tree. Links are arena indices so walks need no recursion.
+#[derive(Clone, Debug)]
+pub struct Node {
+    pub kind: Kind,
+    /// The field this node fills in its parent, if any.
+    pub field: Option<Field>,
+    pub span: Span,
+    pub parent: Option<NodeId>,
+    first_child: Option<NodeId>,
+    next_sibling: Option<NodeId>,
+}
+
+/// A parsed Python file in core's own types, borrowing the source it was parsed from.
+#[derive(Debug)]
+pub struct SyntaxTree<'s> {
+    source: &'s str,
+    nodes: Vec<Node>,
+    diagnostics: Vec<Diagnostic>,
+}
+
+struct Tables {
+    kinds: Vec<Kind>,
+    fields: Vec<Option<Field>>,
+}
+
+fn language() -> tree_sitter::Language {
+    tree_sitter_python::LANGUAGE.into()
+}
+
+/// Kind and field lookups by grammar id, built once: a `match` on strings per node would
+/// dominate parsing time on large repositories.
+fn tables() -> &'static Tables {
+    static TABLES: OnceLock<Tables> = OnceLock::new();
+    TABLES.get_or_init(|| {
+        let language = language();
+        let kinds = (0..language.node_kind_count())
+            .map(|id| {
+                u16::try_from(id)
+                    .ok()
+                    .and_then(|id| language.node_kind_for_id(id))
+                    .map_or(Kind::Other, Kind::from_grammar)
+            })
+            .collect();
+        let fields = (0..=language.field_count())
+            .map(|id| {
+                u16::try_from(id)
+                    .ok()
+                    .and_then(|id| language.field_name_for_id(id))
+                    .map(Field::from_grammar)
+            })
+            .collect();
+        Tables { kinds, fields }
+    })
+}
+
+fn to_u32(value: usize) -> u32 {
+    // Sources above 4 GiB are rejected long before parsing; saturate rather than wrap.
+    u32::try_from(value).unwrap_or(u32::MAX)
+}
+
+/// Parses Python source. Never fails: a file with syntax errors yields the tree that
+/// tree-sitter recovered, and [`SyntaxTree::diagnostics`] says where the errors are.
+pub fn parse(source: &str) -> SyntaxTree<'_> {
+    let mut parser = tree_sitter::Parser::new();
+    let tree = parser
+        .set_language(&language())
+        .ok()
+        .and_then(|()| parser.parse(source, None));
+    let Some(tree) = tree else {
+        // Only a grammar/runtime version mismatch or a cancelled parse ends here.
+        return SyntaxTree {
+            source,
+            nodes: vec![Node {
+                kind: Kind::Module,
+                field: None,
+                span: Span {
+                    start_byte: 0,
+                    end_byte: to_u32(source.len()),
+                    start_line: 1,
+                    end_line: 1,
+                },
+                parent: None,
+                first_child: None,
+                next_sibling: None,
+            }],
+            diagnostics: vec![Diagnostic {
+                line: 1,
+                message: "the Python parser could not run on this input".to_owned(),
+            }],
+        };
+    };
+    convert(source, &tree)
+}
+
+fn convert<'s>(source: &'s str, tree: &tree_sitter::Tree) -> SyntaxTree<'s> {
+    let tables = tables();
+    let mut nodes: Vec<Node> = Vec::new();
+    let mut diagnostics = Vec::new();
+    // For each cursor depth, the nearest kept ancestor-or-self; and for each kept node, its
+    // last kept child so far (for sibling links). Both O(1) per node.
+    let mut ancestors: Vec<Option<NodeId>> = Vec::new();
+    let mut last_child: Vec<Option<NodeId>> = Vec::new();
+    let mut cursor = tree.walk();
+    loop {
+        let node = cursor.node();
+        if node.is_missing() {
+            diagnostics.push(Diagnostic {
+                line: to_u32(node.start_position().row + 1),
+                message: format!("missing `{}`", node.kind()),
+            });
+        } else if node.is_error() {
+            diagnostics.push(Diagnostic {
+                line: to_u32(node.start_position().row + 1),
+                message: "syntax error".to_owned(),
+            });
+        }
+        let parent = ancestors.last().copied().flatten();
+        let this = if node.is_named() && !node.is_missing() {
+            let id = to_u32(nodes.len());
+            let field = cursor
+                .field_id()
+                .and_then(|f| tables.fields.get(usize::from(f.get())).copied().flatten());
+            nodes.push(Node {
+                kind: tables
+                    .kinds
+                    .get(usize::from(node.kind_id()))
+                    .copied()
+                    .unwrap_or(Kind::Other),
+                field,
+                span: Span {
+                    start_byte: to_u32(node.start_byte()),
+                    end_byte: to_u32(node.end_byte()),
+                    start_line: to_u32(node.start_position().row + 1),
+                    end_line: to_u32(node.end_position().row + 1),
+                },
+                parent,
+                first_child: None,
+                next_sibling: None,
+            });
+            last_child.push(None);
+            if let Some(p) = parent {
+                match last_child[p as usize] {
+                    Some(prev) => nodes[prev as usize].next_sibling = Some(id),
+                    None => nodes[p as usize].first_child = Some(id),
+                }
+                last_child[p as usize] = Some(id);
+            }
+            Some(id)
+        } else {
+            parent
+        };
+        if cursor.goto_first_child() {
+            ancestors.push(this);
+            continue;
+        }
+        // Leaf: move to the next sibling, climbing as needed.
+        loop {
+            if cursor.goto_next_sibling() {
+                break;
+            }
+            if !cursor.goto_parent() {
+                return SyntaxTree {
+                    source,
+                    nodes,
+                    diagnostics,
+                };
+            }
+            ancestors.pop();
+        }
+    }
+}
+
+impl<'s> SyntaxTree<'s> {
+    /// The source this tree was parsed from.
+    pub fn source(&self) -> &'s str {
+        self.source
+    }
+
+    /// The module node; always present.
+    pub fn root(&self) -> NodeId {
+        0
+    }
+
+    pub fn node(&self, id: NodeId) -> &Node {
+        &self.nodes[id as usize]
+    }
+
+    pub fn len(&self) -> usize {
+        self.nodes.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.nodes.len() <= 1
+    }
+
+    pub fn kind(&self, id: NodeId) -> Kind {
+        self.node(id).kind
+    }
+
+    /// The source text of a node.
+    pub fn text(&self, id: NodeId) -> &'s str {
+        let span = self.node(id).span;
+        self.source
+            .get(span.start_byte as usize..span.end_byte as usize)
+            .unwrap_or("")
+    }
+
+    pub fn parent(&self, id: NodeId) -> Option<NodeId> {
+        self.node(id).parent
+    }
+
+    /// The named children of a node, in source order.
+    pub fn children(&self, id: NodeId) -> Children<'_, 's> {
+        Children {
+            tree: self,
+            next: self.node(id).first_child,
+        }
+    }
+
+    /// The first child filling `field`.
+    pub fn child(&self, id: NodeId, field: Field) -> Option<NodeId> {
+        self.children(id).find(|&c| self.node(c).field == Some(field))
+    }
+
+    /// All nodes of the subtree rooted at `id` (itself first), in source order.
+    pub fn descendants(&self, id: NodeId) -> Walk<'_, 's> {
+        Walk {
+            tree: self,
+            root: id,
+            next: Some(id),
+        }
+    }
+
+    /// Whether the parser had to recover from errors anywhere in the file.
+    pub fn has_syntax_errors(&self) -> bool {
+        !self.diagnostics.is_empty()
+    }
+
+    pub fn diagnostics(&self) -> &[Diagnostic] {
+        &self.diagnostics
+    }
+}
+
+/// Iterator over a node's named children.
+pub struct Children<'t, 's> {
+    tree: &'t SyntaxTree<'s>,
+    next: Option<NodeId>,
+}
+
+impl Iterator for Children<'_, '_> {
+    type Item = NodeId;
+
+    fn next(&mut self) -> Option<NodeId> {
+        let id = self.next?;
+        self.next = self.tree.node(id).next_sibling;
+        Some(id)
+    }
+}
+
+/// Pre-order walk of a subtree that can skip the children of the node it just returned.
+pub struct Walk<'t, 's> {
+    tree: &'t SyntaxTree<'s>,
+    root: NodeId,
+    next: Option<NodeId>,
+}
+
+impl Walk<'_, '_> {
+    /// Do not descend into the node most recently returned.
+    pub fn skip_children(&mut self, of: NodeId) {
+        self.next = self.after(of);
+    }
+
+    /// The next node in pre-order that is not inside `id`, staying within the root.
+    fn after(&self, mut id: NodeId) -> Option<NodeId> {
+        loop {
+            if id == self.root {
+                return None;
+            }
+            let node = self.tree.node(id);
+            if let Some(sibling) = node.next_sibling {
+                return Some(sibling);
+            }
+            id = node.parent?;
+        }
+    }
+}
+
+impl Iterator for Walk<'_, '_> {
+    type Item = NodeId;
+
+    fn next(&mut self) -> Option<NodeId> {
+        let id = self.next?;
+        self.next = match self.tree.node(id).first_child {
+            Some(child) => Some(child),
+            None => self.after(id),
+        };
+        Some(id)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kinds(tree: &SyntaxTree<'_>) -> Vec<&'static str> {
+        tree.descendants(tree.root())
+            .map(|id| tree.kind(id).as_str())
+            .collect()
+    }
+
+    #[test]
+    fn keeps_named_nodes_in_source_order_with_fields() {
+        let tree = parse("def f(x):\n    return g(x)\n");
+        assert_eq!(
+            kinds(&tree),
+            [
+                "module",
+                "function_definition",
+                "identifier",
+                "parameters",
+                "identifier",
+                "block",
+                "other",
+                "call",
+                "identifier",
+                "argument_list",
+                "identifier",
+            ]
+        );
+        let def = tree.children(tree.root()).next().unwrap();
+        let name = tree.child(def, Field::Name).unwrap();
+        assert_eq!(tree.text(name), "f");
+        assert_eq!(tree.node(def).span.start_line, 1);
+        assert_eq!(tree.node(def).span.end_line, 2);
+        assert!(!tree.has_syntax_errors());
+    }
+
+    #[test]
+    fn recovers_from_syntax_errors_and_reports_them() {
+        let tree = parse("def ok():\n    pass\n\ndef broken(:\n    pass\n");
+        assert!(tree.has_syntax_errors());
+        assert!(tree.diagnostics().iter().any(|d| d.line == 4));
+        let defs = tree
+            .descendants(tree.root())
+            .filter(|&id| tree.kind(id) == Kind::FunctionDefinition)
+            .count();
+        assert!(defs >= 1);
+    }
+
+    #[test]
+    fn deeply_nested_input_does_not_overflow_the_stack() {
+        let depth = 50_000;
+        let source = format!("x = {}1{}\n", "(".repeat(depth), ")".repeat(depth));
+        let tree = parse(&source);
+        assert!(tree.descendants(tree.root()).count() > 1);
+    }
+
+    #[test]
+    fn empty_source_is_a_module_without_children() {
+        let tree = parse("");
+        assert!(tree.is_empty());
+        assert_eq!(tree.kind(tree.root()), Kind::Module);
+        assert!(!tree.has_syntax_errors());
+    }
+
+    #[test]
+    fn grammar_version_matches_the_lock_file() {
+        let lock = include_str!("../../Cargo.lock");
+        let version = lock
+            .split("[[package]]")
+            .find(|p| p.contains("name = \"tree-sitter-python\""))
+            .and_then(|p| p.lines().find_map(|l| l.strip_prefix("version = ")))
+            .map(|v| v.trim_matches('"'))
+            .expect("tree-sitter-python in Cargo.lock");
+        assert_eq!(GRAMMAR_VERSION, format!("tree-sitter-python {version}"));
+    }
+}

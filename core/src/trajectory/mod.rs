@@ -1,0 +1,1 @@
+//! Agent trajectories: reading harness formats and interpreting actions (issue 3, in progress).
