@@ -1,1 +1,40 @@
-//! placeholder
+//! Wheelwright's browser app: a Leptos client-side app over `wheelwright-core`.
+//!
+//! Pages live in `pages/`, shared pieces in `components/`, and every request to the server
+//! goes through `api`. Scoring and parsing run here, in the browser, through core.
+
+// Leptos' `#[component]` generates `pub` props structs for crate-private components.
+#![allow(unreachable_pub)]
+
+mod api;
+mod components;
+mod pages;
+
+use leptos::prelude::*;
+use leptos_router::components::{Route, Router, Routes};
+use leptos_router::path;
+
+pub use pages::analyze::AnalyzePage;
+
+/// The whole app: header, routes, footer.
+#[component]
+pub fn App() -> impl IntoView {
+    view! {
+        <Router>
+            <components::header::Header />
+            <main class="page">
+                <Routes fallback=pages::not_found::NotFoundPage>
+                    <Route path=path!("/") view=pages::home::HomePage />
+                    <Route path=path!("/analyze") view=AnalyzePage />
+                </Routes>
+            </main>
+            <components::footer::Footer />
+        </Router>
+    }
+}
+
+/// Mounts the app into `<body>`; called once by the binary.
+pub fn mount() {
+    console_error_panic_hook::set_once();
+    leptos::mount::mount_to_body(App);
+}

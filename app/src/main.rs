@@ -1,1 +1,5 @@
-fn main() {}
+//! Entry point of the browser bundle that Trunk builds.
+
+fn main() {
+    wheelwright_app::mount();
+}

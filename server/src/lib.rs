@@ -1,1 +1,102 @@
-//! placeholder
+//! Wheelwright's server and command line: a thin host over `wheelwright-core`.
+//!
+//! [`router`] is the whole HTTP application as a function of its [`AppState`], so tests drive
+//! it with `oneshot` and the binary, the end-to-end tests and any embedding serve the same
+//! thing through [`serve`].
+
+pub mod cli;
+pub mod db;
+mod error;
+mod routes;
+
+use std::future::Future;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+
+use anyhow::Context;
+use sqlx::SqlitePool;
+use tokio::net::TcpListener;
+
+pub use routes::router;
+
+/// What every request handler can reach.
+#[derive(Clone)]
+pub struct AppState {
+    pool: SqlitePool,
+    app_dir: PathBuf,
+}
+
+/// Everything `wheelwright serve` needs to know.
+#[derive(Clone, Debug)]
+pub struct ServeConfig {
+    pub addr: SocketAddr,
+    pub data_dir: PathBuf,
+    pub app_dir: PathBuf,
+}
+
+impl AppState {
+    /// Opens the database under `config.data_dir` (migrating it) and remembers the app dir.
+    pub async fn open(config: &ServeConfig) -> anyhow::Result<Self> {
+        let pool = db::open(&config.data_dir).await?;
+        Ok(Self {
+            pool,
+            app_dir: config.app_dir.clone(),
+        })
+    }
+
+    /// Closes the database cleanly (checkpointing the WAL).
+    pub async fn close(&self) {
+        self.pool.close().await;
+    }
+}
+
+/// Serves the application on `listener` until `shutdown` completes, then lets requests in
+/// flight finish and closes the database.
+pub async fn serve(
+    listener: TcpListener,
+    state: AppState,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> anyhow::Result<()> {
+    let addr = listener.local_addr()?;
+    tracing::info!(%addr, "serving Wheelwright on http://{addr}");
+    axum::serve(listener, router(state.clone()))
+        .with_graceful_shutdown(shutdown)
+        .await
+        .context("the HTTP server stopped with an error")?;
+    state.close().await;
+    tracing::info!("stopped");
+    Ok(())
+}
+
+/// Binds `config.addr`, opens the state and serves until SIGINT or SIGTERM.
+pub async fn run(config: ServeConfig) -> anyhow::Result<()> {
+    let state = AppState::open(&config).await?;
+    let listener = TcpListener::bind(config.addr)
+        .await
+        .with_context(|| format!("cannot listen on {}; is another server running there? pass --addr", config.addr))?;
+    serve(listener, state, shutdown_signal()).await
+}
+
+/// Completes on SIGINT (Ctrl-C) or SIGTERM.
+async fn shutdown_signal() {
+    let interrupt = async {
+        if tokio::signal::ctrl_c().await.is_err() {
+            std::future::pending::<()>().await;
+        }
+    };
+    #[cfg(unix)]
+    let terminate = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut signal) => {
+                signal.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let terminate = std::future::pending::<()>();
+    tokio::select! {
+        () = interrupt => tracing::info!("SIGINT received; shutting down"),
+        () = terminate => tracing::info!("SIGTERM received; shutting down"),
+    }
+}

@@ -1,1 +1,21 @@
-fn main() {}
+//! The `wheelwright` binary: parses the command line and hands over to the library.
+
+use clap::Parser;
+use wheelwright_server::cli::{self, Cli};
+
+#[tokio::main]
+async fn main() -> std::process::ExitCode {
+    let cli = Cli::parse();
+    if let Err(error) = cli::init_logging(&cli.log_level, cli.log_format) {
+        eprintln!("wheelwright: {error:#}");
+        return std::process::ExitCode::from(2);
+    }
+    match cli::execute(cli).await {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(error) => {
+            tracing::error!("{error:#}");
+            eprintln!("wheelwright: {error:#}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}

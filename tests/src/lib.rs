@@ -1,1 +1,165 @@
-//! placeholder
+//! Harness for end-to-end tests: the real server on a free loopback port, chromedriver, and a
+//! headless Chromium session, each torn down when dropped.
+
+use std::net::{SocketAddr, TcpListener as StdListener};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, bail};
+use fantoccini::{Client, ClientBuilder};
+use hyper_util::client::legacy::connect::HttpConnector;
+use tempfile::TempDir;
+use tokio::sync::oneshot;
+use wheelwright_server::{AppState, ServeConfig};
+
+/// The workspace root (this crate lives in `tests/`).
+pub fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("tests/ has a parent")
+        .to_path_buf()
+}
+
+/// Where a test writes what a person may want to look at afterwards (screenshots).
+pub fn output_dir(test: &str) -> PathBuf {
+    let dir = workspace_root().join("tests").join("output").join(test);
+    std::fs::create_dir_all(&dir).expect("create the test output directory");
+    dir
+}
+
+/// The built app: `WHEELWRIGHT_APP_DIR` or `dist/` at the workspace root.
+pub fn app_dir() -> anyhow::Result<PathBuf> {
+    let dir = std::env::var_os("WHEELWRIGHT_APP_DIR")
+        .map_or_else(|| workspace_root().join("dist"), PathBuf::from);
+    if !dir.join("index.html").is_file() {
+        bail!(
+            "the app is not built in {}: run `trunk build --release` (scripts/test does)",
+            dir.display()
+        );
+    }
+    Ok(dir)
+}
+
+/// The Wheelwright server, serving the built app from a fresh data directory.
+pub struct Server {
+    pub addr: SocketAddr,
+    stop: Option<oneshot::Sender<()>>,
+    task: Option<tokio::task::JoinHandle<anyhow::Result<()>>>,
+    _data: TempDir,
+}
+
+impl Server {
+    pub async fn start() -> anyhow::Result<Self> {
+        let data = tempfile::tempdir()?;
+        let config = ServeConfig {
+            addr: "127.0.0.1:0".parse()?,
+            data_dir: data.path().join("data"),
+            app_dir: app_dir()?,
+        };
+        let state = AppState::open(&config).await?;
+        let listener = tokio::net::TcpListener::bind(config.addr).await?;
+        let addr = listener.local_addr()?;
+        let (stop, stopped) = oneshot::channel::<()>();
+        let task = tokio::spawn(wheelwright_server::serve(listener, state, async {
+            let _ = stopped.await;
+        }));
+        Ok(Self {
+            addr,
+            stop: Some(stop),
+            task: Some(task),
+            _data: data,
+        })
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        format!("http://{}{path}", self.addr)
+    }
+
+    /// Stops gracefully and reports whether the server shut down cleanly.
+    pub async fn stop(mut self) -> anyhow::Result<()> {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        match self.task.take() {
+            Some(task) => task.await?,
+            None => Ok(()),
+        }
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+    }
+}
+
+fn free_port() -> anyhow::Result<u16> {
+    Ok(StdListener::bind("127.0.0.1:0")?.local_addr()?.port())
+}
+
+/// A chromedriver process on a free port, killed on drop.
+pub struct Chromedriver {
+    child: Child,
+    pub port: u16,
+}
+
+impl Chromedriver {
+    pub fn start() -> anyhow::Result<Self> {
+        let binary = std::env::var("CHROMEDRIVER").unwrap_or_else(|_| "chromedriver".to_owned());
+        let port = free_port()?;
+        let child = Command::new(&binary)
+            .arg(format!("--port={port}"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .with_context(|| format!("cannot start {binary}; scripts/setup installs chromium-driver"))?;
+        let driver = Self { child, port };
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+            if Instant::now() > deadline {
+                bail!("chromedriver did not listen on port {port} within 20 s");
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        Ok(driver)
+    }
+
+    /// A new headless Chromium session with its own empty profile.
+    pub async fn browser(&self, profile: &Path) -> anyhow::Result<Client> {
+        let mut caps = serde_json::Map::new();
+        let mut args: Vec<String> = [
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--window-size=1280,1000",
+        ]
+        .map(str::to_owned)
+        .to_vec();
+        args.push(format!("--user-data-dir={}", profile.display()));
+        let mut chrome = serde_json::json!({ "args": args });
+        if let Ok(binary) = std::env::var("CHROMIUM") {
+            chrome["binary"] = serde_json::Value::String(binary);
+        }
+        caps.insert("goog:chromeOptions".to_owned(), chrome);
+        ClientBuilder::new(HttpConnector::new())
+            .capabilities(caps)
+            .connect(&format!("http://127.0.0.1:{}", self.port))
+            .await
+            .context("cannot open a Chromium session through chromedriver")
+    }
+}
+
+impl Drop for Chromedriver {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}

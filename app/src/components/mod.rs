@@ -1,0 +1,5 @@
+//! Pieces shared by several pages.
+
+pub(crate) mod footer;
+pub(crate) mod header;
+pub(crate) mod outline_table;

@@ -1,0 +1,5 @@
+//! One module per page of the site.
+
+pub(crate) mod analyze;
+pub(crate) mod home;
+pub(crate) mod not_found;

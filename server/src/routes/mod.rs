@@ -1,0 +1,70 @@
+//! The HTTP surface: `/api/v1/*` and the built app for every other path.
+
+mod analyze;
+mod app;
+mod health;
+
+use std::time::Duration;
+
+use axum::extract::{DefaultBodyLimit, FromRequest, Request, rejection::JsonRejection};
+use axum::http::StatusCode;
+use axum::routing::{any, get, post};
+use axum::{Json, Router};
+use tower_http::timeout::TimeoutLayer;
+use tower_http::trace::TraceLayer;
+
+use crate::AppState;
+use crate::error::AppError;
+
+/// Largest request body any route accepts unless it says otherwise.
+pub(crate) const DEFAULT_BODY_LIMIT: usize = 64 * 1024;
+/// A request that takes longer than this is answered with 408.
+pub(crate) const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// The whole HTTP application.
+pub fn router(state: AppState) -> Router {
+    let api = Router::new()
+        .route("/health", get(health::get))
+        .route(
+            "/analyze",
+            post(analyze::post).layer(DefaultBodyLimit::max(analyze::BODY_LIMIT)),
+        )
+        .fallback(api_not_found);
+    let routes = Router::new()
+        .nest("/api/v1", api)
+        .route("/api", any(api_not_found))
+        .route("/api/{*rest}", any(api_not_found));
+    app::fallback(routes, &state.app_dir)
+        .layer(DefaultBodyLimit::max(DEFAULT_BODY_LIMIT))
+        .layer(TimeoutLayer::with_status_code(
+            StatusCode::REQUEST_TIMEOUT,
+            REQUEST_TIMEOUT,
+        ))
+        .layer(TraceLayer::new_for_http())
+        .with_state(state)
+}
+
+async fn api_not_found() -> AppError {
+    AppError::not_found("no such API endpoint; see /api/v1/health")
+}
+
+/// `Json` whose rejections become [`AppError`]s, so malformed bodies get the API's error shape.
+pub(crate) struct ApiJson<T>(pub(crate) T);
+
+impl<S, T> FromRequest<S> for ApiJson<T>
+where
+    Json<T>: FromRequest<S, Rejection = JsonRejection>,
+    S: Send + Sync,
+{
+    type Rejection = AppError;
+
+    async fn from_request(request: Request, state: &S) -> Result<Self, Self::Rejection> {
+        match Json::<T>::from_request(request, state).await {
+            Ok(Json(value)) => Ok(Self(value)),
+            Err(rejection) => Err(AppError::Client {
+                status: rejection.status(),
+                message: rejection.body_text(),
+            }),
+        }
+    }
+}

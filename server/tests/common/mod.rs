@@ -1,0 +1,110 @@
+//! What every route test needs: a router over a fresh database, and a way to call it.
+#![allow(dead_code, unreachable_pub)] // Each test binary uses a different part of this module.
+
+use std::path::Path;
+
+use axum::Router;
+use axum::body::Body;
+use axum::http::{Request, StatusCode, header};
+use http_body_util::BodyExt;
+use tempfile::TempDir;
+use tower::ServiceExt;
+use wheelwright_server::{AppState, ServeConfig, router};
+
+/// A router on a new SQLite database in a temporary directory (removed on drop).
+pub struct TestApp {
+    pub router: Router,
+    pub dir: TempDir,
+}
+
+pub async fn app() -> TestApp {
+    let dir = tempfile::tempdir().expect("temporary directory");
+    app_with_dist(dir, None).await
+}
+
+/// Like [`app`], serving `dist` as the built browser app (`None`: no app built).
+pub async fn app_with_dist(dir: TempDir, dist: Option<&Path>) -> TestApp {
+    let config = ServeConfig {
+        addr: "127.0.0.1:0".parse().unwrap(),
+        data_dir: dir.path().join("data"),
+        app_dir: dist.map_or_else(|| dir.path().join("no-app"), Path::to_path_buf),
+    };
+    let state = AppState::open(&config).await.expect("open state");
+    TestApp {
+        router: router(state),
+        dir,
+    }
+}
+
+/// A response reduced to what tests compare.
+pub struct Reply {
+    pub status: StatusCode,
+    pub content_type: String,
+    pub body: Vec<u8>,
+}
+
+impl Reply {
+    pub fn json(&self) -> serde_json::Value {
+        serde_json::from_slice(&self.body).unwrap_or_else(|e| {
+            panic!(
+                "body is not JSON ({e}): {}",
+                String::from_utf8_lossy(&self.body)
+            )
+        })
+    }
+
+    pub fn text(&self) -> String {
+        String::from_utf8_lossy(&self.body).into_owned()
+    }
+}
+
+pub async fn send(app: &TestApp, request: Request<Body>) -> Reply {
+    let response = app.router.clone().oneshot(request).await.expect("infallible");
+    let status = response.status();
+    let content_type = response
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("")
+        .to_owned();
+    let body = response
+        .into_body()
+        .collect()
+        .await
+        .expect("body")
+        .to_bytes()
+        .to_vec();
+    Reply {
+        status,
+        content_type,
+        body,
+    }
+}
+
+pub async fn get(app: &TestApp, uri: &str) -> Reply {
+    send(app, Request::get(uri).body(Body::empty()).unwrap()).await
+}
+
+pub async fn post_json(app: &TestApp, uri: &str, body: impl Into<Body>) -> Reply {
+    send(
+        app,
+        Request::post(uri)
+            .header(header::CONTENT_TYPE, "application/json")
+            .body(body.into())
+            .unwrap(),
+    )
+    .await
+}
+
+/// Asserts an API error: the status, the JSON shape, and words the message must contain.
+pub fn assert_api_error(reply: &Reply, status: StatusCode, words: &str) {
+    assert_eq!(reply.status, status, "{}", reply.text());
+    let message = reply.json()["error"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no error message in {}", reply.text()))
+        .to_owned();
+    assert!(
+        message.to_lowercase().contains(&words.to_lowercase()),
+        "{message:?} lacks {words:?}"
+    );
+}
