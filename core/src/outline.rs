@@ -101,7 +101,7 @@ pub fn outline(source: &str) -> Outline {
     }
 }
 
-fn definition(tree: &SyntaxTree<'_>, id: NodeId) -> Option<Definition> {
+pub(crate) fn definition(tree: &SyntaxTree<'_>, id: NodeId) -> Option<Definition> {
     let name = tree.text(tree.child(id, Field::Name)?).to_owned();
     let span = tree.node(id).span;
     let end_line = tree
@@ -118,14 +118,14 @@ fn definition(tree: &SyntaxTree<'_>, id: NodeId) -> Option<Definition> {
     let mut cursor = tree.parent(id);
     while let Some(ancestor) = cursor {
         let kind = tree.kind(ancestor);
-        if matches!(kind, Kind::FunctionDefinition | Kind::ClassDefinition) {
-            if let Some(name) = tree.child(ancestor, Field::Name) {
-                directly_in_class.get_or_insert(kind == Kind::ClassDefinition);
-                if kind == Kind::FunctionDefinition {
-                    scopes.push("<locals>");
-                }
-                scopes.push(tree.text(name));
+        if matches!(kind, Kind::FunctionDefinition | Kind::ClassDefinition)
+            && let Some(name) = tree.child(ancestor, Field::Name)
+        {
+            directly_in_class.get_or_insert(kind == Kind::ClassDefinition);
+            if kind == Kind::FunctionDefinition {
+                scopes.push("<locals>");
             }
+            scopes.push(tree.text(name));
         }
         cursor = tree.parent(ancestor);
     }
@@ -159,10 +159,9 @@ fn enclosing_function_bodies(
     while let Some(ancestor) = cursor {
         if tree.kind(ancestor) == Kind::FunctionDefinition
             && tree.node(child).field == Some(Field::Body)
+            && let Some(&index) = open.get(&ancestor)
         {
-            if let Some(&index) = open.get(&ancestor) {
-                found.push(index);
-            }
+            found.push(index);
         }
         child = ancestor;
         cursor = tree.parent(ancestor);
@@ -184,7 +183,7 @@ fn callee_name(tree: &SyntaxTree<'_>, call: NodeId) -> Option<String> {
 }
 
 /// `a.b.c` when the expression is a chain of plain names, else `None`.
-fn dotted_chain(tree: &SyntaxTree<'_>, mut id: NodeId) -> Option<String> {
+pub(crate) fn dotted_chain(tree: &SyntaxTree<'_>, mut id: NodeId) -> Option<String> {
     let mut parts = Vec::new();
     loop {
         match tree.kind(id) {

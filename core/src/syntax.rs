@@ -128,6 +128,8 @@ name_enum! {
         CasePattern = "case_pattern",
         TypeAliasStatement = "type_alias_statement",
         Error = "ERROR",
+        ClassPattern = "class_pattern",
+        KeywordPattern = "keyword_pattern",
     }
 }
 

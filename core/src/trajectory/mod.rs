@@ -1,1 +1,302 @@
-//! Agent trajectories: reading harness formats and interpreting actions (issue 3, in progress).
+//! Agent trajectories: reading harness formats into actions and interpreting what each action showed.
+//!
+//! Two steps, both pure functions of their inputs:
+//!
+//! 1. [`parse_trajectory`] reads a harness's JSON, as the harness wrote it, into a
+//!    [`Trajectory`]: a list of [`RawAction`]s (a shell command with its observation, or a
+//!    tool call with its arguments and output) plus the number of rejected responses.
+//!    Accepted formats (detected from `trajectory_format` / `format`, else from the shape):
+//!    - mini-SWE-agent `"mini-swe-agent-1"` and bare message lists (spec D9), see
+//!      [`mini_swe_agent`];
+//!    - mini-SWE-agent `"mini-swe-agent-1.1"` (`extra.actions`, tool calls, `role: "tool"`
+//!      observations, `role: "exit"`), see [`mini_swe_agent`];
+//!    - OpenCode-style sessions (messages with `parts` of `type: "tool"`), see [`opencode`];
+//!    - Wheelwright's own `"generic-1"` format, see [`generic`].
+//! 2. [`interpret_action`] / [`interpret_trajectory`] turn each action into an
+//!    [`InterpretedAction`] (kind, category, files, shown lines) following section 1 of the
+//!    metric definitions (D10–D14); [`TrajectorySummary`] aggregates them.
+//!
+//! Parsing never panics: malformed JSON is a [`TrajectoryError`]; a command that is not
+//! understood is kept as an uninterpreted action of kind [`ActionKind::Other`].
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde::{Deserialize, Serialize};
+
+use crate::workspace::ShownLines;
+
+pub mod generic;
+mod interpret;
+pub mod mini_swe_agent;
+pub mod opencode;
+mod shell;
+
+pub use interpret::{InterpretOptions, interpret_action, interpret_trajectory};
+
+/// The harness format a trajectory was read from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum TrajectoryFormat {
+    /// mini-SWE-agent `trajectory_format: "mini-swe-agent-1"`, or a bare list of messages whose
+    /// actions are fenced code blocks in assistant text.
+    #[serde(rename = "mini-swe-agent-1")]
+    MiniSweAgent1,
+    /// mini-SWE-agent `trajectory_format: "mini-swe-agent-1.1"` (v2: `extra.actions`, tool calls).
+    #[serde(rename = "mini-swe-agent-1.1")]
+    MiniSweAgent11,
+    /// OpenCode-style session export (tool parts).
+    #[serde(rename = "opencode")]
+    OpenCode,
+    /// Wheelwright's documented `generic-1` format.
+    #[serde(rename = "generic-1")]
+    Generic1,
+}
+
+/// A shell command that the harness ran, with what it printed.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ShellAction {
+    pub command: String,
+    /// The command's output as the agent saw it (the text inside `<output>`; for a truncated
+    /// observation the head and the tail joined by a newline). `None` when there was no
+    /// observation.
+    pub output: Option<String>,
+    pub returncode: Option<i64>,
+    /// The harness elided part of the output.
+    pub truncated: bool,
+    /// The harness killed the command after its time limit.
+    pub timed_out: bool,
+}
+
+/// A structured tool call (OpenCode-style `read`, `grep`, `glob`, `list`, `edit`, `write`, ...).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ToolCall {
+    /// Tool name, lower-case.
+    pub name: String,
+    /// Arguments as the harness recorded them.
+    pub args: serde_json::Value,
+    pub output: Option<String>,
+}
+
+/// One action of a trajectory, as recorded.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum RawAction {
+    Shell(ShellAction),
+    Tool(ToolCall),
+}
+
+/// A trajectory read from a harness's file.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Trajectory {
+    pub format: TrajectoryFormat,
+    pub actions: Vec<RawAction>,
+    /// Model responses the harness rejected (zero or several actions): they never ran.
+    pub rejected_responses: usize,
+    pub instance_id: Option<String>,
+    pub exit_status: Option<String>,
+}
+
+/// Why a trajectory could not be read.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum TrajectoryError {
+    #[error(
+        "the trajectory is not valid JSON ({0}); check that the file is complete and was not cut off while the harness was writing it"
+    )]
+    InvalidJson(String),
+    #[error(
+        "unsupported trajectory format {0:?}; supported: \"mini-swe-agent-1\", \"mini-swe-agent-1.1\", \"opencode\", \"generic-1\" (convert other harnesses to generic-1, documented in the trajectory module)"
+    )]
+    UnsupportedFormat(String),
+    #[error(
+        "the JSON does not look like a trajectory ({0}); expected a mini-SWE-agent `.traj.json`, an OpenCode session export, or a generic-1 file"
+    )]
+    UnrecognisedShape(String),
+    #[error("{format} trajectory is malformed: {detail}; fix or regenerate the file")]
+    Malformed { format: String, detail: String },
+}
+
+/// Reads a trajectory, detecting its format. See the module documentation for the formats.
+pub fn parse_trajectory(text: &str) -> Result<Trajectory, TrajectoryError> {
+    let value: serde_json::Value =
+        serde_json::from_str(text).map_err(|e| TrajectoryError::InvalidJson(e.to_string()))?;
+    parse_trajectory_value(&value)
+}
+
+/// Like [`parse_trajectory`], from bytes (must be UTF-8 JSON).
+pub fn parse_trajectory_bytes(bytes: &[u8]) -> Result<Trajectory, TrajectoryError> {
+    let value: serde_json::Value =
+        serde_json::from_slice(bytes).map_err(|e| TrajectoryError::InvalidJson(e.to_string()))?;
+    parse_trajectory_value(&value)
+}
+
+/// Like [`parse_trajectory`], from an already parsed JSON value.
+pub fn parse_trajectory_value(value: &serde_json::Value) -> Result<Trajectory, TrajectoryError> {
+    use serde_json::Value;
+    if let Value::Object(obj) = value {
+        if let Some(f) = obj.get("trajectory_format") {
+            return match f.as_str() {
+                Some("mini-swe-agent-1") => mini_swe_agent::parse(value, false),
+                Some("mini-swe-agent-1.1") => mini_swe_agent::parse(value, true),
+                Some(other) => Err(TrajectoryError::UnsupportedFormat(other.to_owned())),
+                None => Err(TrajectoryError::UnsupportedFormat(f.to_string())),
+            };
+        }
+        if let Some(f) = obj.get("format") {
+            return match f.as_str() {
+                Some(generic::FORMAT) => generic::parse(value),
+                Some("opencode") => opencode::parse(value),
+                Some(other) => Err(TrajectoryError::UnsupportedFormat(other.to_owned())),
+                None => Err(TrajectoryError::UnsupportedFormat(f.to_string())),
+            };
+        }
+    }
+    if opencode::looks_like(value) {
+        return opencode::parse(value);
+    }
+    if mini_swe_agent::looks_like(value) {
+        return mini_swe_agent::parse(value, false);
+    }
+    Err(TrajectoryError::UnrecognisedShape(
+        "no `trajectory_format`, `format`, `messages` with roles, or tool parts".to_owned(),
+    ))
+}
+
+/// What an action did, highest first: edit > run > search > read > list > other.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ActionKind {
+    Edit,
+    Run,
+    Search,
+    Read,
+    List,
+    Other,
+}
+
+impl ActionKind {
+    /// Higher is stronger (edit highest).
+    pub fn rank(self) -> u8 {
+        match self {
+            Self::Edit => 5,
+            Self::Run => 4,
+            Self::Search => 3,
+            Self::Read => 2,
+            Self::List => 1,
+            Self::Other => 0,
+        }
+    }
+
+    /// The stronger of two kinds.
+    pub fn max(self, other: Self) -> Self {
+        if other.rank() > self.rank() {
+            other
+        } else {
+            self
+        }
+    }
+}
+
+/// The purpose of an action (D11), highest first: edit > test > probe > search > read >
+/// navigate > other.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Category {
+    Edit,
+    Test,
+    Probe,
+    Search,
+    Read,
+    Navigate,
+    Other,
+}
+
+impl Category {
+    /// Higher is stronger (edit highest).
+    pub fn rank(self) -> u8 {
+        match self {
+            Self::Edit => 6,
+            Self::Test => 5,
+            Self::Probe => 4,
+            Self::Search => 3,
+            Self::Read => 2,
+            Self::Navigate => 1,
+            Self::Other => 0,
+        }
+    }
+
+    /// The stronger of two categories.
+    pub fn max(self, other: Self) -> Self {
+        if other.rank() > self.rank() {
+            other
+        } else {
+            self
+        }
+    }
+}
+
+/// One action after interpretation.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct InterpretedAction {
+    pub kind: ActionKind,
+    pub category: Category,
+    /// D14: normalised paths (relative to the working directory; `.` for it; absolute for
+    /// paths outside it) named as operands of reads, searches and listings, plus files with
+    /// shown lines or grep hits.
+    pub files: BTreeSet<String>,
+    /// D13/D14: lines shown by reads and searches.
+    pub shown: ShownLines,
+    /// False when some part of the action was not understood (unknown command, shell
+    /// control structure, unparsable quoting); such parts count as kind/category other.
+    pub interpreted: bool,
+    /// Several commands printed into one observation and, without a workspace, decoded
+    /// lines could not be attributed to one of them: the union was taken (D13).
+    pub ambiguous: bool,
+    /// The command (shell actions) or `tool(args)` (tool calls), for reports.
+    pub command: String,
+}
+
+/// Per-trajectory counts (descriptive statistics of section 1).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TrajectorySummary {
+    pub actions: usize,
+    pub by_kind: BTreeMap<ActionKind, usize>,
+    pub by_category: BTreeMap<Category, usize>,
+    pub uninterpreted: usize,
+    pub ambiguous: usize,
+    pub rejected_responses: usize,
+    /// Distinct files viewed, searched or listed.
+    pub files: usize,
+    /// Distinct (file, line) pairs shown.
+    pub lines: usize,
+}
+
+impl TrajectorySummary {
+    /// Summarises interpreted actions; `rejected_responses` comes from the [`Trajectory`].
+    pub fn new(actions: &[InterpretedAction], rejected_responses: usize) -> Self {
+        let mut s = Self {
+            actions: actions.len(),
+            rejected_responses,
+            ..Self::default()
+        };
+        let mut files = BTreeSet::new();
+        let mut shown = ShownLines::new();
+        for a in actions {
+            *s.by_kind.entry(a.kind).or_default() += 1;
+            *s.by_category.entry(a.category).or_default() += 1;
+            s.uninterpreted += usize::from(!a.interpreted);
+            s.ambiguous += usize::from(a.ambiguous);
+            files.extend(a.files.iter().cloned());
+            shown.extend(&a.shown);
+        }
+        s.files = files.len();
+        s.lines = shown.count();
+        s
+    }
+
+    /// Interprets and summarises a whole trajectory.
+    pub fn of(trajectory: &Trajectory, options: &InterpretOptions<'_>) -> Self {
+        Self::new(
+            &interpret_trajectory(trajectory, options),
+            trajectory.rejected_responses,
+        )
+    }
+}

@@ -1,0 +1,10 @@
+//! Python analysis across files: the repository index and what a submission references.
+//!
+//! [`index::RepoIndex`] holds the analysed files of a workspace and resolves names through
+//! imports and re-exports (spec section 1, D1 and D4–D6); [`references`] analyses one
+//! submitted module against it (D2, D3, D5, D7, D8).
+
+mod builtins;
+pub mod index;
+pub mod references;
+mod scope;
