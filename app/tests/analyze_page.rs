@@ -89,9 +89,16 @@ async fn typed_python_is_listed_with_its_calls() {
 #[wasm_bindgen_test]
 async fn broken_python_still_lists_what_parsed_and_says_where() {
     let host = mount_fresh();
-    type_source(&host, "def ok():\n    return helper()\n\ndef broken(:\n    pass\n").await;
+    type_source(
+        &host,
+        "def ok():\n    return helper()\n\ndef broken(:\n    pass\n",
+    )
+    .await;
     let listed = rows(&host);
-    assert_eq!(listed[0], expected(&[["function", "ok", "1–2", "helper"]])[0]);
+    assert_eq!(
+        listed[0],
+        expected(&[["function", "ok", "1–2", "helper"]])[0]
+    );
     let warning = host
         .query_selector("#syntax-errors")
         .unwrap()

@@ -384,7 +384,8 @@ impl<'s> SyntaxTree<'s> {
 
     /// The first child filling `field`.
     pub fn child(&self, id: NodeId, field: Field) -> Option<NodeId> {
-        self.children(id).find(|&c| self.node(c).field == Some(field))
+        self.children(id)
+            .find(|&c| self.node(c).field == Some(field))
     }
 
     /// All nodes of the subtree rooted at `id` (itself first), in source order.

@@ -4,18 +4,22 @@ use std::path::Path;
 use std::str::FromStr;
 use std::time::Duration;
 
-use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
 use sqlx::SqlitePool;
+use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
 
 /// What can go wrong opening the database, worded for the person starting the server.
 #[derive(Debug, thiserror::Error)]
 pub enum DbError {
-    #[error("cannot create the data directory {path}: {source}; pass --data-dir with a writable path")]
+    #[error(
+        "cannot create the data directory {path}: {source}; pass --data-dir with a writable path"
+    )]
     DataDir {
         path: String,
         source: std::io::Error,
     },
-    #[error("cannot open the database {path}: {source}; check the file's permissions or remove a corrupt file")]
+    #[error(
+        "cannot open the database {path}: {source}; check the file's permissions or remove a corrupt file"
+    )]
     Open { path: String, source: sqlx::Error },
     #[error("cannot migrate the database {path}: {source}; it may come from a newer Wheelwright")]
     Migrate {

@@ -71,9 +71,12 @@ pub async fn serve(
 /// Binds `config.addr`, opens the state and serves until SIGINT or SIGTERM.
 pub async fn run(config: ServeConfig) -> anyhow::Result<()> {
     let state = AppState::open(&config).await?;
-    let listener = TcpListener::bind(config.addr)
-        .await
-        .with_context(|| format!("cannot listen on {}; is another server running there? pass --addr", config.addr))?;
+    let listener = TcpListener::bind(config.addr).await.with_context(|| {
+        format!(
+            "cannot listen on {}; is another server running there? pass --addr",
+            config.addr
+        )
+    })?;
     serve(listener, state, shutdown_signal()).await
 }
 

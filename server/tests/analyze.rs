@@ -33,8 +33,16 @@ async fn bad_bodies_are_client_errors_with_a_message() {
     let app = app().await;
     let cases: &[(&str, StatusCode, &str)] = &[
         ("{not json", StatusCode::BAD_REQUEST, "parse"),
-        ("{\"code\": \"x\"}", StatusCode::UNPROCESSABLE_ENTITY, "source"),
-        ("{\"source\": 3}", StatusCode::UNPROCESSABLE_ENTITY, "source"),
+        (
+            "{\"code\": \"x\"}",
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "source",
+        ),
+        (
+            "{\"source\": 3}",
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "source",
+        ),
     ];
     for (body, status, words) in cases {
         let reply = post_json(&app, "/api/v1/analyze", *body).await;

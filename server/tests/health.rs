@@ -15,7 +15,12 @@ async fn health_reports_versions_and_a_migrated_database() {
     assert_eq!(body["scorer"], wheelwright_core::SCORER_VERSION);
     assert_eq!(body["grammar"], wheelwright_core::syntax::GRAMMAR_VERSION);
     assert_eq!(body["database"]["schema_version"], 1);
-    assert!(body["database"]["created_at"].as_str().unwrap().starts_with("20"));
+    assert!(
+        body["database"]["created_at"]
+            .as_str()
+            .unwrap()
+            .starts_with("20")
+    );
 }
 
 #[tokio::test]

@@ -115,7 +115,9 @@ impl Chromedriver {
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
-            .with_context(|| format!("cannot start {binary}; scripts/setup installs chromium-driver"))?;
+            .with_context(|| {
+                format!("cannot start {binary}; scripts/setup installs chromium-driver")
+            })?;
         let driver = Self { child, port };
         let deadline = Instant::now() + Duration::from_secs(20);
         while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {

@@ -129,7 +129,11 @@ async fn typed_python_is_analysed_in_the_browser_as_on_the_server() -> anyhow::R
         assert!(shown.iter().any(|r| r[1] == "Report.top.<locals>.keep"));
 
         // The page's own comparison with the server agrees too.
-        client.find(Locator::Css("#compare-server")).await?.click().await?;
+        client
+            .find(Locator::Css("#compare-server"))
+            .await?
+            .click()
+            .await?;
         let verdict = client
             .wait()
             .at_most(Duration::from_secs(20))
@@ -141,7 +145,11 @@ async fn typed_python_is_analysed_in_the_browser_as_on_the_server() -> anyhow::R
         screenshot(&client, test, "analyze.png").await?;
 
         // The header navigates back to the landing page.
-        client.find(Locator::LinkText("Benchmarks")).await?.click().await?;
+        client
+            .find(Locator::LinkText("Benchmarks"))
+            .await?
+            .click()
+            .await?;
         let heading = client
             .wait()
             .for_element(Locator::Css(".hero h1"))

@@ -59,7 +59,12 @@ impl Reply {
 }
 
 pub async fn send(app: &TestApp, request: Request<Body>) -> Reply {
-    let response = app.router.clone().oneshot(request).await.expect("infallible");
+    let response = app
+        .router
+        .clone()
+        .oneshot(request)
+        .await
+        .expect("infallible");
     let status = response.status();
     let content_type = response
         .headers()
