@@ -44,11 +44,11 @@ enum ServerCheck {
 fn load_file(file: web_sys::File, set_source: WriteSignal<String>, set_name: WriteSignal<String>) {
     let name = file.name();
     spawn_local(async move {
-        if let Ok(text) = JsFuture::from(file.text()).await {
-            if let Some(text) = text.as_string() {
-                set_name.set(name);
-                set_source.set(text);
-            }
+        if let Ok(text) = JsFuture::from(file.text()).await
+            && let Some(text) = text.as_string()
+        {
+            set_name.set(name);
+            set_source.set(text);
         }
     });
 }
