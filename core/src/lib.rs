@@ -4,8 +4,10 @@
 //! The same code runs natively (server, command line) and in the browser (wasm32), which is
 //! how the two are guaranteed to agree. Only [`syntax`] touches tree-sitter.
 
+pub mod leaderboard;
 pub mod metrics;
 pub mod outline;
+pub mod published;
 pub mod python;
 pub mod syntax;
 pub mod trajectory;
