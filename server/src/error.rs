@@ -17,6 +17,13 @@ pub(crate) enum AppError {
 }
 
 impl AppError {
+    pub(crate) fn bad_request(message: impl Into<String>) -> Self {
+        Self::Client {
+            status: StatusCode::BAD_REQUEST,
+            message: message.into(),
+        }
+    }
+
     pub(crate) fn not_found(message: impl Into<String>) -> Self {
         Self::Client {
             status: StatusCode::NOT_FOUND,

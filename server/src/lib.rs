@@ -7,6 +7,7 @@
 pub mod cli;
 pub mod db;
 mod error;
+mod published;
 mod routes;
 
 use std::future::Future;
@@ -38,6 +39,12 @@ impl AppState {
     /// Opens the database under `config.data_dir` (migrating it) and remembers the app dir.
     pub async fn open(config: &ServeConfig) -> anyhow::Result<Self> {
         let pool = db::open(&config.data_dir).await?;
+        let report = published::import_bundled(&pool).await?;
+        tracing::info!(
+            imported = ?report.imported,
+            unchanged = ?report.unchanged,
+            "published results"
+        );
         Ok(Self {
             pool,
             app_dir: config.app_dir.clone(),

@@ -14,7 +14,17 @@ async fn health_reports_versions_and_a_migrated_database() {
     assert_eq!(body["status"], "ok");
     assert_eq!(body["scorer"], wheelwright_core::SCORER_VERSION);
     assert_eq!(body["grammar"], wheelwright_core::syntax::GRAMMAR_VERSION);
-    assert_eq!(body["database"]["schema_version"], 1);
+    let migrations = std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/migrations"))
+        .unwrap()
+        .filter(|e| {
+            e.as_ref()
+                .unwrap()
+                .path()
+                .extension()
+                .is_some_and(|x| x == "sql")
+        })
+        .count();
+    assert_eq!(body["database"]["schema_version"], migrations as u64);
     assert!(
         body["database"]["created_at"]
             .as_str()

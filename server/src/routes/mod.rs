@@ -2,7 +2,9 @@
 
 mod analyze;
 mod app;
+mod benchmarks;
 mod health;
+mod leaderboard;
 
 use std::time::Duration;
 
@@ -25,6 +27,12 @@ pub(crate) const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
 pub fn router(state: AppState) -> Router {
     let api = Router::new()
         .route("/health", get(health::get))
+        .route("/benchmarks", get(benchmarks::list))
+        .route(
+            "/benchmarks/{benchmark}/published",
+            get(benchmarks::published),
+        )
+        .route("/leaderboard/{benchmark}", get(leaderboard::get))
         .route(
             "/analyze",
             post(analyze::post).layer(DefaultBodyLimit::max(analyze::BODY_LIMIT)),

@@ -1,0 +1,126 @@
+//! `GET /api/v1/leaderboard/{benchmark}`: rows with their origin, filtered and sorted, as
+//! JSON or CSV.
+//!
+//! Query parameters: `origin` (reported, verified, baseline), `sort` (a metric or label),
+//! `order` (asc, desc; default desc), `format` (json, csv; default json), and any label name
+//! (`model`, `harness`, `memory`, ...) as an equality filter.
+
+use std::collections::BTreeMap;
+
+use axum::Json;
+use axum::extract::{Path, Query, State};
+use axum::http::header;
+use axum::response::{IntoResponse, Response};
+use serde::Serialize;
+use wheelwright_core::leaderboard::{self, LeaderboardRow, Origin};
+
+use super::benchmarks::benchmark;
+use crate::AppState;
+use crate::error::AppError;
+use crate::published;
+
+#[derive(Serialize)]
+pub(crate) struct Leaderboard {
+    benchmark: &'static str,
+    /// Label columns, then metric columns, in display order.
+    labels: Vec<String>,
+    metrics: Vec<String>,
+    rows: Vec<LeaderboardRow>,
+}
+
+pub(crate) async fn get(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    Query(mut params): Query<BTreeMap<String, String>>,
+) -> Result<Response, AppError> {
+    let benchmark = benchmark(&id)?;
+    let mut query = leaderboard::Query {
+        descending: true,
+        ..leaderboard::Query::default()
+    };
+    if let Some(origin) = params.remove("origin") {
+        query.origin = Some(Origin::from_id(&origin).ok_or_else(|| {
+            AppError::bad_request(format!(
+                "origin {origin:?} is not one of reported, verified, baseline"
+            ))
+        })?);
+    }
+    query.sort = params.remove("sort");
+    match params.remove("order").as_deref() {
+        None | Some("desc") => {}
+        Some("asc") => query.descending = false,
+        Some(other) => {
+            return Err(AppError::bad_request(format!(
+                "order {other:?} is not asc or desc"
+            )));
+        }
+    }
+    let csv = match params.remove("format").as_deref() {
+        None | Some("json") => false,
+        Some("csv") => true,
+        Some(other) => {
+            return Err(AppError::bad_request(format!(
+                "format {other:?} is not json or csv"
+            )));
+        }
+    };
+    query.filters = params;
+
+    let (table, implicit) = benchmark.leaderboard_table();
+    let source = published::source(&state.pool, benchmark).await?;
+    let reported = published::tables(&state.pool, benchmark, Some(table))
+        .await?
+        .into_iter()
+        .next();
+    let columns = reported
+        .as_ref()
+        .map(|t| t.columns.clone())
+        .unwrap_or_default();
+    let rows: Vec<LeaderboardRow> = reported
+        .map(|t| t.rows)
+        .unwrap_or_default()
+        .into_iter()
+        .map(|row| {
+            let mut labels = row.labels;
+            for (key, value) in implicit {
+                labels
+                    .entry((*key).to_owned())
+                    .or_insert_with(|| (*value).to_owned());
+            }
+            LeaderboardRow {
+                origin: Origin::Reported,
+                labels,
+                metrics: row.metrics,
+                source: source.as_ref().map(|s| s.source.clone()),
+            }
+        })
+        .collect();
+    let rows =
+        leaderboard::apply(rows, &query).map_err(|e| AppError::bad_request(e.to_string()))?;
+    let (labels, mut metrics) = leaderboard::columns(&rows);
+    // The paper's column order, not alphabetical.
+    metrics.sort_by_key(|m| columns.iter().position(|c| c == m).unwrap_or(usize::MAX));
+    if csv {
+        return Ok((
+            [
+                (header::CONTENT_TYPE, "text/csv; charset=utf-8".to_owned()),
+                (
+                    header::CONTENT_DISPOSITION,
+                    format!(
+                        "attachment; filename=\"{}-leaderboard.csv\"",
+                        benchmark.id()
+                    ),
+                ),
+            ],
+            leaderboard::to_csv(&labels, &metrics, &rows),
+        )
+            .into_response());
+    }
+    Ok(Json(Leaderboard {
+        benchmark: benchmark.id(),
+        labels,
+        metrics,
+        rows,
+    })
+    .into_response())
+}
