@@ -26,6 +26,10 @@ pub fn App() -> impl IntoView {
                 <Routes fallback=pages::not_found::NotFoundPage>
                     <Route path=path!("/") view=pages::home::HomePage />
                     <Route path=path!("/analyze") view=AnalyzePage />
+                    <Route
+                        path=path!("/leaderboard/:benchmark")
+                        view=pages::leaderboard::LeaderboardPage
+                    />
                 </Routes>
             </main>
             <components::footer::Footer />

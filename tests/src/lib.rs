@@ -28,6 +28,12 @@ pub fn output_dir(test: &str) -> PathBuf {
     dir
 }
 
+/// Saves a screenshot of the browser's page under the test's output folder.
+pub async fn screenshot(client: &Client, test: &str, name: &str) -> anyhow::Result<()> {
+    std::fs::write(output_dir(test).join(name), client.screenshot().await?)?;
+    Ok(())
+}
+
 /// The built app: `WHEELWRIGHT_APP_DIR` or `dist/` at the workspace root.
 pub fn app_dir() -> anyhow::Result<PathBuf> {
     let dir = std::env::var_os("WHEELWRIGHT_APP_DIR")

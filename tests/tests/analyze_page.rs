@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use fantoccini::{Client, Locator};
 use wheelwright_core::outline::{DefinitionKind, Outline};
-use wheelwright_tests::{Chromedriver, Server, output_dir};
+use wheelwright_tests::{Chromedriver, Server, screenshot};
 
 /// Typed into the page key by key, as a person would.
 const TYPED: &str = "import os.path
@@ -91,12 +91,6 @@ async fn wait_for_rows(client: &Client, n: usize) -> anyhow::Result<Vec<Row>> {
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
-}
-
-async fn screenshot(client: &Client, test: &str, name: &str) -> anyhow::Result<()> {
-    let png = client.screenshot().await?;
-    std::fs::write(output_dir(test).join(name), png)?;
-    Ok(())
 }
 
 /// Opens the analysis page and waits until the app has rendered it.

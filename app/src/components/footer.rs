@@ -8,7 +8,7 @@ pub(crate) fn Footer() -> impl IntoView {
         <footer class="site-footer">
             "Scorer " {wheelwright_core::SCORER_VERSION} " · "
             {wheelwright_core::syntax::GRAMMAR_VERSION}
-            " · everything on this page is computed in your browser unless you ask the server."
+            " · the scorer runs in your browser: what you paste or drop is not uploaded unless you ask."
         </footer>
     }
 }

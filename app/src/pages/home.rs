@@ -3,6 +3,7 @@
 use leptos::prelude::*;
 
 struct Benchmark {
+    id: &'static str,
     name: &'static str,
     question: &'static str,
     measures: &'static str,
@@ -10,6 +11,7 @@ struct Benchmark {
 
 const BENCHMARKS: [Benchmark; 3] = [
     Benchmark {
+        id: "reporeuse",
         name: "RepoReuse",
         question: "Does the agent reuse the repository's code and its own, or reinvent the wheel?",
         measures: "Multi-turn task chains on real Python libraries: reuse and recall of repository \
@@ -17,12 +19,14 @@ const BENCHMARKS: [Benchmark; 3] = [
                    pass and resolve rates.",
     },
     Benchmark {
+        id: "recube",
         name: "ReCUBE",
         question: "Can the agent rebuild a masked file from its repository's context?",
         measures: "Strict and average pass rates, external versus internal tests, and a \
                    dependency graph of who calls the masked file.",
     },
     Benchmark {
+        id: "schrodinger",
         name: "SchrodingerRepo",
         question: "Does the agent still work when familiar names and layouts are gone?",
         measures: "Behaviour-preserving repository views (renamed namespaces, reordered \
@@ -51,6 +55,7 @@ pub(crate) fn HomePage() -> impl IntoView {
                             <h2>{b.name}</h2>
                             <p class="question">{b.question}</p>
                             <p>{b.measures}</p>
+                            <a href=format!("/leaderboard/{}", b.id)>"Leaderboard →"</a>
                         </article>
                     }
                 })

@@ -2,4 +2,5 @@
 
 pub(crate) mod analyze;
 pub(crate) mod home;
+pub(crate) mod leaderboard;
 pub(crate) mod not_found;

@@ -1,0 +1,314 @@
+//! A benchmark's leaderboard: every row with its origin, sortable and filterable, with
+//! CSV/JSON downloads. The URL holds the sort and filters, so every view is a permalink.
+
+use std::collections::BTreeMap;
+
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+use leptos_router::hooks::{use_navigate, use_params_map, use_query_map};
+use wheelwright_core::leaderboard::{self, Origin, Query};
+use wheelwright_core::published::Benchmark;
+
+use crate::api::{self, Leaderboard};
+
+/// Query keys that are not label filters.
+const CONTROL_KEYS: [&str; 3] = ["sort", "order", "origin"];
+
+/// Metrics shown as counts rather than percentages (spec: files and lines are descriptive).
+fn is_count(metric: &str) -> bool {
+    matches!(metric, "files" | "lines" | "turns" | "cost_usd")
+}
+
+fn format_metric(metric: &str, value: Option<f64>) -> String {
+    match value {
+        None => "—".to_owned(),
+        Some(v) if is_count(metric) && v.fract() == 0.0 => format!("{v:.0}"),
+        Some(v) => format!("{v:.1}"),
+    }
+}
+
+/// `a_b` -> `a b`, for column headers.
+fn header(name: &str) -> String {
+    name.replace('_', " ")
+}
+
+fn query_string(params: &BTreeMap<String, String>) -> String {
+    let pairs: Vec<String> = params
+        .iter()
+        .filter(|(_, v)| !v.is_empty())
+        .map(|(k, v)| format!("{}={}", encode(k), encode(v)))
+        .collect();
+    if pairs.is_empty() {
+        String::new()
+    } else {
+        format!("?{}", pairs.join("&"))
+    }
+}
+
+fn encode(text: &str) -> String {
+    js_sys::encode_uri_component(text).into()
+}
+
+#[component]
+pub(crate) fn LeaderboardPage() -> impl IntoView {
+    let params = use_params_map();
+    let query = use_query_map();
+    let navigate = use_navigate();
+    let benchmark = Memo::new(move |_| {
+        params
+            .read()
+            .get("benchmark")
+            .and_then(|id| Benchmark::from_id(&id))
+    });
+    let (data, set_data) = signal::<Option<Result<Leaderboard, api::ApiError>>>(None);
+    Effect::new(move |_| {
+        let Some(benchmark) = benchmark.get() else {
+            return;
+        };
+        set_data.set(None);
+        spawn_local(async move {
+            let result = api::leaderboard(benchmark.id()).await;
+            set_data.set(Some(result));
+        });
+    });
+    // The URL's query parameters, as a map.
+    let current = Memo::new(move |_| {
+        let map = query.read();
+        let mut params = BTreeMap::new();
+        for key in [
+            "sort", "order", "origin", "harness", "model", "memory", "setting",
+        ] {
+            if let Some(value) = map.get(key) {
+                params.insert(key.to_owned(), value);
+            }
+        }
+        params
+    });
+    let go = {
+        let navigate = navigate.clone();
+        move |params: BTreeMap<String, String>| {
+            if let Some(b) = benchmark.get_untracked() {
+                navigate(
+                    &format!("/leaderboard/{}{}", b.id(), query_string(&params)),
+                    Default::default(),
+                );
+            }
+        }
+    };
+    let shown = Memo::new(move |_| {
+        data.with(|d| match d {
+            Some(Ok(board)) => {
+                let params = current.get();
+                let q = Query {
+                    origin: params.get("origin").and_then(|o| Origin::from_id(o)),
+                    filters: params
+                        .iter()
+                        .filter(|(k, _)| !CONTROL_KEYS.contains(&k.as_str()))
+                        .map(|(k, v)| (k.clone(), v.clone()))
+                        .collect(),
+                    sort: params.get("sort").cloned(),
+                    descending: params.get("order").map(String::as_str) != Some("asc"),
+                };
+                Some(leaderboard::apply(board.rows.clone(), &q).map_err(|e| e.to_string()))
+            }
+            _ => None,
+        })
+    });
+
+    let tabs = move || {
+        Benchmark::ALL
+            .into_iter()
+            .map(|b| {
+                let active = benchmark.get() == Some(b);
+                view! {
+                    <a href=format!("/leaderboard/{}", b.id()) class:active=active class="tab">
+                        {b.title()}
+                    </a>
+                }
+            })
+            .collect_view()
+    };
+
+    let filters = {
+        let go = go.clone();
+        move || {
+            let Some(Ok(board)) = data.get() else {
+                return None;
+            };
+            let go = go.clone();
+            let selects = board
+                .labels
+                .iter()
+                .filter(|label| *label != "instance")
+                .map(|label| {
+                    let mut values: Vec<String> = board
+                        .rows
+                        .iter()
+                        .filter_map(|r| r.labels.get(label).cloned())
+                        .collect();
+                    values.sort();
+                    values.dedup();
+                    let label = label.clone();
+                    let selected = current.get().get(&label).cloned().unwrap_or_default();
+                    let go = go.clone();
+                    let key = label.clone();
+                    view! {
+                        <label class="filter">
+                            {header(&label)}
+                            <select
+                                name=label.clone()
+                                on:change=move |ev| {
+                                    let mut params = current.get_untracked();
+                                    params.insert(key.clone(), event_target_value(&ev));
+                                    go(params);
+                                }
+                            >
+                                <option value="" selected=selected.is_empty()>"all"</option>
+                                {values
+                                    .into_iter()
+                                    .map(|v| {
+                                        let is = v == selected;
+                                        view! { <option value=v.clone() selected=is>{v.clone()}</option> }
+                                    })
+                                    .collect_view()}
+                            </select>
+                        </label>
+                    }
+                })
+                .collect_view();
+            Some(view! { <div class="filters">{selects}</div> })
+        }
+    };
+
+    let table = move || {
+        let board = match data.get() {
+            None => return view! { <p class="muted">"Loading…"</p> }.into_any(),
+            Some(Err(e)) => return view! { <p class="error">{e.to_string()}</p> }.into_any(),
+            Some(Ok(board)) => board,
+        };
+        let rows = match shown.get() {
+            Some(Ok(rows)) => rows,
+            Some(Err(e)) => return view! { <p class="error">{e}</p> }.into_any(),
+            None => Vec::new(),
+        };
+        let params = current.get();
+        let sort = params.get("sort").cloned();
+        let ascending = params.get("order").map(String::as_str) == Some("asc");
+        let go = go.clone();
+        let heading = move |column: String, numeric: bool| {
+            let active = sort.as_deref() == Some(column.as_str());
+            let arrow = match (active, ascending) {
+                (false, _) => "",
+                (true, true) => " ▲",
+                (true, false) => " ▼",
+            };
+            let go = go.clone();
+            let column_for_click = column.clone();
+            view! {
+                <th class:num=numeric class:sorted=active>
+                    <button class="sort" data-column=column.clone() on:click=move |_| {
+                        let mut params = current.get_untracked();
+                        let same = params.get("sort") == Some(&column_for_click);
+                        let was_asc = params.get("order").map(String::as_str) == Some("asc");
+                        params.insert("sort".to_owned(), column_for_click.clone());
+                        // First click: best first (descending); a second click flips it.
+                        params.insert(
+                            "order".to_owned(),
+                            if same && !was_asc { "asc" } else { "desc" }.to_owned(),
+                        );
+                        go(params);
+                    }>
+                        {header(&column)} {arrow}
+                    </button>
+                </th>
+            }
+        };
+        let head = board
+            .labels
+            .iter()
+            .map(|l| heading(l.clone(), false))
+            .chain(board.metrics.iter().map(|m| heading(m.clone(), true)))
+            .collect_view();
+        let metrics = board.metrics.clone();
+        let labels = board.labels.clone();
+        let body = rows
+            .into_iter()
+            .map(|row| {
+                let label_cells = labels
+                    .iter()
+                    .map(|l| view! { <td>{row.labels.get(l).cloned().unwrap_or_default()}</td> })
+                    .collect_view();
+                let metric_cells = metrics
+                    .iter()
+                    .map(|m| view! { <td class="num">{format_metric(m, row.metrics.get(m).copied())}</td> })
+                    .collect_view();
+                let origin = row.origin.id();
+                view! {
+                    <tr class="leaderboard-row">
+                        <td><span class=format!("badge origin {origin}") title=row.source.clone().unwrap_or_default()>{origin}</span></td>
+                        {label_cells}
+                        {metric_cells}
+                    </tr>
+                }
+            })
+            .collect_view();
+        view! {
+            <div class="table-scroll">
+                <table class="data leaderboard" id="leaderboard">
+                    <thead><tr><th>"origin"</th>{head}</tr></thead>
+                    <tbody>{body}</tbody>
+                </table>
+            </div>
+        }
+        .into_any()
+    };
+
+    let downloads = move || {
+        benchmark.get().map(|b| {
+            let q = query_string(&current.get());
+            let csv = if q.is_empty() {
+                "?format=csv".to_owned()
+            } else {
+                format!("{q}&format=csv")
+            };
+            view! {
+                <div class="downloads">
+                    "Download: "
+                    <a href=format!("/api/v1/leaderboard/{}{csv}", b.id()) download="">"CSV"</a>
+                    " · "
+                    <a href=format!("/api/v1/leaderboard/{}{q}", b.id())>"JSON"</a>
+                </div>
+            }
+        })
+    };
+
+    let source = move || {
+        data.get().and_then(|d| d.ok()).and_then(|board| {
+            board.rows.iter().find_map(|r| r.source.clone()).map(|s| {
+                view! {
+                    <p class="source">
+                        <span class="badge origin reported">"reported"</span>
+                        " rows are transcribed from " <cite>{s}</cite>
+                        "; they were not re-run here."
+                    </p>
+                }
+            })
+        })
+    };
+
+    view! {
+        <section class="leaderboard-page">
+            <h1>"Leaderboard"</h1>
+            <nav class="tabs" aria-label="Benchmarks">{tabs}</nav>
+            <Show
+                when=move || benchmark.get().is_some()
+                fallback=|| view! { <p class="error">"No such benchmark."</p> }
+            >
+                {source}
+                {filters.clone()}
+                {table.clone()}
+                {downloads}
+            </Show>
+        </section>
+    }
+}
