@@ -163,7 +163,7 @@ def check_turn(chain, t, turn, earlier, seen_paths):
     for s in selft:
         if s not in earlier:
             problems.append("self target %s is no earlier turn's function" % s)
-    if turn.get("read_targets", repo + selft) != repo + selft:
+    if turn.get("read_targets") != repo + selft:
         problems.append("read_targets differ from targets")
     # targets
     targets_ok = True
