@@ -7,6 +7,7 @@
 pub mod metrics;
 pub mod outline;
 pub mod python;
+pub mod score;
 pub mod syntax;
 pub mod trajectory;
 pub mod workspace;
