@@ -19,8 +19,9 @@
 //! that cannot be read) become [`Diagnostic`]s and the rest is scored.
 //!
 //! Each repository is indexed once per run, not once per chain: a chain starts from a clone
-//! of the repository's index and workspace (the clone shares the parsed modules), which
-//! is the same W0 as a fresh build.
+//! of the repository's index (clones share the analysed modules; inserting replaces, never
+//! mutates, them), and the repository's workspace gets the chain's files added and then
+//! restored, so every chain sees exactly W0 plus its own files, as with a fresh build.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -378,12 +379,14 @@ fn score_chain(
     dataset: &Dataset,
     chain: &ChainSpec,
     chain_run: &ChainRun,
-    base: &Base,
+    base: &mut Base,
     diagnostics: &mut Vec<Diagnostic>,
     progress: &mut dyn FnMut(usize),
 ) -> (Vec<TurnRow>, Vec<TurnScore>) {
-    let mut workspace = base.workspace.clone();
     let mut index = base.index.clone();
+    // The workspace is W0 again when the chain is done: what each insert replaced.
+    let mut undo: Vec<(String, Option<String>)> = Vec::new();
+    let workspace = &mut base.workspace;
     let mut rows = Vec::with_capacity(chain.turns.len());
     let mut scores = Vec::with_capacity(chain.turns.len());
     let mut duplicated = false;
@@ -392,7 +395,7 @@ fn score_chain(
         let turn = i + 1;
         let turn_run = chain_run.turns.get(i).unwrap_or(&missing_turn);
         let reading = turn_run.trajectory.as_ref().and_then(|value| {
-            match read_trajectory(value, &workspace, &dataset.workdir) {
+            match read_trajectory(value, workspace, &dataset.workdir) {
                 Ok(reading) => Some(reading),
                 Err(message) => {
                     diagnostics.push(Diagnostic {
@@ -430,9 +433,18 @@ fn score_chain(
         scores.push(score);
         if let Some(text) = &turn_run.submission {
             index.insert(&path, text);
+            undo.push((path.clone(), workspace.remove(&path)));
             workspace.insert(&path, text.as_str());
         }
         progress(turn);
+    }
+    for (path, previous) in undo.into_iter().rev() {
+        match previous {
+            Some(text) => workspace.insert(&path, text),
+            None => {
+                workspace.remove(&path);
+            }
+        }
     }
     (rows, scores)
 }
