@@ -3,6 +3,8 @@
 use clap::Parser;
 use wheelwright_server::cli::{self, Cli};
 
+// A command line reports its failure on standard error, whatever the log settings.
+#[allow(clippy::print_stderr)]
 #[tokio::main]
 async fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
