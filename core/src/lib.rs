@@ -9,6 +9,7 @@ pub mod metrics;
 pub mod outline;
 pub mod published;
 pub mod python;
+pub mod score;
 pub mod syntax;
 pub mod trajectory;
 pub mod workspace;

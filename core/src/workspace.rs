@@ -21,6 +21,11 @@ impl Workspace {
         self.files.insert(normalise_path(path), text.into());
     }
 
+    /// Removes a file (the path is normalised), returning its text.
+    pub fn remove(&mut self, path: &str) -> Option<String> {
+        self.files.remove(&normalise_path(path))
+    }
+
     pub fn text(&self, path: &str) -> Option<&str> {
         self.files.get(path).map(String::as_str)
     }

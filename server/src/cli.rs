@@ -1,12 +1,16 @@
 //! The `wheelwright` command line: flags, environment variables and what each command does.
 
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 use std::net::SocketAddr;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 use clap::{Parser, Subcommand, ValueEnum};
+use indicatif::{ProgressBar, ProgressStyle};
 use tracing_subscriber::EnvFilter;
+use wheelwright_core::metrics::Score;
+use wheelwright_core::metrics::run::RunColumns;
+use wheelwright_core::score::{Dataset, Progress, Run, RunReport, format_score, score_run};
 
 use crate::ServeConfig;
 
@@ -39,6 +43,19 @@ pub enum Command {
         /// The Python file.
         file: PathBuf,
         /// Print JSON (identical to POST /api/v1/analyze) instead of a table.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Score a run against a dataset (RepoReuse, spec section 1): per-turn and overall tables.
+    ///
+    /// Both files use the provisional JSON formats of docs/formats.md.
+    Score {
+        /// The run: what the agent wrote and did, per chain and turn.
+        run: PathBuf,
+        /// The dataset: repositories and task chains.
+        #[arg(long)]
+        dataset: PathBuf,
+        /// Print the report as JSON instead of tables.
         #[arg(long)]
         json: bool,
     },
@@ -98,7 +115,195 @@ pub async fn execute(cli: Cli) -> anyhow::Result<()> {
             }
             Ok(())
         }
+        Command::Score { run, dataset, json } => score(&run, &dataset, json),
     }
+}
+
+/// Inputs with fewer turns than this score too fast to need a progress bar.
+const PROGRESS_MIN_TURNS: usize = 200;
+
+fn read_json<T: serde::de::DeserializeOwned>(path: &Path, what: &str) -> anyhow::Result<T> {
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("cannot read the {what} file {}", path.display()))?;
+    serde_json::from_str(&text).with_context(|| {
+        format!(
+            "{} is not a valid {what} file (see docs/formats.md)",
+            path.display()
+        )
+    })
+}
+
+fn score(run: &Path, dataset: &Path, json: bool) -> anyhow::Result<()> {
+    let dataset: Dataset = read_json(dataset, "dataset")?;
+    let run: Run = read_json(run, "run")?;
+    let total = dataset.turn_count();
+    let bar = if total >= PROGRESS_MIN_TURNS && std::io::stderr().is_terminal() {
+        let bar = ProgressBar::new(total as u64);
+        bar.set_style(
+            ProgressStyle::with_template("scoring {bar:40} {pos}/{len} turns, {eta} left")
+                .unwrap_or_else(|_| ProgressStyle::default_bar()),
+        );
+        bar
+    } else {
+        ProgressBar::hidden()
+    };
+    let report = score_run(&dataset, &run, &mut |p: Progress| {
+        bar.set_position(p.turns_done as u64);
+    });
+    bar.finish_and_clear();
+    let report = report?;
+    let mut out = std::io::stdout().lock();
+    if json {
+        serde_json::to_writer_pretty(&mut out, &report)?;
+        writeln!(out)?;
+    } else {
+        print_report(&mut out, &report)?;
+    }
+    Ok(())
+}
+
+const COLUMNS: [&str; 9] = [
+    "reuse_repo",
+    "reuse_self",
+    "recall_repo",
+    "recall_self",
+    "files",
+    "lines",
+    "resolve",
+    "pass",
+    "c_dup",
+];
+
+fn columns(c: &RunColumns<Score>) -> [Score; 9] {
+    [
+        c.reuse_repo,
+        c.reuse_self,
+        c.recall_repo,
+        c.recall_self,
+        c.files,
+        c.lines,
+        c.resolve,
+        c.pass,
+        c.c_dup,
+    ]
+}
+
+fn write_values(out: &mut impl Write, values: [Score; 9]) -> std::io::Result<()> {
+    for value in values {
+        write!(out, " {:>11}", format_score(value))?;
+    }
+    writeln!(out)
+}
+
+fn write_header(out: &mut impl Write, first: &str) -> std::io::Result<()> {
+    write!(out, "{first}")?;
+    for name in COLUMNS {
+        write!(out, " {name:>11}")?;
+    }
+    writeln!(out)
+}
+
+fn print_report(out: &mut impl Write, report: &RunReport) -> std::io::Result<()> {
+    let width = report
+        .turns
+        .iter()
+        .map(|t| t.chain.chars().count())
+        .max()
+        .unwrap_or(0)
+        .max("chain".len());
+    writeln!(
+        out,
+        "Per turn (rates in percent, files and lines as counts, — undefined)"
+    )?;
+    write_header(out, &format!("{:<width$} {:>4}", "chain", "turn"))?;
+    for row in &report.turns {
+        write!(out, "{:<width$} {:>4}", row.chain, row.turn)?;
+        write_values(out, columns(&row.scores))?;
+    }
+    let reimplemented: Vec<_> = report
+        .turns
+        .iter()
+        .flat_map(|row| row.reimplemented.iter().map(move |r| (row, r)))
+        .collect();
+    if !reimplemented.is_empty() {
+        writeln!(out)?;
+        writeln!(out, "Re-implemented targets")?;
+        for (row, r) in reimplemented {
+            writeln!(
+                out,
+                "{} turn {}: {} ({} of {} callees: {})",
+                row.chain,
+                row.turn,
+                r.canonical,
+                r.evidence.matched.len(),
+                r.evidence.callees.len(),
+                r.evidence.matched.join(", ")
+            )?;
+        }
+    }
+    writeln!(out)?;
+    writeln!(
+        out,
+        "Overall ({} chains, {} turns)",
+        report.chains,
+        report.turns.len()
+    )?;
+    write_header(out, &format!("{:<width$} {:>4}", "", ""))?;
+    write!(out, "{:<width$} {:>4}", "run", "")?;
+    write_values(out, columns(&report.overall))?;
+    let turns = report.series.reuse_repo.len();
+    if turns > 0 {
+        writeln!(out)?;
+        writeln!(out, "Per-turn series (mean over chains)")?;
+        write_header(out, &format!("{:<width$} {:>4}", "", "turn"))?;
+        let s = &report.series;
+        for t in 0..turns {
+            let at = |v: &Vec<Score>| {
+                v.get(t).copied().unwrap_or(Score::Undefined {
+                    reason: wheelwright_core::metrics::Undefined::NoDefinedValue,
+                })
+            };
+            write!(out, "{:<width$} {:>4}", "", format!("T{}", t + 1))?;
+            write_values(
+                out,
+                [
+                    at(&s.reuse_repo),
+                    at(&s.reuse_self),
+                    at(&s.recall_repo),
+                    at(&s.recall_self),
+                    at(&s.files),
+                    at(&s.lines),
+                    at(&s.resolve),
+                    at(&s.pass),
+                    at(&s.c_dup),
+                ],
+            )?;
+        }
+    }
+    let uninterpreted: usize = report
+        .turns
+        .iter()
+        .filter_map(|t| t.trajectory.map(|c| c.uninterpreted))
+        .sum();
+    if uninterpreted > 0 {
+        writeln!(out)?;
+        writeln!(
+            out,
+            "{uninterpreted} trajectory action{} not understood (shown nothing, see the report's trajectory counts)",
+            if uninterpreted == 1 { " was" } else { "s were" }
+        )?;
+    }
+    if !report.diagnostics.is_empty() {
+        writeln!(out)?;
+        writeln!(out, "Diagnostics")?;
+        for d in &report.diagnostics {
+            match d.turn {
+                Some(turn) => writeln!(out, "{} turn {}: {}", d.chain, turn, d.message)?,
+                None => writeln!(out, "{}: {}", d.chain, d.message)?,
+            }
+        }
+    }
+    Ok(())
 }
 
 fn print_outline(

@@ -4,6 +4,7 @@
 //! a file (the agent's module of the previous turn) costs only that file's parse.
 
 use std::collections::{BTreeSet, HashMap};
+use std::sync::Arc;
 
 use serde::Serialize;
 
@@ -120,10 +121,14 @@ fn join(a: &str, b: &str) -> String {
 }
 
 /// The index of a workspace's Python files (W_t in the spec).
+///
+/// Cloning is cheap: the analysed modules are shared (reference-counted) between clones,
+/// and [`RepoIndex::insert`] replaces a module rather than changing it, so a clone of W0
+/// can take a chain's files without affecting W0.
 #[derive(Clone, Debug, Default)]
 pub struct RepoIndex {
     options: IndexOptions,
-    modules: HashMap<String, Module>,
+    modules: HashMap<String, Arc<Module>>,
     by_path: HashMap<String, String>,
 }
 
@@ -199,13 +204,13 @@ impl RepoIndex {
         }
         self.modules.insert(
             name,
-            Module {
+            Arc::new(Module {
                 path,
                 analysis,
                 last,
                 stars,
                 by_qual,
-            },
+            }),
         );
     }
 

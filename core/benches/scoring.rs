@@ -1,0 +1,329 @@
+//! Throughput of indexing real Python source (MB/s) and of scoring a 3,000-turn run (turns/s).
+//!
+//! The source is this machine's Python standard library (found with `python3`): the
+//! packages in [`PACKAGES`], tests excluded. The run has [`CHAINS`] chains of [`TURNS`]
+//! turns over that source: each submission is real code (two top-level functions of a
+//! real module with that module's imports, written next to it), its targets are real
+//! definitions (what those functions call, plus siblings they do not call), and each turn
+//! carries one of the real mini-SWE-agent trajectories of `shared/data/real/`, in turn.
+//! Run with `cargo bench -p wheelwright-core`; results are in `docs/performance.md`.
+
+#![allow(clippy::print_stderr)] // The bench reports its inputs' sizes on standard error.
+
+use std::collections::BTreeMap;
+use std::hint::black_box;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use wheelwright_core::outline::DefinitionKind;
+use wheelwright_core::python::index::{IndexOptions, RepoIndex, Resolution};
+use wheelwright_core::score::{
+    ChainRun, ChainSpec, Dataset, Repository, Run, TurnRun, TurnSpec, score_run,
+};
+use wheelwright_core::workspace::Workspace;
+
+/// Standard-library packages indexed and used as the repository.
+const PACKAGES: &[&str] = &[
+    "asyncio",
+    "email",
+    "json",
+    "http",
+    "urllib",
+    "logging",
+    "concurrent",
+    "importlib",
+    "xml",
+    "unittest",
+];
+const CHAINS: usize = 600;
+const TURNS: usize = 5;
+
+const TRAJECTORIES: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../../shared/data/real/swebench-bash-only-gemini-3-pro/swebench_results/20251118_gemini-3-pro-74pct/trajs"
+);
+
+fn stdlib() -> PathBuf {
+    let out = std::process::Command::new("python3")
+        .args([
+            "-c",
+            "import sysconfig; print(sysconfig.get_paths()['stdlib'])",
+        ])
+        .output()
+        .expect("python3 must be on PATH to find the standard library");
+    PathBuf::from(String::from_utf8(out.stdout).unwrap().trim())
+}
+
+fn collect(root: &Path, dir: &Path, files: &mut BTreeMap<String, String>) {
+    let mut entries: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    entries.sort();
+    for path in entries {
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        if path.is_dir() {
+            if !name.starts_with("test") && name != "__pycache__" {
+                collect(root, &path, files);
+            }
+        } else if name.ends_with(".py")
+            && !name.starts_with("test")
+            && let Ok(text) = std::fs::read_to_string(&path)
+        {
+            let rel = path.strip_prefix(root).unwrap().to_string_lossy();
+            files.insert(rel.into_owned(), text);
+        }
+    }
+}
+
+/// The library source: path -> text.
+fn library() -> BTreeMap<String, String> {
+    let root = stdlib();
+    let mut files = BTreeMap::new();
+    for package in PACKAGES {
+        collect(&root, &root.join(package), &mut files);
+    }
+    files
+}
+
+fn workspace_of(files: &BTreeMap<String, String>) -> Workspace {
+    let mut w = Workspace::new();
+    for (path, text) in files {
+        w.insert(path, text.as_str());
+    }
+    w
+}
+
+fn trajectories() -> Vec<serde_json::Value> {
+    let mut paths = Vec::new();
+    for entry in std::fs::read_dir(TRAJECTORIES).expect("the real trajectories") {
+        let dir = entry.unwrap().path();
+        if !dir.is_dir() {
+            continue;
+        }
+        for file in std::fs::read_dir(dir).unwrap() {
+            let path = file.unwrap().path();
+            if path.to_string_lossy().ends_with(".traj.json") {
+                paths.push(path);
+            }
+        }
+    }
+    paths.sort();
+    paths
+        .iter()
+        .map(|p| serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap())
+        .collect()
+}
+
+/// A module usable as a submission source: its imports and top-level functions.
+struct Source {
+    path: String,
+    module: String,
+    imports: String,
+    /// (name, text, repository definitions it calls).
+    functions: Vec<(String, String, Vec<String>)>,
+}
+
+fn sources(files: &BTreeMap<String, String>, index: &RepoIndex) -> Vec<Source> {
+    let mut out = Vec::new();
+    for (path, text) in files {
+        let Some((module, _)) = index.module_of_path(path) else {
+            continue;
+        };
+        let lines: Vec<&str> = text.lines().collect();
+        let imports: String = index
+            .imports(&module)
+            .iter()
+            .filter(|i| i.scope == "<module>")
+            .filter_map(|i| lines.get(i.line as usize - 1))
+            .filter(|l| !l.starts_with(' ') && !l.trim_end().ends_with('(') && !l.ends_with('\\'))
+            .map(|l| format!("{l}\n"))
+            .collect::<Vec<_>>()
+            .join("");
+        let functions: Vec<(String, String, Vec<String>)> = index
+            .definitions(&module)
+            .into_iter()
+            .filter(|d| d.kind == DefinitionKind::Function && d.spans.len() == 1)
+            .filter_map(|d| {
+                let name = d.qualified_name.strip_prefix(&format!("{module}."))?;
+                if name.contains('.') {
+                    return None;
+                }
+                let span = d.spans[0];
+                let body = lines
+                    .get(span.start as usize - 1..span.end as usize)?
+                    .join("\n");
+                let repo_calls = d
+                    .callees
+                    .iter()
+                    .filter(|c| {
+                        matches!(index.resolve(c), Resolution::Definition { kind, .. } if kind == DefinitionKind::Function)
+                    })
+                    .cloned()
+                    .collect();
+                Some((name.to_owned(), body, repo_calls))
+            })
+            .collect();
+        if functions.len() >= 4 {
+            out.push(Source {
+                path: path.clone(),
+                module,
+                imports,
+                functions,
+            });
+        }
+    }
+    out
+}
+
+/// The synthetic run: `CHAINS` chains of `TURNS` turns over the library.
+fn synthetic_run(files: &BTreeMap<String, String>) -> (Dataset, Run) {
+    let index = RepoIndex::build(&workspace_of(files), &IndexOptions::default());
+    let sources = sources(files, &index);
+    let trajectories = trajectories();
+    assert!(!sources.is_empty() && !trajectories.is_empty());
+    let mut chains = Vec::new();
+    let mut runs = BTreeMap::new();
+    let mut n = 0usize;
+    for c in 0..CHAINS {
+        let id = format!("chain-{c:04}");
+        let mut turns = Vec::new();
+        let mut turn_runs = Vec::new();
+        let mut previous: Vec<String> = Vec::new();
+        for t in 1..=TURNS {
+            let source = &sources[(c * 7 + t * 13) % sources.len()];
+            let k = (c + t) % (source.functions.len() - 1);
+            let taken = [&source.functions[k], &source.functions[k + 1]];
+            let dir = source.path.rsplit_once('/').map_or("", |(d, _)| d);
+            let file = format!("agent_{c}_{t}");
+            let path = if dir.is_empty() {
+                format!("{file}.py")
+            } else {
+                format!("{dir}/{file}.py")
+            };
+            let package = source.module.rsplit_once('.').map_or("", |(p, _)| p);
+            let module = if source.path.ends_with("__init__.py") {
+                format!("{}.{file}", source.module)
+            } else if package.is_empty() {
+                file.clone()
+            } else {
+                format!("{package}.{file}")
+            };
+            let mut repo_targets: Vec<String> = taken
+                .iter()
+                .flat_map(|f| f.2.iter().take(2).cloned())
+                .collect();
+            // Siblings the submission does not include: unreferenced, maybe re-implemented.
+            for f in source.functions.iter().skip(k + 2).take(2) {
+                repo_targets.push(format!("{}.{}", source.module, f.0));
+            }
+            let submission = format!("{}\n\n{}\n\n\n{}\n", source.imports, taken[0].1, taken[1].1);
+            turns.push(TurnSpec {
+                path,
+                repo_targets,
+                self_targets: previous.clone(),
+            });
+            previous = taken.iter().map(|f| format!("{module}.{}", f.0)).collect();
+            let total = 4 + (n % 5) as u32;
+            turn_runs.push(TurnRun {
+                submission: (!n.is_multiple_of(17)).then_some(submission),
+                trajectory: Some(trajectories[n % trajectories.len()].clone()),
+                tests: Some(wheelwright_core::metrics::pass_rate::TestResults {
+                    passed: (n as u32 * 7) % (total + 1),
+                    total,
+                }),
+            });
+            n += 1;
+        }
+        chains.push(ChainSpec {
+            id: id.clone(),
+            repository: "stdlib".to_owned(),
+            turns,
+        });
+        runs.insert(id, ChainRun { turns: turn_runs });
+    }
+    let dataset = Dataset {
+        repositories: BTreeMap::from([(
+            "stdlib".to_owned(),
+            Repository {
+                files: files.clone(),
+                source_roots: Vec::new(),
+            },
+        )]),
+        chains,
+        workdir: "/testbed".to_owned(),
+    };
+    (dataset, Run { chains: runs })
+}
+
+fn indexing(c: &mut Criterion) {
+    let files = library();
+    let bytes: usize = files.values().map(String::len).sum();
+    eprintln!(
+        "library: {} files, {:.2} MB ({})",
+        files.len(),
+        bytes as f64 / 1e6,
+        PACKAGES.join(", ")
+    );
+    let workspace = workspace_of(&files);
+    let mut group = c.benchmark_group("core");
+    group.sample_size(10);
+    group.measurement_time(Duration::from_secs(20));
+    group.throughput(Throughput::Bytes(bytes as u64));
+    group.bench_function("index_stdlib_packages", |b| {
+        b.iter(|| RepoIndex::build(black_box(&workspace), &IndexOptions::default()))
+    });
+    group.finish();
+}
+
+fn scoring(c: &mut Criterion) {
+    let files = library();
+    let (dataset, run) = synthetic_run(&files);
+    let report = score_run(&dataset, &run, &mut |_| {}).unwrap();
+    let submitted: Vec<usize> = run
+        .chains
+        .values()
+        .flat_map(|c| {
+            c.turns
+                .iter()
+                .filter_map(|t| t.submission.as_ref().map(String::len))
+        })
+        .collect();
+    eprintln!(
+        "submissions: {}, mean {} bytes",
+        submitted.len(),
+        submitted.iter().sum::<usize>() / submitted.len().max(1)
+    );
+    let reimplemented: usize = report.turns.iter().map(|t| t.reimplemented.len()).sum();
+    eprintln!(
+        "run: {} turns, {} diagnostics, {} re-implemented targets, overall reuse_repo {:?}, recall_repo {:?}, lines {:?}",
+        report.turns.len(),
+        report.diagnostics.len(),
+        reimplemented,
+        report.overall.reuse_repo.value(),
+        report.overall.recall_repo.value(),
+        report.overall.lines.value(),
+    );
+    let mut group = c.benchmark_group("core");
+    group.sample_size(10);
+    group.measurement_time(Duration::from_secs(30));
+    group.throughput(Throughput::Elements(dataset.turn_count() as u64));
+    group.bench_function("score_run_3000_turns", |b| {
+        b.iter(|| score_run(black_box(&dataset), black_box(&run), &mut |_| {}).unwrap())
+    });
+    // The same run without trajectories: how the time splits between code and trajectories.
+    let mut bare = run.clone();
+    for chain in bare.chains.values_mut() {
+        for turn in &mut chain.turns {
+            turn.trajectory = None;
+        }
+    }
+    group.bench_function("score_run_3000_turns_without_trajectories", |b| {
+        b.iter(|| score_run(black_box(&dataset), black_box(&bare), &mut |_| {}).unwrap())
+    });
+    group.finish();
+}
+
+criterion_group!(benches, indexing, scoring);
+criterion_main!(benches);

@@ -1,0 +1,518 @@
+//! Scoring a whole run against a dataset: the provisional input types and the per-turn and overall report.
+//!
+//! [`score_run`] is the RepoReuse scorer behind `wheelwright score` (spec section 1). For
+//! every chain of the [`Dataset`] it indexes the chain's repository (W0), then for turn t:
+//! - scores the agent's file against W_{t-1} = W0 plus the agent's own files of turns
+//!   1..t-1 (never reference solutions), with [`score_turn`];
+//! - interprets the turn's trajectory, if any, against the same W_{t-1} (working directory
+//!   [`Dataset::workdir`], `/testbed` by default) for the shown lines, files and lines;
+//! - then adds the agent's file at the required path, so later turns see it.
+//!
+//! Finally [`aggregate_run`] macro-averages the chains. Per-turn rates in the report are in
+//! percent, like the overall row.
+//!
+//! The input types here are provisional (documented in `docs/formats.md`): they will be
+//! replaced by the dataset and run-bundle formats, not kept beside them.
+//!
+//! Nothing panics on bad input. A dataset that contradicts itself is a [`DatasetError`];
+//! problems of the run (a chain the dataset does not have, missing turns, a trajectory
+//! that cannot be read) become [`Diagnostic`]s and the rest is scored.
+//!
+//! Each repository is indexed once per run, not once per chain: a chain starts from a clone
+//! of the repository's index (clones share the analysed modules; inserting replaces, never
+//! mutates, them), and the repository's workspace gets the chain's files added and then
+//! restored, so every chain sees exactly W0 plus its own files, as with a fresh build.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde::{Deserialize, Serialize};
+
+use crate::metrics::pass_rate::TestResults;
+use crate::metrics::reimplementation::Reimplementation;
+use crate::metrics::run::{RunColumns, aggregate_run};
+use crate::metrics::turn::{KindScore, SubmissionStatus, TurnInput, TurnScore, score_turn};
+use crate::metrics::{Score, TargetKind};
+use crate::python::index::{IndexOptions, RepoIndex};
+use crate::trajectory::{
+    InterpretOptions, TrajectorySummary, interpret_trajectory, parse_trajectory,
+    parse_trajectory_value,
+};
+use crate::workspace::{ShownLines, Workspace, normalise_path};
+
+/// The working directory of the agents' shell when the dataset does not say (SWE-bench's).
+pub const DEFAULT_WORKDIR: &str = "/testbed";
+
+fn default_workdir() -> String {
+    DEFAULT_WORKDIR.to_owned()
+}
+
+/// The benchmark side: repositories and task chains (provisional format).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Dataset {
+    /// Repositories (W0) by name.
+    pub repositories: BTreeMap<String, Repository>,
+    /// The chains, in report order.
+    pub chains: Vec<ChainSpec>,
+    /// The directory the agents' commands start in, where the repository is checked out.
+    /// Trajectory paths are read relative to it.
+    #[serde(default = "default_workdir")]
+    pub workdir: String,
+}
+
+/// A repository snapshot: its files by path relative to the repository root.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Repository {
+    pub files: BTreeMap<String, String>,
+    /// Source roots stripped from paths to name modules (`["src"]` for a `src/` layout).
+    #[serde(default)]
+    pub source_roots: Vec<String>,
+}
+
+/// One task chain of the dataset.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ChainSpec {
+    pub id: String,
+    /// Name of its repository in [`Dataset::repositories`].
+    pub repository: String,
+    /// Turns 1..T in order.
+    pub turns: Vec<TurnSpec>,
+}
+
+/// One turn of a chain: where the agent must write, and the reuse targets.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TurnSpec {
+    /// The required path of the new module, relative to the repository root.
+    pub path: String,
+    /// Qualified names of functions or methods of W0.
+    #[serde(default)]
+    pub repo_targets: Vec<String>,
+    /// Qualified names of functions earlier turns were required to define.
+    #[serde(default)]
+    pub self_targets: Vec<String>,
+}
+
+/// The agent side: what it wrote and did, per chain (provisional format).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Run {
+    /// By chain id of the dataset.
+    pub chains: BTreeMap<String, ChainRun>,
+}
+
+/// The agent's turns of one chain, in order (turn 1 first).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ChainRun {
+    pub turns: Vec<TurnRun>,
+}
+
+/// One turn of the run.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TurnRun {
+    /// The text of the file at the required path; absent or `null` when there was none.
+    #[serde(default)]
+    pub submission: Option<String>,
+    /// The turn's trajectory in any format [`parse_trajectory`] reads, as a JSON value or as
+    /// a string holding the JSON text; absent or `null` without one.
+    #[serde(default)]
+    pub trajectory: Option<serde_json::Value>,
+    /// Hidden-test results; absent or `null` when tests were not run.
+    #[serde(default)]
+    pub tests: Option<TestResults>,
+}
+
+/// How far scoring has got, reported after every turn.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Progress {
+    pub turns_done: usize,
+    pub turns_total: usize,
+}
+
+/// The dataset contradicts itself; nothing was scored.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DatasetError {
+    #[error(
+        "chain {chain:?} names repository {repository:?}, which the dataset's \"repositories\" does not have; add it or fix the chain's \"repository\""
+    )]
+    UnknownRepository { chain: String, repository: String },
+    #[error(
+        "chain id {0:?} appears more than once in the dataset; give every chain a unique \"id\""
+    )]
+    DuplicateChain(String),
+}
+
+/// Something in the run that could not be scored as given; the rest was scored.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Diagnostic {
+    pub chain: String,
+    /// 1-based; `None` for the whole chain.
+    pub turn: Option<usize>,
+    pub message: String,
+}
+
+/// A target the turn re-implemented (spec D6), with the evidence.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ReimplementedTarget {
+    pub kind: TargetKind,
+    /// As the dataset lists it.
+    pub target: String,
+    /// Its definition after following re-exports.
+    pub canonical: String,
+    pub evidence: Reimplementation,
+}
+
+/// Counts from the turn's trajectory.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct TrajectoryCounts {
+    pub actions: usize,
+    /// Actions (or parts of them) that were not understood; they showed nothing (spec 1).
+    pub uninterpreted: usize,
+    /// Responses the harness rejected (they never ran).
+    pub rejected_responses: usize,
+}
+
+/// One turn's row: rates in percent, files and lines as counts.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct TurnRow {
+    pub chain: String,
+    /// 1-based.
+    pub turn: usize,
+    pub path: String,
+    pub submission: SubmissionStatus,
+    pub syntax_errors: bool,
+    /// The turn's values; `c_dup` is 100 when the chain has re-implemented a target at
+    /// this turn or before, else 0 (its mean over chains is C_dup(t)).
+    #[serde(flatten)]
+    pub scores: RunColumns<Score>,
+    pub reimplemented: Vec<ReimplementedTarget>,
+    /// Targets naming no definition in W_{t-1} (they never count, spec D4).
+    pub unknown_targets: Vec<String>,
+    /// `None` without a (readable) trajectory.
+    pub trajectory: Option<TrajectoryCounts>,
+}
+
+/// The scored run: per-turn rows, the overall row and the per-turn series.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct RunReport {
+    pub scorer_version: String,
+    pub chains: usize,
+    pub turns: Vec<TurnRow>,
+    /// The run's table row (spec 1 "Aggregation"), rates in percent.
+    pub overall: RunColumns<Score>,
+    /// T1..T of each column.
+    pub series: RunColumns<Vec<Score>>,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl Dataset {
+    /// Checks that chain ids are unique and every chain's repository exists.
+    pub fn validate(&self) -> Result<(), DatasetError> {
+        let mut ids = BTreeSet::new();
+        for chain in &self.chains {
+            if !ids.insert(chain.id.as_str()) {
+                return Err(DatasetError::DuplicateChain(chain.id.clone()));
+            }
+            if !self.repositories.contains_key(&chain.repository) {
+                return Err(DatasetError::UnknownRepository {
+                    chain: chain.id.clone(),
+                    repository: chain.repository.clone(),
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// Turns over all chains.
+    pub fn turn_count(&self) -> usize {
+        self.chains.iter().map(|c| c.turns.len()).sum()
+    }
+}
+
+/// W0 of one repository, built once per run.
+struct Base {
+    workspace: Workspace,
+    index: RepoIndex,
+}
+
+/// Scores `run` against `dataset`; `progress` is called after every turn.
+pub fn score_run(
+    dataset: &Dataset,
+    run: &Run,
+    progress: &mut dyn FnMut(Progress),
+) -> Result<RunReport, DatasetError> {
+    dataset.validate()?;
+    let mut diagnostics = Vec::new();
+    for id in run.chains.keys() {
+        if !dataset.chains.iter().any(|c| &c.id == id) {
+            diagnostics.push(Diagnostic {
+                chain: id.clone(),
+                turn: None,
+                message: "the run has this chain but the dataset does not; it was ignored (check the chain id against the dataset)".to_owned(),
+            });
+        }
+    }
+    let turns_total = dataset.turn_count();
+    let mut turns_done = 0;
+    let mut bases: BTreeMap<&str, Base> = BTreeMap::new();
+    let mut rows = Vec::with_capacity(turns_total);
+    let mut scored: Vec<Vec<TurnScore>> = Vec::with_capacity(dataset.chains.len());
+    let empty = ChainRun::default();
+    for chain in &dataset.chains {
+        let base = bases.entry(chain.repository.as_str()).or_insert_with(|| {
+            let repository = &dataset.repositories[&chain.repository];
+            base_of(repository)
+        });
+        let chain_run = run.chains.get(&chain.id).unwrap_or_else(|| {
+            diagnostics.push(Diagnostic {
+                chain: chain.id.clone(),
+                turn: None,
+                message: "the run has no entry for this chain; its turns were scored as missing submissions".to_owned(),
+            });
+            &empty
+        });
+        let given = chain_run.turns.len();
+        if run.chains.contains_key(&chain.id) && given < chain.turns.len() {
+            diagnostics.push(Diagnostic {
+                chain: chain.id.clone(),
+                turn: Some(given + 1),
+                message: format!(
+                    "the run stops after turn {given} of {}; the later turns were scored as missing submissions",
+                    chain.turns.len()
+                ),
+            });
+        }
+        if given > chain.turns.len() {
+            diagnostics.push(Diagnostic {
+                chain: chain.id.clone(),
+                turn: None,
+                message: format!(
+                    "the run has {} turns for this chain but the dataset has {}; the extra turns were ignored",
+                    given,
+                    chain.turns.len()
+                ),
+            });
+        }
+        let (chain_rows, chain_scores) = score_chain(
+            dataset,
+            chain,
+            chain_run,
+            base,
+            &mut diagnostics,
+            &mut |done| {
+                progress(Progress {
+                    turns_done: turns_done + done,
+                    turns_total,
+                });
+            },
+        );
+        turns_done += chain.turns.len();
+        rows.extend(chain_rows);
+        scored.push(chain_scores);
+    }
+    let aggregate = aggregate_run(&scored);
+    Ok(RunReport {
+        scorer_version: crate::SCORER_VERSION.to_owned(),
+        chains: dataset.chains.len(),
+        turns: rows,
+        overall: aggregate.row,
+        series: aggregate.series,
+        diagnostics,
+    })
+}
+
+fn base_of(repository: &Repository) -> Base {
+    let mut workspace = Workspace::new();
+    for (path, text) in &repository.files {
+        workspace.insert(path, text.as_str());
+    }
+    let options = IndexOptions {
+        source_roots: repository.source_roots.clone(),
+    };
+    let index = RepoIndex::build(&workspace, &options);
+    Base { workspace, index }
+}
+
+/// What a turn's trajectory gave.
+struct Reading {
+    shown: ShownLines,
+    files: u32,
+    lines: u32,
+    counts: TrajectoryCounts,
+}
+
+fn read_trajectory(
+    value: &serde_json::Value,
+    workspace: &Workspace,
+    workdir: &str,
+) -> Result<Reading, String> {
+    let trajectory = match value {
+        serde_json::Value::String(text) => parse_trajectory(text),
+        other => parse_trajectory_value(other),
+    }
+    .map_err(|e| e.to_string())?;
+    let options = InterpretOptions::new(Some(workspace)).with_workdir(workdir);
+    let actions = interpret_trajectory(&trajectory, &options);
+    let summary = TrajectorySummary::new(&actions, trajectory.rejected_responses);
+    let mut shown = ShownLines::new();
+    for action in &actions {
+        shown.extend(&action.shown);
+    }
+    let count = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
+    Ok(Reading {
+        shown,
+        files: count(summary.files),
+        lines: count(summary.lines),
+        counts: TrajectoryCounts {
+            actions: summary.actions,
+            uninterpreted: summary.uninterpreted,
+            rejected_responses: summary.rejected_responses,
+        },
+    })
+}
+
+fn score_chain(
+    dataset: &Dataset,
+    chain: &ChainSpec,
+    chain_run: &ChainRun,
+    base: &mut Base,
+    diagnostics: &mut Vec<Diagnostic>,
+    progress: &mut dyn FnMut(usize),
+) -> (Vec<TurnRow>, Vec<TurnScore>) {
+    let mut index = base.index.clone();
+    // The workspace is W0 again when the chain is done: what each insert replaced.
+    let mut undo: Vec<(String, Option<String>)> = Vec::new();
+    let workspace = &mut base.workspace;
+    let mut rows = Vec::with_capacity(chain.turns.len());
+    let mut scores = Vec::with_capacity(chain.turns.len());
+    let mut duplicated = false;
+    let missing_turn = TurnRun::default();
+    for (i, spec) in chain.turns.iter().enumerate() {
+        let turn = i + 1;
+        let turn_run = chain_run.turns.get(i).unwrap_or(&missing_turn);
+        let reading = turn_run.trajectory.as_ref().and_then(|value| {
+            match read_trajectory(value, workspace, &dataset.workdir) {
+                Ok(reading) => Some(reading),
+                Err(message) => {
+                    diagnostics.push(Diagnostic {
+                        chain: chain.id.clone(),
+                        turn: Some(turn),
+                        message: format!(
+                            "{message}; the turn was scored without its trajectory (recall, files and lines undefined)"
+                        ),
+                    });
+                    None
+                }
+            }
+        });
+        let path = normalise_path(&spec.path);
+        let score = score_turn(&TurnInput {
+            workspace: &index,
+            submission: turn_run.submission.as_deref(),
+            path: &path,
+            repo_targets: &spec.repo_targets,
+            self_targets: &spec.self_targets,
+            shown: reading.as_ref().map(|r| &r.shown),
+            tests: turn_run.tests,
+            files: reading.as_ref().map(|r| r.files),
+            lines: reading.as_ref().map(|r| r.lines),
+        });
+        duplicated |= score.reimplemented;
+        rows.push(turn_row(
+            chain,
+            turn,
+            &path,
+            &score,
+            duplicated,
+            reading.map(|r| r.counts),
+        ));
+        scores.push(score);
+        if let Some(text) = &turn_run.submission {
+            index.insert(&path, text);
+            undo.push((path.clone(), workspace.remove(&path)));
+            workspace.insert(&path, text.as_str());
+        }
+        progress(turn);
+    }
+    for (path, previous) in undo.into_iter().rev() {
+        match previous {
+            Some(text) => workspace.insert(&path, text),
+            None => {
+                workspace.remove(&path);
+            }
+        }
+    }
+    (rows, scores)
+}
+
+fn turn_row(
+    chain: &ChainSpec,
+    turn: usize,
+    path: &str,
+    score: &TurnScore,
+    duplicated: bool,
+    trajectory: Option<TrajectoryCounts>,
+) -> TurnRow {
+    let percent = |s: Score| s.scaled(100.0);
+    let mut reimplemented = Vec::new();
+    let mut unknown_targets = Vec::new();
+    for kind in [&score.repo, &score.self_targets] {
+        collect_targets(kind, &mut reimplemented, &mut unknown_targets);
+    }
+    TurnRow {
+        chain: chain.id.clone(),
+        turn,
+        path: path.to_owned(),
+        submission: score.submission,
+        syntax_errors: score.syntax_errors,
+        scores: RunColumns {
+            reuse_repo: percent(score.repo.reuse),
+            reuse_self: percent(score.self_targets.reuse),
+            recall_repo: percent(score.repo.recall),
+            recall_self: percent(score.self_targets.recall),
+            files: score.files,
+            lines: score.lines,
+            resolve: percent(score.resolve),
+            pass: percent(score.pass),
+            c_dup: Score::Defined {
+                value: if duplicated { 100.0 } else { 0.0 },
+            },
+        },
+        reimplemented,
+        unknown_targets,
+        trajectory,
+    }
+}
+
+fn collect_targets(
+    kind: &KindScore,
+    reimplemented: &mut Vec<ReimplementedTarget>,
+    unknown: &mut Vec<String>,
+) {
+    for outcome in &kind.targets {
+        match (&outcome.canonical, &outcome.reimplementation) {
+            (None, _) => unknown.push(outcome.target.clone()),
+            (Some(canonical), Some(evidence)) if evidence.reimplemented => {
+                reimplemented.push(ReimplementedTarget {
+                    kind: kind.kind,
+                    target: outcome.target.clone(),
+                    canonical: canonical.clone(),
+                    evidence: evidence.clone(),
+                });
+            }
+            _ => {}
+        }
+    }
+}
+
+/// A value for tables: percent with one decimal, counts likewise, `—` when undefined.
+pub fn format_score(score: Score) -> String {
+    match score {
+        Score::Defined { value } => format!("{value:.1}"),
+        Score::Undefined { .. } => "—".to_owned(),
+    }
+}

@@ -1,0 +1,375 @@
+//! `score_run`: W_{t-1} per chain and turn, trajectories against it, diagnostics, aggregation.
+
+use std::collections::BTreeMap;
+
+use serde_json::json;
+use wheelwright_core::metrics::pass_rate::TestResults;
+use wheelwright_core::metrics::turn::{SubmissionStatus, TurnInput, score_turn};
+use wheelwright_core::metrics::{Score, Undefined};
+use wheelwright_core::python::index::{IndexOptions, RepoIndex};
+use wheelwright_core::score::{
+    ChainRun, ChainSpec, Dataset, DatasetError, Progress, Repository, Run, RunReport, TurnRun,
+    TurnSpec, score_run,
+};
+use wheelwright_core::workspace::Workspace;
+
+const CORE: &str = "\
+def clean(x):
+    return x.strip()
+
+
+def parse(text):
+    rows = split_rows(text)
+    cells = split_cells(rows)
+    return convert(cells)
+
+
+def split_rows(text):
+    return text.splitlines()
+
+
+def split_cells(rows):
+    return [r.split(',') for r in rows]
+
+
+def convert(cells):
+    return cells
+";
+
+fn repository() -> Repository {
+    Repository {
+        files: BTreeMap::from([
+            (
+                "pkg/__init__.py".to_owned(),
+                "from .core import clean\n".to_owned(),
+            ),
+            ("pkg/core.py".to_owned(), CORE.to_owned()),
+        ]),
+        source_roots: Vec::new(),
+    }
+}
+
+fn turn(path: &str, repo: &[&str], own: &[&str]) -> TurnSpec {
+    TurnSpec {
+        path: path.to_owned(),
+        repo_targets: repo.iter().map(|s| (*s).to_owned()).collect(),
+        self_targets: own.iter().map(|s| (*s).to_owned()).collect(),
+    }
+}
+
+fn dataset(chains: Vec<ChainSpec>) -> Dataset {
+    Dataset {
+        repositories: BTreeMap::from([("pkg".to_owned(), repository())]),
+        chains,
+        workdir: "/testbed".to_owned(),
+    }
+}
+
+fn chain(id: &str, turns: Vec<TurnSpec>) -> ChainSpec {
+    ChainSpec {
+        id: id.to_owned(),
+        repository: "pkg".to_owned(),
+        turns,
+    }
+}
+
+fn submitted(text: &str) -> TurnRun {
+    TurnRun {
+        submission: Some(text.to_owned()),
+        trajectory: None,
+        tests: None,
+    }
+}
+
+fn run(chains: Vec<(&str, Vec<TurnRun>)>) -> Run {
+    Run {
+        chains: chains
+            .into_iter()
+            .map(|(id, turns)| (id.to_owned(), ChainRun { turns }))
+            .collect(),
+    }
+}
+
+fn score(dataset: &Dataset, run: &Run) -> RunReport {
+    score_run(dataset, run, &mut |_| {}).expect("a valid dataset")
+}
+
+fn value(score: Score) -> Option<f64> {
+    score.value()
+}
+
+#[test]
+fn later_turns_see_the_agents_own_files_and_never_other_chains() {
+    let d = dataset(vec![
+        chain(
+            "a",
+            vec![
+                turn("pkg/helpers.py", &["pkg.clean"], &[]),
+                turn("pkg/report.py", &[], &["pkg.helpers.tidy"]),
+            ],
+        ),
+        chain("b", vec![turn("pkg/other.py", &[], &["pkg.helpers.tidy"])]),
+    ]);
+    let r = run(vec![
+        (
+            "a",
+            vec![
+                submitted("from pkg import clean\n\ndef tidy(x):\n    return clean(x)\n"),
+                submitted("from pkg.helpers import tidy\n\nout = tidy(' a ')\n"),
+            ],
+        ),
+        (
+            "b",
+            vec![submitted(
+                "from pkg.helpers import tidy\n\nout = tidy(' a ')\n",
+            )],
+        ),
+    ]);
+    let report = score(&d, &r);
+    assert_eq!(report.turns.len(), 3);
+    let [a1, a2, b1] = [&report.turns[0], &report.turns[1], &report.turns[2]];
+    assert_eq!((a1.chain.as_str(), a1.turn), ("a", 1));
+    assert_eq!(value(a1.scores.reuse_repo), Some(100.0));
+    assert_eq!(value(a2.scores.reuse_self), Some(100.0));
+    assert!(a2.unknown_targets.is_empty());
+    // Chain b starts from W0: chain a's helpers.py is not there.
+    assert_eq!(b1.unknown_targets, vec!["pkg.helpers.tidy".to_owned()]);
+    assert_eq!(value(b1.scores.reuse_self), Some(0.0));
+    assert!(report.diagnostics.is_empty(), "{:?}", report.diagnostics);
+}
+
+#[test]
+fn an_agent_file_replacing_a_repository_file_does_not_leak_into_the_next_chain() {
+    let d = dataset(vec![
+        chain("a", vec![turn("pkg/core.py", &["pkg.core.clean"], &[])]),
+        chain("b", vec![turn("pkg/new.py", &["pkg.core.parse"], &[])]),
+    ]);
+    let r = run(vec![
+        ("a", vec![submitted("def something_else():\n    pass\n")]),
+        (
+            "b",
+            vec![submitted("from pkg.core import parse\n\nparse('x')\n")],
+        ),
+    ]);
+    let report = score(&d, &r);
+    assert!(report.turns[1].unknown_targets.is_empty());
+    assert_eq!(value(report.turns[1].scores.reuse_repo), Some(100.0));
+}
+
+#[test]
+fn rows_equal_score_turn_on_a_freshly_built_workspace() {
+    let d = dataset(vec![chain(
+        "a",
+        vec![
+            turn("pkg/one.py", &["pkg.core.parse", "pkg.clean"], &[]),
+            turn("pkg/two.py", &["pkg.core.parse"], &["pkg.one.load"]),
+        ],
+    )]);
+    // Its own copies of parse's helpers (same-module calls are compared by bare name, D5).
+    let one = "def split_rows(t):\n    return t.splitlines()\n\ndef split_cells(r):\n    return r\n\ndef convert(c):\n    return c\n\ndef load(t):\n    return convert(split_cells(split_rows(t)))\n";
+    let two = "from pkg.one import load\n\nx = load('a,b')\n";
+    let r = run(vec![("a", vec![submitted(one), submitted(two)])]);
+    let report = score(&d, &r);
+
+    let mut w = Workspace::new();
+    for (p, t) in &repository().files {
+        w.insert(p, t.as_str());
+    }
+    let mut index = RepoIndex::build(&w, &IndexOptions::default());
+    let mut expected = Vec::new();
+    for (spec, text) in d.chains[0].turns.iter().zip([one, two]) {
+        let s = score_turn(&TurnInput {
+            workspace: &index,
+            submission: Some(text),
+            path: &spec.path,
+            repo_targets: &spec.repo_targets,
+            self_targets: &spec.self_targets,
+            shown: None,
+            tests: None,
+            files: None,
+            lines: None,
+        });
+        index.insert(&spec.path, text);
+        expected.push(s);
+    }
+    assert!(expected[0].reimplemented);
+    assert_eq!(report.turns[0].reimplemented.len(), 1);
+    assert_eq!(report.turns[0].reimplemented[0].canonical, "pkg.core.parse");
+    assert_eq!(
+        report.turns[0].reimplemented[0].evidence.matched,
+        vec!["convert", "split_cells", "split_rows"]
+    );
+    for (row, s) in report.turns.iter().zip(&expected) {
+        assert_eq!(row.scores.reuse_repo, s.repo.reuse.scaled(100.0));
+        assert_eq!(row.scores.reuse_self, s.self_targets.reuse.scaled(100.0));
+        assert_eq!(row.scores.recall_repo, s.repo.recall.scaled(100.0));
+    }
+    // Turn 1 re-implemented parse: the chain is duplicated from turn 1 on.
+    assert_eq!(value(report.turns[0].scores.c_dup), Some(100.0));
+    assert_eq!(value(report.turns[1].scores.c_dup), Some(100.0));
+    assert_eq!(value(report.overall.c_dup), Some(100.0));
+}
+
+#[test]
+fn trajectories_are_read_against_the_workspace_of_the_turn() {
+    let d = dataset(vec![chain(
+        "a",
+        vec![
+            turn("pkg/one.py", &[], &[]),
+            turn("pkg/two.py", &["pkg.core.convert"], &["pkg.one.load"]),
+        ],
+    )]);
+    // `cat` shows whole files, known from W_{t-1}: pkg/one.py is the agent's turn-1 file.
+    let trajectory = json!({
+        "format": "generic-1",
+        "actions": [
+            {"kind": "bash", "command": "cat pkg/one.py", "output": "", "returncode": 0},
+            {"kind": "bash", "command": "sed -n '1,3p' pkg/core.py", "output": "", "returncode": 0},
+            {"kind": "bash", "command": "frobnicate", "output": "", "returncode": 127}
+        ]
+    });
+    let r = run(vec![(
+        "a",
+        vec![
+            submitted("def load(t):\n    return t\n"),
+            TurnRun {
+                submission: Some("x = 1\n".to_owned()),
+                trajectory: Some(trajectory),
+                tests: Some(TestResults {
+                    passed: 1,
+                    total: 4,
+                }),
+            },
+        ],
+    )]);
+    let report = score(&d, &r);
+    let t2 = &report.turns[1];
+    assert_eq!(value(t2.scores.recall_self), Some(100.0));
+    assert_eq!(value(t2.scores.recall_repo), Some(0.0));
+    assert_eq!(value(t2.scores.files), Some(2.0));
+    assert_eq!(value(t2.scores.lines), Some(2.0 + 3.0));
+    assert_eq!(value(t2.scores.pass), Some(25.0));
+    assert_eq!(value(t2.scores.resolve), Some(0.0));
+    let counts = t2.trajectory.expect("a trajectory");
+    assert_eq!((counts.actions, counts.uninterpreted), (3, 1));
+    // Turn 1 had no trajectory: its recall is undefined, not zero.
+    assert_eq!(report.turns[0].trajectory, None);
+    assert_eq!(
+        report.turns[0].scores.lines,
+        Score::Undefined {
+            reason: Undefined::NoCount
+        }
+    );
+}
+
+#[test]
+fn bad_run_entries_are_diagnosed_and_the_rest_is_scored() {
+    let d = dataset(vec![
+        chain(
+            "a",
+            vec![
+                turn("pkg/one.py", &["pkg.clean"], &[]),
+                turn("pkg/two.py", &["pkg.clean"], &[]),
+                turn("pkg/three.py", &["pkg.clean"], &[]),
+            ],
+        ),
+        chain("b", vec![turn("pkg/b.py", &["pkg.clean"], &[])]),
+    ]);
+    let good = "from pkg import clean\nclean(' ')\n";
+    let r = run(vec![
+        (
+            "a",
+            vec![
+                TurnRun {
+                    submission: Some(good.to_owned()),
+                    trajectory: Some(json!("{\"format\": \"generic-1\", \"actions\": [")),
+                    tests: None,
+                },
+                submitted(good),
+            ],
+        ),
+        ("zzz", vec![submitted(good)]),
+    ]);
+    let report = score(&d, &r);
+    assert_eq!(report.turns.len(), 4);
+    assert_eq!(value(report.turns[0].scores.reuse_repo), Some(100.0));
+    assert_eq!(report.turns[0].trajectory, None);
+    assert_eq!(value(report.turns[1].scores.reuse_repo), Some(100.0));
+    assert_eq!(report.turns[2].submission, SubmissionStatus::Missing);
+    assert_eq!(value(report.turns[2].scores.reuse_repo), Some(0.0));
+    assert_eq!(report.turns[3].submission, SubmissionStatus::Missing);
+    let said = |chain: &str, turn: Option<usize>, words: &str| {
+        report
+            .diagnostics
+            .iter()
+            .any(|d| d.chain == chain && d.turn == turn && d.message.contains(words))
+    };
+    assert!(
+        said("zzz", None, "dataset does not"),
+        "{:?}",
+        report.diagnostics
+    );
+    assert!(
+        said("a", Some(1), "not valid JSON"),
+        "{:?}",
+        report.diagnostics
+    );
+    assert!(
+        said("a", Some(3), "stops after turn 2"),
+        "{:?}",
+        report.diagnostics
+    );
+    assert!(said("b", None, "no entry"), "{:?}", report.diagnostics);
+    assert_eq!(report.diagnostics.len(), 4);
+}
+
+#[test]
+fn progress_counts_every_turn_once() {
+    let d = dataset(vec![
+        chain(
+            "a",
+            vec![turn("pkg/x.py", &[], &[]), turn("pkg/y.py", &[], &[])],
+        ),
+        chain("b", vec![turn("pkg/z.py", &[], &[])]),
+    ]);
+    let mut seen = Vec::new();
+    score_run(&d, &Run::default(), &mut |p: Progress| seen.push(p)).unwrap();
+    let done: Vec<usize> = seen.iter().map(|p| p.turns_done).collect();
+    assert_eq!(done, vec![1, 2, 3]);
+    assert!(seen.iter().all(|p| p.turns_total == 3));
+}
+
+#[test]
+fn inconsistent_datasets_are_errors_that_say_what_to_fix() {
+    let mut d = dataset(vec![chain("a", vec![]), chain("a", vec![])]);
+    let err = score_run(&d, &Run::default(), &mut |_| {}).unwrap_err();
+    assert_eq!(err, DatasetError::DuplicateChain("a".to_owned()));
+    assert!(err.to_string().contains("unique"));
+    d.chains = vec![ChainSpec {
+        id: "a".to_owned(),
+        repository: "nope".to_owned(),
+        turns: vec![],
+    }];
+    let err = score_run(&d, &Run::default(), &mut |_| {}).unwrap_err();
+    assert!(err.to_string().contains("\"nope\""), "{err}");
+}
+
+#[test]
+fn the_input_format_reads_from_json() {
+    let d: Dataset = serde_json::from_value(json!({
+        "repositories": {"pkg": {"files": {"pkg/__init__.py": "def f():\n    pass\n"}}},
+        "chains": [{"id": "c", "repository": "pkg", "turns": [{"path": "pkg/a.py", "repo_targets": ["pkg.f"]}]}]
+    }))
+    .unwrap();
+    assert_eq!(d.workdir, "/testbed");
+    let r: Run = serde_json::from_value(json!({
+        "chains": {"c": {"turns": [{"submission": "from pkg import f\nf()\n", "tests": {"passed": 1, "total": 1}}]}}
+    }))
+    .unwrap();
+    let report = score(&d, &r);
+    assert_eq!(value(report.overall.reuse_repo), Some(100.0));
+    assert_eq!(value(report.overall.resolve), Some(100.0));
+    // Typos are refused rather than silently ignored.
+    let typo = serde_json::from_value::<Run>(json!({"chains": {"c": {"turn": []}}}));
+    assert!(typo.is_err());
+}

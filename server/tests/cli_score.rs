@@ -1,0 +1,102 @@
+//! `wheelwright score`: the real binary on a small dataset and run, as JSON and as tables.
+//!
+//! The expected report is `fixtures/score/expected.json`. To regenerate it after a
+//! deliberate change: `WHEELWRIGHT_BLESS=1 cargo test -p wheelwright-server --test cli_score`,
+//! then review the diff.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/score")
+}
+
+fn wheelwright(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_wheelwright"))
+        .args(args)
+        .env("WHEELWRIGHT_LOG", "warn")
+        .output()
+        .expect("the wheelwright binary runs")
+}
+
+fn fixture(name: &str) -> String {
+    fixtures().join(name).to_string_lossy().into_owned()
+}
+
+#[test]
+fn json_output_matches_the_expected_report() {
+    let out = wheelwright(&[
+        "score",
+        &fixture("run.json"),
+        "--dataset",
+        &fixture("dataset.json"),
+        "--json",
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let got: serde_json::Value = serde_json::from_slice(&out.stdout).expect("the output is JSON");
+    let expected_path = fixtures().join("expected.json");
+    if std::env::var_os("WHEELWRIGHT_BLESS").is_some() {
+        let text = serde_json::to_string_pretty(&got).unwrap() + "\n";
+        std::fs::write(&expected_path, text).unwrap();
+    }
+    let expected: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&expected_path).unwrap()).unwrap();
+    // The scorer version changes with every release; everything else must match exactly.
+    let strip = |mut v: serde_json::Value| {
+        v.as_object_mut().unwrap().remove("scorer_version");
+        v
+    };
+    assert_eq!(strip(got), strip(expected));
+    // No progress bar or other noise on a small input that is not on a terminal.
+    assert!(stderr.trim().is_empty(), "{stderr}");
+}
+
+#[test]
+fn tables_show_turns_overall_and_diagnostics() {
+    let out = wheelwright(&[
+        "score",
+        &fixture("run.json"),
+        "--dataset",
+        &fixture("dataset.json"),
+    ]);
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    for words in [
+        "Per turn",
+        "reuse_repo",
+        "slugs",
+        "Overall (3 chains, 4 turns)",
+        "Re-implemented targets",
+        "textkit.clean.normalise",
+        "—",
+        "100.0",
+        "Diagnostics",
+        "unknown: the run has this chain but the dataset does not",
+        "not valid JSON",
+    ] {
+        assert!(text.contains(words), "{words:?} missing from:\n{text}");
+    }
+}
+
+#[test]
+fn a_missing_file_fails_and_names_the_path() {
+    let missing = fixtures().join("no-such-run.json");
+    let missing = missing.to_string_lossy();
+    let out = wheelwright(&["score", &missing, "--dataset", &fixture("dataset.json")]);
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains(&*missing), "{stderr}");
+    assert!(stderr.contains("cannot read the run file"), "{stderr}");
+}
+
+#[test]
+fn an_invalid_file_fails_and_names_the_path() {
+    // A run is not a dataset: refused with the path and where the format is documented.
+    let run = fixture("run.json");
+    let out = wheelwright(&["score", &run, "--dataset", &run]);
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains(&run), "{stderr}");
+    assert!(stderr.contains("not a valid dataset file"), "{stderr}");
+}
