@@ -5,6 +5,7 @@ mod app;
 mod benchmarks;
 mod health;
 mod leaderboard;
+mod openapi;
 
 use std::time::Duration;
 
@@ -33,6 +34,7 @@ pub fn router(state: AppState) -> Router {
             get(benchmarks::published),
         )
         .route("/leaderboard/{benchmark}", get(leaderboard::get))
+        .route("/openapi.json", get(openapi::get))
         .route(
             "/analyze",
             post(analyze::post).layer(DefaultBodyLimit::max(analyze::BODY_LIMIT)),

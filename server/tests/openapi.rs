@@ -1,0 +1,97 @@
+//! `GET /api/v1/openapi.json`: the document lists exactly the router's endpoints, each one
+//! answers, and answers carry the fields the document says are required.
+
+mod common;
+
+use std::collections::BTreeSet;
+
+use axum::http::StatusCode;
+use common::{app, get, post_json};
+
+/// The API routes as written in `src/routes/mod.rs` (those not under the outer `/api`).
+fn routed_paths() -> BTreeSet<String> {
+    let source = include_str!("../src/routes/mod.rs");
+    let mut paths = BTreeSet::new();
+    let mut rest = source;
+    while let Some(at) = rest.find(".route(") {
+        rest = &rest[at + ".route(".len()..];
+        let literal = rest.trim_start().strip_prefix('"').unwrap_or("");
+        let path = &literal[..literal.find('"').unwrap_or(0)];
+        if !path.is_empty() && !path.starts_with("/api") {
+            paths.insert(path.to_owned());
+        }
+    }
+    paths
+}
+
+/// Follows a local `$ref` such as `#/components/schemas/Health`.
+fn resolve<'a>(doc: &'a serde_json::Value, node: &'a serde_json::Value) -> &'a serde_json::Value {
+    match node.get("$ref").and_then(|r| r.as_str()) {
+        Some(reference) => doc
+            .pointer(reference.trim_start_matches('#'))
+            .unwrap_or_else(|| panic!("dangling $ref {reference}")),
+        None => node,
+    }
+}
+
+/// Checks the fields a schema requires, one level deep (arrays: each item).
+fn assert_required(
+    doc: &serde_json::Value,
+    schema: &serde_json::Value,
+    value: &serde_json::Value,
+    at: &str,
+) {
+    let schema = resolve(doc, schema);
+    if let (Some(items), Some(values)) = (schema.get("items"), value.as_array()) {
+        for v in values {
+            assert_required(doc, items, v, at);
+        }
+        return;
+    }
+    for field in schema["required"].as_array().into_iter().flatten() {
+        let field = field.as_str().unwrap();
+        assert!(
+            value.get(field).is_some(),
+            "{at}: answer lacks required {field:?}: {value}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn the_document_and_the_router_list_the_same_endpoints() {
+    let app = app().await;
+    let reply = get(&app, "/api/v1/openapi.json").await;
+    assert_eq!(reply.status, StatusCode::OK);
+    let doc = reply.json();
+    assert_eq!(doc["openapi"], "3.1.0");
+    let documented: BTreeSet<String> = doc["paths"].as_object().unwrap().keys().cloned().collect();
+    assert_eq!(documented, routed_paths());
+}
+
+#[tokio::test]
+async fn every_documented_operation_answers_with_its_required_fields() {
+    let app = app().await;
+    let doc = get(&app, "/api/v1/openapi.json").await.json();
+    for (path, operations) in doc["paths"].as_object().unwrap() {
+        let uri = format!("/api/v1{}", path.replace("{benchmark}", "reporeuse"));
+        for (method, operation) in operations.as_object().unwrap() {
+            let reply = match method.as_str() {
+                "get" => get(&app, &uri).await,
+                "post" => {
+                    post_json(&app, &uri, r#"{"source": "def f():\n    return g()\n"}"#).await
+                }
+                other => panic!("{path}: method {other} has no check here"),
+            };
+            assert_eq!(
+                reply.status,
+                StatusCode::OK,
+                "{method} {uri}: {}",
+                reply.text()
+            );
+            let schema = &operation["responses"]["200"]["content"]["application/json"]["schema"];
+            if !schema.is_null() {
+                assert_required(&doc, schema, &reply.json(), &uri);
+            }
+        }
+    }
+}
