@@ -173,26 +173,27 @@ fn read_chain(root: &Path, id: &str) -> Result<Chain, DatasetError> {
         }
         turns.push(read_turn(&turn_dir)?);
     }
-    if let Ok(entries) = std::fs::read_dir(&dir) {
-        for entry in entries.flatten() {
+    let stray = std::fs::read_dir(&dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|entry| {
             let name = entry.file_name().to_string_lossy().into_owned();
-            if let Some(n) = name
-                .strip_prefix("turn-")
-                .and_then(|n| n.parse::<usize>().ok())
-                && n > turns.len()
-            {
-                return Err(DatasetError::Invalid {
-                    dir: root.to_owned(),
-                    problems: vec![Problem {
-                        file: format!("chains/{id}/{name}"),
-                        message: format!(
-                            "turns must be numbered 1..T without gaps, but turn-{} is missing",
-                            turns.len() + 1
-                        ),
-                    }],
-                });
-            }
-        }
+            let n = name.strip_prefix("turn-")?.parse::<usize>().ok()?;
+            (n > turns.len()).then_some(n)
+        })
+        .min();
+    if let Some(n) = stray {
+        return Err(DatasetError::Invalid {
+            dir: root.to_owned(),
+            problems: vec![Problem {
+                file: format!("chains/{id}/turn-{n}"),
+                message: format!(
+                    "turns must be numbered 1..T without gaps, but turn-{} is missing",
+                    turns.len() + 1
+                ),
+            }],
+        });
     }
     if manifest.id != id {
         return Err(DatasetError::Invalid {

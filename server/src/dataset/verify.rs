@@ -234,13 +234,16 @@ pub fn run_turn_tests(
     Ok(parse_junit(&xml))
 }
 
+/// Per (chain id, turn): whether regenerating gave the stored files back.
+pub type Regenerated = BTreeMap<(String, usize), bool>;
+
 /// Re-runs the dataset's `tools/generate_tests.py` on a copy of the dataset (its
 /// `expected.json` and tests removed first) and returns, per chain and turn, whether the
-/// regenerated files equal the stored ones; `Err` with pip's output when the tool fails.
+/// regenerated files equal the stored ones; `Err` with the tool's output when it fails.
 pub fn regenerate(
     python: &Path,
     dataset: &RepoReuseDataset,
-) -> Result<Result<BTreeMap<(String, usize), bool>, String>, DatasetError> {
+) -> Result<Result<Regenerated, String>, DatasetError> {
     let copy = tmp_dir("wheelwright-regen-")?;
     for (path, text) in dataset.files() {
         let generated = path.ends_with("/expected.json") || path.contains("/tests/");
@@ -562,4 +565,29 @@ fn print_table(out: &mut impl std::io::Write, verdicts: &[TurnVerdict]) -> std::
         )?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn junit_counts_passes_failures_errors_and_skips() {
+        let xml = r#"<?xml version="1.0" encoding="utf-8"?><testsuites><testsuite name="pytest" errors="1" failures="1" skipped="1" tests="5">
+<testcase classname="test_turn" name="test_a" time="0.001" />
+<testcase classname="test_turn" name="test_b" time="0.001"><failure message="assert 1 == 2">x &gt; y</failure></testcase>
+<testcase classname="test_turn" name="test_c" time="0.001"><error message="boom" /></testcase>
+<testcase classname="test_turn" name="test_d" time="0.001"><skipped message="skip" /></testcase>
+<testcase classname="test_turn" name="test_e" time="0.001"><system-out>ok</system-out></testcase>
+</testsuite></testsuites>"#;
+        assert_eq!(
+            parse_junit(xml),
+            PytestCounts {
+                collected: 5,
+                passed: 2,
+                failed: 3
+            }
+        );
+        assert_eq!(parse_junit(""), PytestCounts::default());
+    }
 }
