@@ -234,16 +234,19 @@ pub fn run_turn_tests(
     Ok(parse_junit(&xml))
 }
 
-/// Per (chain id, turn): whether regenerating gave the stored files back.
-pub type Regenerated = BTreeMap<(String, usize), bool>;
+/// What re-running the generator gave.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Regeneration {
+    /// Per (chain id, turn): whether regenerating gave the stored files back.
+    pub same: BTreeMap<(String, usize), bool>,
+    /// Chains whose generator run failed, with the end of its output.
+    pub failed: Vec<(String, String)>,
+}
 
-/// Re-runs the dataset's `tools/generate_tests.py` on a copy of the dataset (its
-/// `expected.json` and tests removed first) and returns, per chain and turn, whether the
-/// regenerated files equal the stored ones; `Err` with the tool's output when it fails.
-pub fn regenerate(
-    python: &Path,
-    dataset: &RepoReuseDataset,
-) -> Result<Result<Regenerated, String>, DatasetError> {
+/// Re-runs the dataset's `tools/generate_tests.py`, chain by chain, on a copy of the
+/// dataset (its `expected.json` and tests removed first) and compares the regenerated files
+/// with the stored ones. A chain whose generator run fails has every turn different.
+pub fn regenerate(python: &Path, dataset: &RepoReuseDataset) -> Result<Regeneration, DatasetError> {
     let copy = tmp_dir("wheelwright-regen-")?;
     for (path, text) in dataset.files() {
         let generated = path.ends_with("/expected.json") || path.contains("/tests/");
@@ -252,23 +255,26 @@ pub fn regenerate(
         }
         write_file(copy.path(), &path, &text)?;
     }
-    let mut command = Command::new(python);
-    command
-        .arg("tools/generate_tests.py")
-        .current_dir(copy.path())
-        .env("PYTHONDONTWRITEBYTECODE", "1")
-        .env_remove("PYTHONPATH");
-    let finished =
-        run_with_timeout(command, GENERATE_TIMEOUT).map_err(|e| DatasetError::Repository {
-            what: "tools/generate_tests.py".to_owned(),
-            message: format!("cannot run {}: {e}", python.display()),
-        })?;
-    if !finished.success {
-        return Ok(Err(finished.output));
-    }
-    let mut out = BTreeMap::new();
+    let mut out = Regeneration::default();
     for chain in &dataset.chains {
         let id = &chain.manifest.id;
+        let mut command = Command::new(python);
+        command
+            .arg("tools/generate_tests.py")
+            .arg(id)
+            .current_dir(copy.path())
+            .env("PYTHONDONTWRITEBYTECODE", "1")
+            .env_remove("PYTHONPATH");
+        let finished =
+            run_with_timeout(command, GENERATE_TIMEOUT).map_err(|e| DatasetError::Repository {
+                what: "tools/generate_tests.py".to_owned(),
+                message: format!("cannot run {}: {e}", python.display()),
+            })?;
+        if !finished.success {
+            let lines: Vec<&str> = finished.output.lines().collect();
+            let tail = lines[lines.len().saturating_sub(6)..].join("\n");
+            out.failed.push((id.clone(), tail));
+        }
         for (i, turn) in chain.turns.iter().enumerate() {
             let dir = copy.path().join(turn_dir(id, i + 1));
             let expected = std::fs::read_to_string(dir.join("expected.json")).ok();
@@ -281,13 +287,14 @@ pub fn regenerate(
             let regenerated_count = std::fs::read_dir(dir.join("tests"))
                 .map(|d| d.flatten().filter(|e| e.path().is_file()).count())
                 .unwrap_or(0);
-            let same = expected.as_deref() == Some(turn.expected_json.as_str())
+            let same = finished.success
+                && expected.as_deref() == Some(turn.expected_json.as_str())
                 && same_tests
                 && regenerated_count == turn.tests.len();
-            out.insert((id.clone(), i + 1), same);
+            out.same.insert((id.clone(), i + 1), same);
         }
     }
-    Ok(Ok(out))
+    Ok(out)
 }
 
 /// The number of cases in a turn's `expected.json` (`None` when it cannot be read).
@@ -422,29 +429,22 @@ pub fn verify_dir(
     if options.execute {
         let python = super::pypi::venv_python(repo, &options.cache_dir, &options.python)?;
         eprintln!("regenerating expected values and tests by running the references ...");
-        match regenerate(&python, &dataset)? {
-            Ok(same) => {
-                for (v, (chain, i)) in verdicts.iter_mut().zip(&turn_refs) {
-                    v.regenerated = same.get(&(chain.manifest.id.clone(), i + 1)).copied();
-                }
-            }
-            Err(output) => {
-                general_failures.push(format!(
-                    "tools/generate_tests.py failed:\n{}",
-                    output
-                        .lines()
-                        .rev()
-                        .take(15)
-                        .collect::<Vec<_>>()
-                        .into_iter()
-                        .rev()
-                        .collect::<Vec<_>>()
-                        .join("\n")
-                ));
-                for v in &mut verdicts {
-                    v.regenerated = Some(false);
-                }
-            }
+        let regeneration = regenerate(&python, &dataset)?;
+        for (v, (chain, i)) in verdicts.iter_mut().zip(&turn_refs) {
+            v.regenerated = regeneration
+                .same
+                .get(&(chain.manifest.id.clone(), i + 1))
+                .copied();
+        }
+        for (chain, output) in regeneration.failed {
+            general_failures.push(format!(
+                "chains/{chain}: tools/generate_tests.py {chain} failed:\n{}",
+                output
+                    .lines()
+                    .map(|l| format!("    {l}"))
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            ));
         }
         let bar = if options.progress {
             let bar = indicatif::ProgressBar::new(verdicts.len() as u64);
