@@ -48,16 +48,41 @@ pub enum Command {
     },
     /// Score a run against a dataset (RepoReuse, spec section 1): per-turn and overall tables.
     ///
-    /// Both files use the provisional JSON formats of docs/formats.md.
+    /// The dataset is a dataset directory (docs/formats.md, "Dataset (RepoReuse)"; its
+    /// repository's sources come from PyPI, cached) or a provisional dataset JSON file; the
+    /// run is the provisional run JSON file.
     Score {
         /// The run: what the agent wrote and did, per chain and turn.
         run: PathBuf,
-        /// The dataset: repositories and task chains.
+        /// The dataset: a dataset directory, or a provisional dataset JSON file.
         #[arg(long)]
         dataset: PathBuf,
         /// Print the report as JSON instead of tables.
         #[arg(long)]
         json: bool,
+    },
+    /// Work with dataset directories.
+    #[command(subcommand)]
+    Dataset(DatasetCommand),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum DatasetCommand {
+    /// Check every turn as the paper's pipeline does: structure, targets (static analysis
+    /// against the pinned repository), regenerated expected values, reference passes and
+    /// empty implementation fails. Exits non-zero on any failure.
+    Verify {
+        /// The dataset directory (holding dataset.json).
+        dir: PathBuf,
+        /// The Python 3 that runs pip and creates the cached venv.
+        #[arg(long, default_value = "python3")]
+        python: PathBuf,
+        /// Where wheels and venvs are cached [default: ~/.cache/wheelwright].
+        #[arg(long, env = "WHEELWRIGHT_CACHE_DIR")]
+        cache_dir: Option<PathBuf>,
+        /// Only structure and targets: no venv, no tests run.
+        #[arg(long)]
+        skip_execution: bool,
     },
 }
 
@@ -116,6 +141,25 @@ pub async fn execute(cli: Cli) -> anyhow::Result<()> {
             Ok(())
         }
         Command::Score { run, dataset, json } => score(&run, &dataset, json),
+        Command::Dataset(DatasetCommand::Verify {
+            dir,
+            python,
+            cache_dir,
+            skip_execution,
+        }) => {
+            let options = crate::dataset::verify::VerifyOptions {
+                python,
+                cache_dir: cache_dir.unwrap_or_else(crate::dataset::default_cache_dir),
+                execute: !skip_execution,
+                progress: std::io::stderr().is_terminal(),
+            };
+            let mut out = std::io::stdout().lock();
+            if crate::dataset::verify::verify_dir(&dir, &options, &mut out)? {
+                Ok(())
+            } else {
+                anyhow::bail!("the dataset in {} failed verification", dir.display())
+            }
+        }
     }
 }
 
@@ -133,8 +177,21 @@ fn read_json<T: serde::de::DeserializeOwned>(path: &Path, what: &str) -> anyhow:
     })
 }
 
+/// A dataset directory (converted, with its repository's sources) or a provisional JSON file.
+fn read_dataset(path: &Path) -> anyhow::Result<Dataset> {
+    if !path.is_dir() {
+        return read_json(path, "dataset");
+    }
+    let dataset = crate::dataset::load_dir(path)?;
+    let files = crate::dataset::pypi::repository_source(
+        &dataset.manifest.repository,
+        &crate::dataset::default_cache_dir(),
+    )?;
+    Ok(dataset.to_score_dataset(files))
+}
+
 fn score(run: &Path, dataset: &Path, json: bool) -> anyhow::Result<()> {
-    let dataset: Dataset = read_json(dataset, "dataset")?;
+    let dataset = read_dataset(dataset)?;
     let run: Run = read_json(run, "run")?;
     let total = dataset.turn_count();
     let bar = if total >= PROGRESS_MIN_TURNS && std::io::stderr().is_terminal() {

@@ -5,6 +5,7 @@
 //! thing through [`serve`].
 
 pub mod cli;
+pub mod dataset;
 pub mod db;
 mod error;
 mod published;

@@ -1,0 +1,797 @@
+//! The dataset format (design "Data"; spec section 1): versioned, content-hashed, pure.
+//!
+//! A dataset directory (documented in `docs/formats.md`, "Dataset (RepoReuse)") holds:
+//!
+//! ```text
+//! dataset.json                          DatasetManifest
+//! chains/<chain>/chain.json             ChainManifest
+//! chains/<chain>/turn-<t>/turn.json     TurnManifest
+//! chains/<chain>/turn-<t>/requirement.md, reference.py, cases.json, expected.json
+//! chains/<chain>/turn-<t>/tests/*       the hidden tests
+//! tools/*                               the dataset's generators and checkers
+//! ```
+//!
+//! Reading the directory is I/O and lives in the server (`wheelwright_server::dataset`);
+//! here are the types, [`RepoReuseDataset::validate`], [`RepoReuseDataset::content_hash`]
+//! and [`RepoReuseDataset::to_score_dataset`], which turns the dataset and its repository's
+//! files into the input of [`crate::score::score_run`].
+//!
+//! Only RepoReuse is implemented. [`Benchmark`] already names ReCUBE and SchrodingerRepo,
+//! and [`AnyDataset`] is the place their dataset types will go, so adding them changes no
+//! existing type.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use crate::score::{ChainSpec, DEFAULT_WORKDIR, Dataset, Repository, TurnSpec};
+
+/// Every turn requires exactly this many functions (spec section 1, "Setting").
+pub const FUNCTIONS_PER_TURN: usize = 3;
+
+/// Which benchmark a dataset belongs to (`dataset.json` `"benchmark"`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Benchmark {
+    /// Multi-turn reuse (spec section 1): chains of turns.
+    RepoReuse,
+    /// Masked-file reconstruction (spec section 2). Not implemented yet.
+    ReCube,
+    /// Behaviour-preserving repository views (spec section 3). Not implemented yet.
+    SchrodingerRepo,
+}
+
+impl Benchmark {
+    /// The spelling used in `dataset.json`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Benchmark::RepoReuse => "reporeuse",
+            Benchmark::ReCube => "recube",
+            Benchmark::SchrodingerRepo => "schrodingerrepo",
+        }
+    }
+}
+
+/// The repository behind the tasks: a PyPI distribution at a pinned version.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PypiRepository {
+    /// The distribution name on PyPI (`networkx`).
+    pub pypi: String,
+    /// The pinned version (`3.4.2`).
+    pub version: String,
+    /// The top-level import package (`networkx`); repo targets start with it.
+    pub import: String,
+}
+
+/// `dataset.json`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DatasetManifest {
+    pub name: String,
+    /// The dataset's own version; results record it with the content hash.
+    pub version: String,
+    pub benchmark: Benchmark,
+    pub repository: PypiRepository,
+    /// Chain ids (directory names under `chains/`), in report order.
+    pub chains: Vec<String>,
+}
+
+/// `chains/<chain>/chain.json`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ChainManifest {
+    /// Equal to the chain's directory name.
+    pub id: String,
+    pub title: String,
+    pub description: String,
+    /// The directory every turn's module lives in (`solutions/road_audit`).
+    pub package: String,
+}
+
+/// One function a turn requires.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RequiredFunction {
+    pub name: String,
+    /// `name(params)`, as the agent must define it.
+    pub signature: String,
+    pub returns: String,
+    pub behaviour: String,
+}
+
+/// `chains/<chain>/turn-<t>/turn.json`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TurnManifest {
+    /// 1-based, equal to the position in the chain.
+    pub turn: usize,
+    pub title: String,
+    /// The required path of the new module, relative to the workspace root.
+    pub module_path: String,
+    pub context: String,
+    pub functions: Vec<RequiredFunction>,
+    /// Qualified names (defining module) of repository functions or methods to reuse.
+    pub repo_targets: Vec<String>,
+    /// Qualified names of functions earlier turns of the chain were required to define.
+    #[serde(default)]
+    pub self_targets: Vec<String>,
+    /// What recall is measured on: `repo_targets` followed by `self_targets`.
+    pub read_targets: Vec<String>,
+}
+
+impl TurnManifest {
+    /// The module name of [`TurnManifest::module_path`] (`solutions/a/b.py` -> `solutions.a.b`).
+    pub fn module_name(&self) -> String {
+        module_name(&self.module_path)
+    }
+}
+
+/// `solutions/a/b.py` -> `solutions.a.b` (a trailing `/__init__.py` names the package).
+pub fn module_name(module_path: &str) -> String {
+    let stem = module_path.strip_suffix(".py").unwrap_or(module_path);
+    let stem = stem.strip_suffix("/__init__").unwrap_or(stem);
+    stem.replace('/', ".")
+}
+
+/// One turn with its files.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Turn {
+    pub manifest: TurnManifest,
+    /// `requirement.md`: what the agent is shown.
+    pub requirement: String,
+    /// `reference.py`: the reference solution.
+    pub reference: String,
+    /// `tests/*`: (path relative to `tests/`, text), sorted by path.
+    pub tests: Vec<(String, String)>,
+    /// `cases.json`, verbatim.
+    pub cases_json: String,
+    /// `expected.json`, verbatim (generated by running the reference).
+    pub expected_json: String,
+}
+
+/// One chain with its turns (turn 1 first).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Chain {
+    pub manifest: ChainManifest,
+    pub turns: Vec<Turn>,
+}
+
+/// A whole RepoReuse dataset, as read from its directory.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RepoReuseDataset {
+    pub manifest: DatasetManifest,
+    /// In the order of [`DatasetManifest::chains`].
+    pub chains: Vec<Chain>,
+    /// `tools/*`: (path relative to the dataset root, text), sorted by path.
+    pub tools: Vec<(String, String)>,
+}
+
+/// A dataset of any benchmark. Only RepoReuse exists so far; ReCUBE instances and
+/// SchrodingerRepo views become further variants.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "benchmark", rename_all = "lowercase")]
+#[non_exhaustive]
+pub enum AnyDataset {
+    RepoReuse(Box<RepoReuseDataset>),
+}
+
+/// One thing wrong with a dataset: the file to fix (relative to the dataset root) and how.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Problem {
+    pub file: String,
+    pub message: String,
+}
+
+impl std::fmt::Display for Problem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.file, self.message)
+    }
+}
+
+/// The path of a turn's directory relative to the dataset root.
+pub fn turn_dir(chain: &str, turn: usize) -> String {
+    format!("chains/{chain}/turn-{turn}")
+}
+
+/// Prefix of the hashed serialisation; change it when the serialisation changes.
+const HASH_FORMAT: &str = "wheelwright-dataset-1";
+
+fn canonical_json<T: Serialize>(value: &T) -> String {
+    // Struct fields serialise in declaration order and maps are BTreeMaps: deterministic.
+    serde_json::to_string(value).unwrap_or_default()
+}
+
+impl RepoReuseDataset {
+    /// Every file of the dataset by path relative to its root, in path order. JSON
+    /// manifests are in canonical form (compact, fields in declaration order), so the
+    /// hash does not depend on whitespace; every other file is verbatim.
+    pub fn files(&self) -> BTreeMap<String, String> {
+        let mut files = BTreeMap::new();
+        files.insert("dataset.json".to_owned(), canonical_json(&self.manifest));
+        for chain in &self.chains {
+            let id = &chain.manifest.id;
+            files.insert(
+                format!("chains/{id}/chain.json"),
+                canonical_json(&chain.manifest),
+            );
+            for (i, turn) in chain.turns.iter().enumerate() {
+                let dir = turn_dir(id, i + 1);
+                files.insert(format!("{dir}/turn.json"), canonical_json(&turn.manifest));
+                files.insert(format!("{dir}/requirement.md"), turn.requirement.clone());
+                files.insert(format!("{dir}/reference.py"), turn.reference.clone());
+                files.insert(format!("{dir}/cases.json"), turn.cases_json.clone());
+                files.insert(format!("{dir}/expected.json"), turn.expected_json.clone());
+                for (path, text) in &turn.tests {
+                    files.insert(format!("{dir}/tests/{path}"), text.clone());
+                }
+            }
+        }
+        for (path, text) in &self.tools {
+            files.insert(path.clone(), text.clone());
+        }
+        files
+    }
+
+    /// SHA-256 (lowercase hex) over [`RepoReuseDataset::files`]: a format tag, then for
+    /// each file in path order its path and its text, each preceded by its length in
+    /// bytes (8 bytes, little endian), so no two different datasets serialise alike.
+    pub fn content_hash(&self) -> String {
+        let mut hasher = Sha256::new();
+        let mut put = |bytes: &[u8]| {
+            hasher.update((bytes.len() as u64).to_le_bytes());
+            hasher.update(bytes);
+        };
+        put(HASH_FORMAT.as_bytes());
+        for (path, text) in self.files() {
+            put(path.as_bytes());
+            put(text.as_bytes());
+        }
+        hex::encode(hasher.finalize())
+    }
+
+    /// Turns over all chains.
+    pub fn turn_count(&self) -> usize {
+        self.chains.iter().map(|c| c.turns.len()).sum()
+    }
+
+    /// Every problem of the dataset, each naming the file to fix; empty when valid.
+    ///
+    /// Checks: the benchmark is RepoReuse; `dataset.json` lists each chain once and in
+    /// the order read; each `chain.json` id is its directory; turns are numbered 1..T; each
+    /// turn requires exactly [`FUNCTIONS_PER_TURN`] distinct functions whose signatures
+    /// start with their names; module paths are relative `.py` paths under the chain's
+    /// package, unique in the dataset; repo targets are 2-4 qualified names in the
+    /// repository's import package; turn 1 has no self targets and later turns 1-3, each
+    /// naming a function an earlier turn of the same chain requires; `read_targets` are the
+    /// repo targets followed by the self targets; every turn has tests.
+    pub fn validate(&self) -> Vec<Problem> {
+        let mut problems = Vec::new();
+        let mut problem = |file: &str, message: String| {
+            problems.push(Problem {
+                file: file.to_owned(),
+                message,
+            });
+        };
+        let m = &self.manifest;
+        if m.benchmark != Benchmark::RepoReuse {
+            problem(
+                "dataset.json",
+                format!(
+                    "\"benchmark\" is {:?}, but only \"reporeuse\" datasets can be read so far",
+                    m.benchmark.as_str()
+                ),
+            );
+        }
+        for (field, value) in [
+            ("name", &m.name),
+            ("version", &m.version),
+            ("repository.pypi", &m.repository.pypi),
+            ("repository.version", &m.repository.version),
+            ("repository.import", &m.repository.import),
+        ] {
+            if value.trim().is_empty() {
+                problem("dataset.json", format!("\"{field}\" is empty; fill it in"));
+            }
+        }
+        if m.chains.is_empty() {
+            problem(
+                "dataset.json",
+                "\"chains\" is empty; list the chain directories under chains/".to_owned(),
+            );
+        }
+        let mut ids = BTreeSet::new();
+        for id in &m.chains {
+            if !ids.insert(id.as_str()) {
+                problem(
+                    "dataset.json",
+                    format!("chain {id:?} is listed twice in \"chains\"; list it once"),
+                );
+            }
+        }
+        let read: Vec<&str> = self.chains.iter().map(|c| c.manifest.id.as_str()).collect();
+        if read != m.chains.iter().map(String::as_str).collect::<Vec<_>>() {
+            problem(
+                "dataset.json",
+                format!(
+                    "\"chains\" lists {:?} but the chains read are {read:?}; make them agree",
+                    m.chains
+                ),
+            );
+        }
+        let import_prefix = format!("{}.", m.repository.import);
+        let mut module_paths: BTreeMap<&str, String> = BTreeMap::new();
+        for chain in &self.chains {
+            let id = &chain.manifest.id;
+            let chain_file = format!("chains/{id}/chain.json");
+            if chain.manifest.package.trim().is_empty() {
+                problem(&chain_file, "\"package\" is empty; name the directory the chain's modules go in (solutions/<name>)".to_owned());
+            }
+            if chain.turns.is_empty() {
+                problem(
+                    &chain_file,
+                    "the chain has no turns; add chains/<chain>/turn-1/".to_owned(),
+                );
+            }
+            // Functions required by earlier turns of this chain, as qualified names.
+            let mut earlier: BTreeSet<String> = BTreeSet::new();
+            for (i, turn) in chain.turns.iter().enumerate() {
+                let t = i + 1;
+                let tm = &turn.manifest;
+                let file = format!("{}/turn.json", turn_dir(id, t));
+                if tm.turn != t {
+                    problem(
+                        &file,
+                        format!(
+                            "\"turn\" is {} but this is turn {t} of the chain; turns are numbered 1..T without gaps",
+                            tm.turn
+                        ),
+                    );
+                }
+                check_module_path(
+                    &tm.module_path,
+                    &chain.manifest.package,
+                    &file,
+                    &mut problem,
+                );
+                if let Some(other) = module_paths.insert(&tm.module_path, file.clone()) {
+                    problem(
+                        &file,
+                        format!(
+                            "\"module_path\" {:?} is also the module path of {other}; give every turn its own module",
+                            tm.module_path
+                        ),
+                    );
+                }
+                if tm.functions.len() != FUNCTIONS_PER_TURN {
+                    problem(
+                        &file,
+                        format!(
+                            "\"functions\" has {} entries; a turn requires exactly {FUNCTIONS_PER_TURN}",
+                            tm.functions.len()
+                        ),
+                    );
+                }
+                let mut names = BTreeSet::new();
+                for f in &tm.functions {
+                    if !is_identifier(&f.name) {
+                        problem(
+                            &file,
+                            format!("function name {:?} is not a Python identifier", f.name),
+                        );
+                    }
+                    if !names.insert(f.name.as_str()) {
+                        problem(
+                            &file,
+                            format!("function {:?} is required twice; require it once", f.name),
+                        );
+                    }
+                    if !f.signature.starts_with(&format!("{}(", f.name))
+                        || !f.signature.ends_with(')')
+                    {
+                        problem(
+                            &file,
+                            format!(
+                                "the signature of {:?} is {:?}; write it as {}(parameters)",
+                                f.name, f.signature, f.name
+                            ),
+                        );
+                    }
+                }
+                if !(2..=4).contains(&tm.repo_targets.len()) {
+                    problem(
+                        &file,
+                        format!("{} repo targets; a turn has 2 to 4", tm.repo_targets.len()),
+                    );
+                }
+                for target in &tm.repo_targets {
+                    if !target.starts_with(&import_prefix) || !is_dotted(target) {
+                        problem(
+                            &file,
+                            format!(
+                                "repo target {target:?} is not a qualified name in the repository's package {:?} (write module.function or module.Class.method)",
+                                m.repository.import
+                            ),
+                        );
+                    }
+                }
+                let self_range = if t == 1 { 0..=0 } else { 1..=3 };
+                if !self_range.contains(&tm.self_targets.len()) {
+                    problem(
+                        &file,
+                        format!(
+                            "{} self targets; turn 1 has none and later turns 1 to 3",
+                            tm.self_targets.len()
+                        ),
+                    );
+                }
+                for target in &tm.self_targets {
+                    if !earlier.contains(target) {
+                        problem(
+                            &file,
+                            format!(
+                                "self target {target:?} is not a function an earlier turn of chain {id:?} requires; name one of {:?}",
+                                earlier
+                            ),
+                        );
+                    }
+                }
+                let expected_read: Vec<&String> =
+                    tm.repo_targets.iter().chain(&tm.self_targets).collect();
+                if tm.read_targets.iter().collect::<Vec<_>>() != expected_read {
+                    problem(
+                        &file,
+                        "\"read_targets\" must be \"repo_targets\" followed by \"self_targets\""
+                            .to_owned(),
+                    );
+                }
+                if turn.tests.is_empty() {
+                    problem(
+                        &format!("{}/tests", turn_dir(id, t)),
+                        "no test files; run tools/generate_tests.py".to_owned(),
+                    );
+                }
+                let module = tm.module_name();
+                earlier.extend(tm.functions.iter().map(|f| format!("{module}.{}", f.name)));
+            }
+        }
+        problems
+    }
+
+    /// The input of [`crate::score::score_run`]: every chain runs on the one repository,
+    /// named by its PyPI name, whose files (paths relative to the installed
+    /// site-packages, `networkx/__init__.py`, ...) are `repository_files`.
+    pub fn to_score_dataset(&self, repository_files: BTreeMap<String, String>) -> Dataset {
+        let name = self.manifest.repository.pypi.clone();
+        let chains = self
+            .chains
+            .iter()
+            .map(|chain| ChainSpec {
+                id: chain.manifest.id.clone(),
+                repository: name.clone(),
+                turns: chain
+                    .turns
+                    .iter()
+                    .map(|turn| TurnSpec {
+                        path: turn.manifest.module_path.clone(),
+                        repo_targets: turn.manifest.repo_targets.clone(),
+                        self_targets: turn.manifest.self_targets.clone(),
+                    })
+                    .collect(),
+            })
+            .collect();
+        let mut repositories = BTreeMap::new();
+        repositories.insert(
+            name,
+            Repository {
+                files: repository_files,
+                source_roots: Vec::new(),
+            },
+        );
+        Dataset {
+            repositories,
+            chains,
+            workdir: DEFAULT_WORKDIR.to_owned(),
+        }
+    }
+}
+
+fn check_module_path(
+    path: &str,
+    package: &str,
+    file: &str,
+    problem: &mut impl FnMut(&str, String),
+) {
+    let parts: Vec<&str> = path.split('/').collect();
+    let ok = path.ends_with(".py")
+        && !path.starts_with('/')
+        && !path.contains('\\')
+        && parts
+            .iter()
+            .all(|p| !p.is_empty() && *p != "." && *p != "..")
+        && parts.iter().enumerate().all(|(i, p)| {
+            is_identifier(if i + 1 == parts.len() {
+                p.trim_end_matches(".py")
+            } else {
+                p
+            })
+        });
+    if !ok {
+        problem(
+            file,
+            format!(
+                "\"module_path\" {path:?} is not a relative path of a Python module (a/b/c.py, identifiers only)"
+            ),
+        );
+    } else if !package.is_empty()
+        && !path.starts_with(&format!("{}/", package.trim_end_matches('/')))
+    {
+        problem(
+            file,
+            format!(
+                "\"module_path\" {path:?} is not under the chain's package {package:?}; move it there"
+            ),
+        );
+    }
+}
+
+fn is_identifier(s: &str) -> bool {
+    let mut chars = s.chars();
+    chars.next().is_some_and(|c| c == '_' || c.is_alphabetic())
+        && chars.all(|c| c == '_' || c.is_alphanumeric())
+}
+
+fn is_dotted(s: &str) -> bool {
+    s.split('.').count() >= 2 && s.split('.').all(is_identifier)
+}
+
+/// The module an agent that did nothing useful would leave: the turn's functions with
+/// their signatures, each raising `NotImplementedError` (it must fail every test).
+pub fn empty_module(turn: &TurnManifest) -> String {
+    let mut out = String::from("\"\"\"Empty implementation (every test must fail).\"\"\"\n");
+    for f in &turn.functions {
+        out.push_str(&format!(
+            "\n\ndef {}:\n    raise NotImplementedError\n",
+            f.signature
+        ));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn function(name: &str) -> RequiredFunction {
+        RequiredFunction {
+            name: name.to_owned(),
+            signature: format!("{name}(x)"),
+            returns: "x".to_owned(),
+            behaviour: String::new(),
+        }
+    }
+
+    fn turn(t: usize, module: &str, names: [&str; 3], selft: &[&str]) -> Turn {
+        let repo_targets = vec![
+            "textkit.clean.normalise".to_owned(),
+            "textkit.clean.strip".to_owned(),
+        ];
+        let self_targets: Vec<String> = selft.iter().map(|s| (*s).to_owned()).collect();
+        Turn {
+            manifest: TurnManifest {
+                turn: t,
+                title: format!("turn {t}"),
+                module_path: format!("solutions/slugs/{module}.py"),
+                context: String::new(),
+                functions: names.iter().map(|n| function(n)).collect(),
+                read_targets: repo_targets.iter().chain(&self_targets).cloned().collect(),
+                repo_targets,
+                self_targets,
+            },
+            requirement: "Write it.\n".to_owned(),
+            reference: "from textkit.clean import normalise, strip\n".to_owned(),
+            tests: vec![(
+                "test_turn.py".to_owned(),
+                "def test_x():\n    pass\n".to_owned(),
+            )],
+            cases_json: "[]\n".to_owned(),
+            expected_json: "{}\n".to_owned(),
+        }
+    }
+
+    fn dataset() -> RepoReuseDataset {
+        RepoReuseDataset {
+            manifest: DatasetManifest {
+                name: "tiny".to_owned(),
+                version: "1".to_owned(),
+                benchmark: Benchmark::RepoReuse,
+                repository: PypiRepository {
+                    pypi: "textkit".to_owned(),
+                    version: "1.0".to_owned(),
+                    import: "textkit".to_owned(),
+                },
+                chains: vec!["slugs".to_owned()],
+            },
+            chains: vec![Chain {
+                manifest: ChainManifest {
+                    id: "slugs".to_owned(),
+                    title: "Slugs".to_owned(),
+                    description: String::new(),
+                    package: "solutions/slugs".to_owned(),
+                },
+                turns: vec![
+                    turn(1, "slug", ["slugify", "unslug", "is_slug"], &[]),
+                    turn(
+                        2,
+                        "urls",
+                        ["url_for", "path_of", "join"],
+                        &["solutions.slugs.slug.slugify"],
+                    ),
+                ],
+            }],
+            tools: vec![("tools/verify.py".to_owned(), "print('ok')\n".to_owned())],
+        }
+    }
+
+    #[test]
+    fn a_consistent_dataset_has_no_problems() {
+        assert_eq!(dataset().validate(), Vec::<Problem>::new());
+    }
+
+    #[test]
+    fn every_problem_is_reported_with_its_file() {
+        let mut d = dataset();
+        {
+            let t2 = &mut d.chains[0].turns[1].manifest;
+            t2.turn = 3;
+            t2.self_targets = vec!["solutions.slugs.slug.nope".to_owned()];
+            t2.read_targets = t2.repo_targets.clone();
+            t2.functions.pop();
+            t2.module_path = "solutions/slugs/slug.py".to_owned();
+        }
+        let problems = d.validate();
+        let file = "chains/slugs/turn-2/turn.json";
+        let messages: Vec<&str> = problems
+            .iter()
+            .inspect(|p| assert_eq!(p.file, file, "{p}"))
+            .map(|p| p.message.as_str())
+            .collect();
+        assert_eq!(problems.len(), 5, "{messages:#?}");
+        assert!(messages.iter().any(|m| m.contains("\"turn\" is 3")));
+        assert!(
+            messages
+                .iter()
+                .any(|m| m.contains("solutions.slugs.slug.nope"))
+        );
+        assert!(messages.iter().any(|m| m.contains("exactly 3")));
+        assert!(
+            messages
+                .iter()
+                .any(|m| m.contains("also the module path of chains/slugs/turn-1/turn.json"))
+        );
+        assert!(messages.iter().any(|m| m.contains("read_targets")));
+    }
+
+    #[test]
+    fn self_targets_must_come_from_earlier_turns_of_the_same_chain() {
+        let mut d = dataset();
+        d.chains[0].turns[1].manifest.self_targets = vec!["solutions.slugs.urls.join".to_owned()];
+        d.chains[0].turns[1].manifest.read_targets = vec![
+            "textkit.clean.normalise".to_owned(),
+            "textkit.clean.strip".to_owned(),
+            "solutions.slugs.urls.join".to_owned(),
+        ];
+        let problems = d.validate();
+        assert_eq!(problems.len(), 1, "{problems:#?}");
+        assert!(
+            problems[0]
+                .message
+                .contains("not a function an earlier turn")
+        );
+    }
+
+    #[test]
+    fn other_benchmarks_and_bad_paths_are_refused() {
+        let mut d = dataset();
+        d.manifest.benchmark = Benchmark::ReCube;
+        d.chains[0].turns[0].manifest.module_path = "../slug.py".to_owned();
+        d.chains[0].turns[0].manifest.repo_targets[0] = "os.path.join".to_owned();
+        d.chains[0].turns[0].manifest.read_targets[0] = "os.path.join".to_owned();
+        let text: Vec<String> = d.validate().iter().map(ToString::to_string).collect();
+        // The bad module path also breaks turn 2's self target: 4 problems.
+        assert_eq!(text.len(), 4, "{text:#?}");
+        assert!(text[0].starts_with("dataset.json: \"benchmark\" is \"recube\""));
+        assert!(text.iter().any(|m| m.contains("not a relative path")));
+        assert!(text.iter().any(|m| m.contains("\"os.path.join\"")));
+    }
+
+    #[test]
+    fn the_hash_covers_every_file_but_not_json_whitespace() {
+        let d = dataset();
+        let h = d.content_hash();
+        assert_eq!(h.len(), 64);
+        assert_eq!(h, dataset().content_hash());
+        let mut e = dataset();
+        e.chains[0].turns[1].expected_json.push(' ');
+        assert_ne!(e.content_hash(), h);
+        let mut e = dataset();
+        e.tools[0].1.push('\n');
+        assert_ne!(e.content_hash(), h);
+        let mut e = dataset();
+        e.chains[0].turns[0].manifest.functions[0].behaviour = "changed".to_owned();
+        assert_ne!(e.content_hash(), h);
+        let files = d.files();
+        assert!(files.contains_key("chains/slugs/turn-2/tests/test_turn.py"));
+        assert_eq!(files.len(), 1 + 1 + 2 * 6 + 1);
+    }
+
+    #[test]
+    fn manifests_read_the_on_disk_json() {
+        let m: DatasetManifest = serde_json::from_str(
+            r#"{"name": "x", "version": "1", "benchmark": "reporeuse",
+                "repository": {"pypi": "networkx", "version": "3.4.2", "import": "networkx"},
+                "chains": ["a"]}"#,
+        )
+        .unwrap();
+        assert_eq!(m.benchmark, Benchmark::RepoReuse);
+        let bad = serde_json::from_str::<DatasetManifest>(
+            r#"{"name": "x", "version": "1", "benchmark": "reporeuse", "extra": 1,
+                "repository": {"pypi": "n", "version": "1", "import": "n"}, "chains": []}"#,
+        );
+        assert!(bad.is_err());
+    }
+
+    #[test]
+    fn conversion_scores_with_the_repository() {
+        let d = dataset();
+        let mut files = BTreeMap::new();
+        files.insert(
+            "textkit/clean.py".to_owned(),
+            "def normalise(t):\n    return t\n\ndef strip(t):\n    return t\n".to_owned(),
+        );
+        files.insert("textkit/__init__.py".to_owned(), String::new());
+        let sd = d.to_score_dataset(files);
+        assert_eq!(sd.chains.len(), 1);
+        assert_eq!(sd.chains[0].turns[1].path, "solutions/slugs/urls.py");
+        assert_eq!(
+            sd.chains[0].turns[1].self_targets,
+            ["solutions.slugs.slug.slugify"]
+        );
+        assert!(sd.repositories.contains_key("textkit"));
+        let run: crate::score::Run = serde_json::from_value(serde_json::json!({
+            "chains": {"slugs": {"turns": [
+                {"submission": "from textkit.clean import normalise, strip\n\ndef slugify(x):\n    return strip(normalise(x))\n"},
+                {"submission": "from solutions.slugs.slug import slugify\nfrom textkit.clean import normalise\n\ndef url_for(x):\n    return slugify(normalise(x))\n"}
+            ]}}
+        }))
+        .unwrap();
+        let report = crate::score::score_run(&sd, &run, &mut |_| {}).unwrap();
+        assert_eq!(report.turns.len(), 2);
+        assert!(report.diagnostics.is_empty(), "{:?}", report.diagnostics);
+        let t2 = &report.turns[1].scores;
+        assert_eq!(
+            format!("{}", crate::score::format_score(t2.reuse_self)),
+            "100.0"
+        );
+        assert_eq!(
+            format!("{}", crate::score::format_score(t2.reuse_repo)),
+            "50.0"
+        );
+    }
+
+    #[test]
+    fn module_names_and_empty_modules() {
+        assert_eq!(module_name("solutions/a/b.py"), "solutions.a.b");
+        assert_eq!(module_name("solutions/a/__init__.py"), "solutions.a");
+        let text = empty_module(&dataset().chains[0].turns[0].manifest);
+        assert!(text.contains("\n\ndef slugify(x):\n    raise NotImplementedError\n"));
+        assert_eq!(text.matches("NotImplementedError").count(), 3);
+    }
+
+    #[test]
+    fn any_dataset_is_tagged_by_benchmark() {
+        let v = serde_json::to_value(AnyDataset::RepoReuse(Box::new(dataset()))).unwrap();
+        assert_eq!(v["benchmark"], "reporeuse");
+    }
+}

@@ -1,0 +1,276 @@
+//! Datasets on disk: reading a dataset directory, fetching its pinned repository, verifying it.
+//!
+//! The format and its checks are pure and live in [`wheelwright_core::dataset`]; this
+//! module does the I/O around them:
+//! - [`load_dir`] reads a RepoReuse dataset directory (with size limits) and validates it;
+//! - [`pypi::repository_source`] obtains the pinned repository's Python sources from its
+//!   wheel on PyPI, cached;
+//! - [`verify`] checks every turn the way the dataset's own `tools/verify.py` does.
+
+pub mod pypi;
+pub mod verify;
+
+use std::path::{Path, PathBuf};
+
+use wheelwright_core::dataset::{
+    Benchmark, Chain, ChainManifest, DatasetManifest, Problem, RepoReuseDataset, Turn,
+    TurnManifest, turn_dir,
+};
+
+/// Largest file of a dataset that is read.
+pub const MAX_FILE_BYTES: u64 = 8 << 20;
+/// Largest number of files in one turn's `tests/` or in `tools/`.
+pub const MAX_DIR_FILES: usize = 256;
+/// Largest number of turns in a chain.
+pub const MAX_TURNS: usize = 1000;
+
+/// Why a dataset could not be read or used. Every message names the file and what to do.
+#[derive(Debug, thiserror::Error)]
+pub enum DatasetError {
+    #[error("cannot read {}: {source}; check the path and its permissions", path.display())]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{} is missing; {hint}", path.display())]
+    Missing { path: PathBuf, hint: &'static str },
+    #[error("{} is {size} bytes, more than the limit of {limit}; a dataset file this large is a mistake", path.display())]
+    TooLarge {
+        path: PathBuf,
+        size: u64,
+        limit: u64,
+    },
+    #[error("{} is not valid UTF-8 text; save it as UTF-8", path.display())]
+    NotText { path: PathBuf },
+    #[error("{} is not a valid {what} (see docs/formats.md, \"Dataset (RepoReuse)\"): {source}", path.display())]
+    Json {
+        path: PathBuf,
+        what: &'static str,
+        source: serde_json::Error,
+    },
+    #[error("{} has more than {limit} entries; remove the extra files", path.display())]
+    TooManyFiles { path: PathBuf, limit: usize },
+    #[error("{}: benchmark {:?} is not supported yet; only \"reporeuse\" datasets can be read", path.display(), benchmark.as_str())]
+    Unsupported { path: PathBuf, benchmark: Benchmark },
+    #[error("the dataset in {} is invalid ({} problem{}):\n{}", dir.display(), problems.len(), if problems.len() == 1 { "" } else { "s" }, problems.iter().map(|p| format!("  {p}")).collect::<Vec<_>>().join("\n"))]
+    Invalid {
+        dir: PathBuf,
+        problems: Vec<Problem>,
+    },
+    #[error("cannot obtain {what}: {message}")]
+    Repository { what: String, message: String },
+}
+
+fn read_text(path: &Path) -> Result<String, DatasetError> {
+    let meta = std::fs::metadata(path).map_err(|source| {
+        if source.kind() == std::io::ErrorKind::NotFound {
+            DatasetError::Missing {
+                path: path.to_owned(),
+                hint: "every dataset file listed in docs/formats.md must exist",
+            }
+        } else {
+            DatasetError::Io {
+                path: path.to_owned(),
+                source,
+            }
+        }
+    })?;
+    if meta.len() > MAX_FILE_BYTES {
+        return Err(DatasetError::TooLarge {
+            path: path.to_owned(),
+            size: meta.len(),
+            limit: MAX_FILE_BYTES,
+        });
+    }
+    let bytes = std::fs::read(path).map_err(|source| DatasetError::Io {
+        path: path.to_owned(),
+        source,
+    })?;
+    String::from_utf8(bytes).map_err(|_| DatasetError::NotText {
+        path: path.to_owned(),
+    })
+}
+
+fn read_json<T: serde::de::DeserializeOwned>(
+    path: &Path,
+    what: &'static str,
+) -> Result<T, DatasetError> {
+    let text = read_text(path)?;
+    serde_json::from_str(&text).map_err(|source| DatasetError::Json {
+        path: path.to_owned(),
+        what,
+        source,
+    })
+}
+
+/// The regular files directly in `dir` (names and texts, sorted by name); subdirectories
+/// and `__pycache__` are skipped. A missing directory gives no files.
+fn read_files(dir: &Path) -> Result<Vec<(String, String)>, DatasetError> {
+    let entries = match std::fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(source) => {
+            return Err(DatasetError::Io {
+                path: dir.to_owned(),
+                source,
+            });
+        }
+    };
+    let mut files = Vec::new();
+    for entry in entries {
+        let entry = entry.map_err(|source| DatasetError::Io {
+            path: dir.to_owned(),
+            source,
+        })?;
+        let kind = entry.file_type().map_err(|source| DatasetError::Io {
+            path: entry.path(),
+            source,
+        })?;
+        if !kind.is_file() {
+            continue;
+        }
+        let Some(name) = entry.file_name().to_str().map(str::to_owned) else {
+            continue;
+        };
+        if name.ends_with(".pyc") {
+            continue;
+        }
+        if files.len() == MAX_DIR_FILES {
+            return Err(DatasetError::TooManyFiles {
+                path: dir.to_owned(),
+                limit: MAX_DIR_FILES,
+            });
+        }
+        let text = read_text(&entry.path())?;
+        files.push((name, text));
+    }
+    files.sort();
+    Ok(files)
+}
+
+fn read_turn(dir: &Path) -> Result<Turn, DatasetError> {
+    let manifest: TurnManifest = read_json(&dir.join("turn.json"), "turn.json")?;
+    let tests = read_files(&dir.join("tests"))?;
+    Ok(Turn {
+        manifest,
+        requirement: read_text(&dir.join("requirement.md"))?,
+        reference: read_text(&dir.join("reference.py"))?,
+        tests,
+        cases_json: read_text(&dir.join("cases.json"))?,
+        expected_json: read_text(&dir.join("expected.json"))?,
+    })
+}
+
+fn read_chain(root: &Path, id: &str) -> Result<Chain, DatasetError> {
+    let dir = root.join("chains").join(id);
+    let manifest: ChainManifest = read_json(&dir.join("chain.json"), "chain.json")?;
+    let mut turns = Vec::new();
+    // Turns are turn-1, turn-2, ... while they exist; a later stray turn-<n> is an error.
+    for t in 1..=MAX_TURNS {
+        let turn_dir = root.join(turn_dir(id, t));
+        if !turn_dir.is_dir() {
+            break;
+        }
+        turns.push(read_turn(&turn_dir)?);
+    }
+    let stray = std::fs::read_dir(&dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|entry| {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let n = name.strip_prefix("turn-")?.parse::<usize>().ok()?;
+            (n > turns.len()).then_some(n)
+        })
+        .min();
+    if let Some(n) = stray {
+        return Err(DatasetError::Invalid {
+            dir: root.to_owned(),
+            problems: vec![Problem {
+                file: format!("chains/{id}/turn-{n}"),
+                message: format!(
+                    "turns must be numbered 1..T without gaps, but turn-{} is missing",
+                    turns.len() + 1
+                ),
+            }],
+        });
+    }
+    if manifest.id != id {
+        return Err(DatasetError::Invalid {
+            dir: root.to_owned(),
+            problems: vec![Problem {
+                file: format!("chains/{id}/chain.json"),
+                message: format!(
+                    "\"id\" is {:?} but the directory is {id:?}; make them equal",
+                    manifest.id
+                ),
+            }],
+        });
+    }
+    Ok(Chain { manifest, turns })
+}
+
+/// Reads the RepoReuse dataset in `dir` and validates it
+/// ([`RepoReuseDataset::validate`]); every problem is reported, each with its file.
+pub fn load_dir(dir: &Path) -> Result<RepoReuseDataset, DatasetError> {
+    let dataset = read_dir_unvalidated(dir)?;
+    let problems = dataset.validate();
+    if problems.is_empty() {
+        Ok(dataset)
+    } else {
+        Err(DatasetError::Invalid {
+            dir: dir.to_owned(),
+            problems,
+        })
+    }
+}
+
+/// Reads the dataset in `dir` without [`RepoReuseDataset::validate`]: only files that
+/// cannot be read or parsed are errors.
+pub fn read_dir_unvalidated(dir: &Path) -> Result<RepoReuseDataset, DatasetError> {
+    let manifest_path = dir.join("dataset.json");
+    let manifest: DatasetManifest = read_json(&manifest_path, "dataset.json")?;
+    if manifest.benchmark != Benchmark::RepoReuse {
+        return Err(DatasetError::Unsupported {
+            path: manifest_path,
+            benchmark: manifest.benchmark,
+        });
+    }
+    let mut chains = Vec::new();
+    for id in &manifest.chains {
+        if id.is_empty() || id.contains(['/', '\\']) || id == "." || id == ".." {
+            return Err(DatasetError::Invalid {
+                dir: dir.to_owned(),
+                problems: vec![Problem {
+                    file: "dataset.json".to_owned(),
+                    message: format!(
+                        "chain id {id:?} is not a directory name under chains/; fix \"chains\""
+                    ),
+                }],
+            });
+        }
+        chains.push(read_chain(dir, id)?);
+    }
+    let tools = read_files(&dir.join("tools"))?
+        .into_iter()
+        .map(|(name, text)| (format!("tools/{name}"), text))
+        .collect();
+    Ok(RepoReuseDataset {
+        manifest,
+        chains,
+        tools,
+    })
+}
+
+/// Where wheels and venvs are kept: `$WHEELWRIGHT_CACHE_DIR`, else
+/// `$XDG_CACHE_HOME/wheelwright`, else `$HOME/.cache/wheelwright`.
+pub fn default_cache_dir() -> PathBuf {
+    if let Some(dir) = std::env::var_os("WHEELWRIGHT_CACHE_DIR").filter(|d| !d.is_empty()) {
+        return PathBuf::from(dir);
+    }
+    if let Some(dir) = std::env::var_os("XDG_CACHE_HOME").filter(|d| !d.is_empty()) {
+        return PathBuf::from(dir).join("wheelwright");
+    }
+    let home = std::env::var_os("HOME").map_or_else(|| PathBuf::from("."), PathBuf::from);
+    home.join(".cache").join("wheelwright")
+}

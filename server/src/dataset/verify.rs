@@ -1,0 +1,593 @@
+//! `wheelwright dataset verify`: each turn checked the way the paper's pipeline does.
+//!
+//! 1. Structure: [`wheelwright_core::dataset::RepoReuseDataset::validate`] (done by
+//!    [`super::load_dir`]).
+//! 2. Targets, by static analysis with the scorer itself ([`check_targets`]): with W0 the
+//!    pinned repository's sources plus the references of the chain's earlier turns, the
+//!    reference must reference every declared repo and self target, and must define the
+//!    required functions. The repository and earlier-turn definitions it references but
+//!    does not declare are listed as notes: the targets derived from the reference.
+//! 3. Execution, with the pinned package and pytest in a cached venv ([`execute`]):
+//!    re-running the dataset's `tools/generate_tests.py` on a copy must give exactly the
+//!    stored `expected.json` and tests (expected values come from execution, never typed);
+//!    the reference must pass every test and an empty implementation fail every test, each
+//!    run by pytest in a temporary workspace holding the references of turns 1..t-1 at
+//!    their module paths and the module under test, read from pytest's JUnit XML.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+use std::process::Command;
+use std::time::Duration;
+
+use serde::Serialize;
+use wheelwright_core::dataset::{RepoReuseDataset, Turn, empty_module, turn_dir};
+use wheelwright_core::python::index::{IndexOptions, RepoIndex, Resolution};
+use wheelwright_core::python::references::analyse_submission;
+use wheelwright_core::workspace::Workspace;
+
+use super::DatasetError;
+use super::pypi::run_with_timeout;
+
+/// How long one pytest run may take.
+const PYTEST_TIMEOUT: Duration = Duration::from_secs(600);
+/// How long regenerating all tests may take.
+const GENERATE_TIMEOUT: Duration = Duration::from_secs(1800);
+
+/// The static check of one turn's reference.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct TargetCheck {
+    pub chain: String,
+    pub turn: usize,
+    /// Declared targets (repo, then self) the reference does not reference.
+    pub missing: Vec<String>,
+    /// Declared targets that name no definition of W0 plus the earlier references.
+    pub unknown: Vec<String>,
+    /// Required functions the reference does not define at module level.
+    pub undefined_functions: Vec<String>,
+    /// Derived from the reference: repository or earlier-turn definitions it references
+    /// that are not declared targets (canonical names).
+    pub undeclared: Vec<String>,
+}
+
+impl TargetCheck {
+    /// No missing or unknown target and every required function defined.
+    pub fn ok(&self) -> bool {
+        self.missing.is_empty() && self.unknown.is_empty() && self.undefined_functions.is_empty()
+    }
+}
+
+/// Checks every turn's reference against the declared targets (step 2 of the module doc).
+/// `repository_files` are the pinned repository's sources ([`super::pypi::repository_source`]).
+pub fn check_targets(
+    dataset: &RepoReuseDataset,
+    repository_files: &BTreeMap<String, String>,
+) -> Vec<TargetCheck> {
+    let mut workspace = Workspace::new();
+    for (path, text) in repository_files {
+        workspace.insert(path, text.as_str());
+    }
+    let base = RepoIndex::build(&workspace, &IndexOptions::default());
+    let import_prefix = format!("{}.", dataset.manifest.repository.import);
+    let mut out = Vec::new();
+    for chain in &dataset.chains {
+        let mut index = base.clone();
+        let mut earlier_modules: Vec<String> = Vec::new();
+        for (i, turn) in chain.turns.iter().enumerate() {
+            let tm = &turn.manifest;
+            let mut check = TargetCheck {
+                chain: chain.manifest.id.clone(),
+                turn: i + 1,
+                ..TargetCheck::default()
+            };
+            let analysis = analyse_submission(&index, &tm.module_path, Some(&turn.reference));
+            let mut declared = BTreeSet::new();
+            for target in tm.repo_targets.iter().chain(&tm.self_targets) {
+                match index.resolve(target) {
+                    Resolution::Definition { canonical, .. } => {
+                        if !analysis.references(&canonical) {
+                            check.missing.push(target.clone());
+                        }
+                        declared.insert(canonical);
+                    }
+                    _ => check.unknown.push(target.clone()),
+                }
+            }
+            check.undeclared = analysis
+                .references
+                .iter()
+                .filter(|r| !declared.contains(*r))
+                .filter(|r| {
+                    r.starts_with(&import_prefix)
+                        || earlier_modules.iter().any(|m| {
+                            r.strip_prefix(m.as_str())
+                                .is_some_and(|s| s.starts_with('.'))
+                        })
+                })
+                .cloned()
+                .collect();
+            let outline = wheelwright_core::outline::outline(&turn.reference);
+            for f in &tm.functions {
+                if !outline
+                    .definitions
+                    .iter()
+                    .any(|d| d.qualified_name == f.name)
+                {
+                    check.undefined_functions.push(f.name.clone());
+                }
+            }
+            index.insert(&tm.module_path, &turn.reference);
+            earlier_modules.push(tm.module_name());
+            out.push(check);
+        }
+    }
+    out
+}
+
+/// What pytest reported for one run (from its JUnit XML).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct PytestCounts {
+    pub collected: usize,
+    pub passed: usize,
+    /// Failed, errored or skipped.
+    pub failed: usize,
+}
+
+/// Counts the `<testcase>` elements of a JUnit XML report and those with a `<failure>`,
+/// `<error>` or `<skipped>` child.
+pub fn parse_junit(xml: &str) -> PytestCounts {
+    let mut counts = PytestCounts::default();
+    let mut rest = xml;
+    while let Some(start) = rest.find("<testcase") {
+        rest = &rest[start + "<testcase".len()..];
+        // `<testcases` or similar is not a testcase element.
+        if !rest.starts_with([' ', '\t', '\n', '\r', '>', '/']) {
+            continue;
+        }
+        counts.collected += 1;
+        let Some(close) = rest.find('>') else {
+            counts.failed += 1;
+            break;
+        };
+        if rest[..close].ends_with('/') {
+            counts.passed += 1;
+            rest = &rest[close + 1..];
+            continue;
+        }
+        let end = rest.find("</testcase>").unwrap_or(rest.len());
+        let body = &rest[close + 1..end];
+        if ["<failure", "<error", "<skipped"]
+            .iter()
+            .any(|tag| body.contains(tag))
+        {
+            counts.failed += 1;
+        } else {
+            counts.passed += 1;
+        }
+        rest = &rest[end..];
+    }
+    counts
+}
+
+fn write_file(root: &Path, relative: &str, text: &str) -> Result<(), DatasetError> {
+    let path = root.join(relative);
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent).map_err(|source| DatasetError::Io {
+            path: parent.to_owned(),
+            source,
+        })?;
+    }
+    std::fs::write(&path, text).map_err(|source| DatasetError::Io { path, source })
+}
+
+fn tmp_dir(prefix: &str) -> Result<tempfile::TempDir, DatasetError> {
+    tempfile::Builder::new()
+        .prefix(prefix)
+        .tempdir()
+        .map_err(|source| DatasetError::Io {
+            path: std::env::temp_dir(),
+            source,
+        })
+}
+
+/// Runs the turn's tests against `module_text` at the turn's module path, in a temporary
+/// workspace that also holds the references of the chain's turns before `turn_index`.
+pub fn run_turn_tests(
+    python: &Path,
+    turns: &[Turn],
+    turn_index: usize,
+    module_text: &str,
+) -> Result<PytestCounts, DatasetError> {
+    let ws = tmp_dir("wheelwright-verify-")?;
+    for earlier in &turns[..turn_index] {
+        write_file(ws.path(), &earlier.manifest.module_path, &earlier.reference)?;
+    }
+    let turn = &turns[turn_index];
+    write_file(ws.path(), &turn.manifest.module_path, module_text)?;
+    let mut names = Vec::new();
+    for (name, text) in &turn.tests {
+        write_file(ws.path(), name, text)?;
+        if name.ends_with(".py") {
+            names.push(name.clone());
+        }
+    }
+    let mut command = Command::new(python);
+    command
+        .args([
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "--junitxml",
+            "report.xml",
+        ])
+        .args(&names)
+        .current_dir(ws.path())
+        .env("PYTHONDONTWRITEBYTECODE", "1")
+        .env_remove("PYTHONPATH");
+    run_with_timeout(command, PYTEST_TIMEOUT).map_err(|e| DatasetError::Repository {
+        what: "a pytest run".to_owned(),
+        message: format!("cannot run {} -m pytest: {e}", python.display()),
+    })?;
+    // No report (a crash or a timeout) reads as nothing collected.
+    let xml = std::fs::read_to_string(ws.path().join("report.xml")).unwrap_or_default();
+    Ok(parse_junit(&xml))
+}
+
+/// What re-running the generator gave.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Regeneration {
+    /// Per (chain id, turn): whether regenerating gave the stored files back.
+    pub same: BTreeMap<(String, usize), bool>,
+    /// Chains whose generator run failed, with the end of its output.
+    pub failed: Vec<(String, String)>,
+}
+
+/// Re-runs the dataset's `tools/generate_tests.py`, chain by chain, on a copy of the
+/// dataset (its `expected.json` and tests removed first) and compares the regenerated files
+/// with the stored ones. A chain whose generator run fails has every turn different.
+pub fn regenerate(python: &Path, dataset: &RepoReuseDataset) -> Result<Regeneration, DatasetError> {
+    let copy = tmp_dir("wheelwright-regen-")?;
+    for (path, text) in dataset.files() {
+        let generated = path.ends_with("/expected.json") || path.contains("/tests/");
+        if path.starts_with("chains/") && generated {
+            continue;
+        }
+        write_file(copy.path(), &path, &text)?;
+    }
+    let mut out = Regeneration::default();
+    for chain in &dataset.chains {
+        let id = &chain.manifest.id;
+        let mut command = Command::new(python);
+        command
+            .arg("tools/generate_tests.py")
+            .arg(id)
+            .current_dir(copy.path())
+            .env("PYTHONDONTWRITEBYTECODE", "1")
+            .env_remove("PYTHONPATH");
+        let finished =
+            run_with_timeout(command, GENERATE_TIMEOUT).map_err(|e| DatasetError::Repository {
+                what: "tools/generate_tests.py".to_owned(),
+                message: format!("cannot run {}: {e}", python.display()),
+            })?;
+        if !finished.success {
+            let lines: Vec<&str> = finished.output.lines().collect();
+            let tail = lines[lines.len().saturating_sub(6)..].join("\n");
+            out.failed.push((id.clone(), tail));
+        }
+        for (i, turn) in chain.turns.iter().enumerate() {
+            let dir = copy.path().join(turn_dir(id, i + 1));
+            let expected = std::fs::read_to_string(dir.join("expected.json")).ok();
+            let same_tests = turn.tests.iter().all(|(name, text)| {
+                std::fs::read_to_string(dir.join("tests").join(name))
+                    .ok()
+                    .as_deref()
+                    == Some(text.as_str())
+            });
+            let regenerated_count = std::fs::read_dir(dir.join("tests"))
+                .map(|d| d.flatten().filter(|e| e.path().is_file()).count())
+                .unwrap_or(0);
+            let same = finished.success
+                && expected.as_deref() == Some(turn.expected_json.as_str())
+                && same_tests
+                && regenerated_count == turn.tests.len();
+            out.same.insert((id.clone(), i + 1), same);
+        }
+    }
+    Ok(out)
+}
+
+/// The number of cases in a turn's `expected.json` (`None` when it cannot be read).
+pub fn expected_count(turn: &Turn) -> Option<usize> {
+    let value: serde_json::Value = serde_json::from_str(&turn.expected_json).ok()?;
+    value.get("cases")?.as_array().map(Vec::len)
+}
+
+/// What `wheelwright dataset verify` does.
+#[derive(Clone, Debug)]
+pub struct VerifyOptions {
+    /// The Python that runs pip and creates the venv.
+    pub python: std::path::PathBuf,
+    /// Where wheels and venvs are cached.
+    pub cache_dir: std::path::PathBuf,
+    /// Run the tests and the generator (step 3); without, only steps 1 and 2.
+    pub execute: bool,
+    /// Show a progress bar on standard error.
+    pub progress: bool,
+}
+
+/// One row of the verification table.
+#[derive(Clone, Debug, Serialize)]
+pub struct TurnVerdict {
+    pub targets: TargetCheck,
+    pub tests: Option<usize>,
+    pub repo_targets: usize,
+    pub self_targets: usize,
+    /// `None` when not executed.
+    pub regenerated: Option<bool>,
+    pub reference: Option<PytestCounts>,
+    pub empty: Option<PytestCounts>,
+}
+
+impl TurnVerdict {
+    fn failures(&self) -> Vec<String> {
+        let t = &self.targets;
+        let mut out = Vec::new();
+        if !t.missing.is_empty() {
+            out.push(format!(
+                "reference.py does not reference the declared target(s) {}",
+                t.missing.join(", ")
+            ));
+        }
+        if !t.unknown.is_empty() {
+            out.push(format!(
+                "target(s) {} name no definition of the repository or an earlier turn; fix turn.json",
+                t.unknown.join(", ")
+            ));
+        }
+        if !t.undefined_functions.is_empty() {
+            out.push(format!(
+                "reference.py does not define the required function(s) {}",
+                t.undefined_functions.join(", ")
+            ));
+        }
+        let n = self.tests.unwrap_or(0);
+        if self.tests.is_none() {
+            out.push("expected.json has no \"cases\" list".to_owned());
+        }
+        if self.regenerated == Some(false) {
+            out.push("regenerating by execution gives different expected.json or tests; run tools/generate_tests.py and review".to_owned());
+        }
+        if let Some(r) = self.reference
+            && !(r.collected == n && r.passed == n)
+        {
+            out.push(format!(
+                "the reference passes {}/{n} tests (collected {})",
+                r.passed, r.collected
+            ));
+        }
+        if let Some(e) = self.empty
+            && !(e.collected == n && e.failed == n)
+        {
+            out.push(format!(
+                "an empty implementation fails {}/{n} tests (collected {}); every test must fail",
+                e.failed, e.collected
+            ));
+        }
+        out
+    }
+}
+
+/// Verifies the dataset in `dir`, printing progress, a per-turn table, notes and failures
+/// to `out`; `Ok(true)` when every check passed.
+pub fn verify_dir(
+    dir: &Path,
+    options: &VerifyOptions,
+    out: &mut impl std::io::Write,
+) -> anyhow::Result<bool> {
+    let dataset = super::load_dir(dir)?;
+    let repo = &dataset.manifest.repository;
+    writeln!(
+        out,
+        "dataset {} version {} ({}), {} chains, {} turns, content hash {}",
+        dataset.manifest.name,
+        dataset.manifest.version,
+        dataset.manifest.benchmark.as_str(),
+        dataset.chains.len(),
+        dataset.turn_count(),
+        dataset.content_hash()
+    )?;
+    writeln!(out, "structure: ok")?;
+    let files = super::pypi::repository_source_with(repo, &options.cache_dir, &options.python)?;
+    writeln!(
+        out,
+        "repository: {}=={} ({} Python files from its wheel)",
+        repo.pypi,
+        repo.version,
+        files.len()
+    )?;
+    let checks = check_targets(&dataset, &files);
+    let mut verdicts: Vec<TurnVerdict> = Vec::new();
+    let mut turn_refs = Vec::new();
+    let mut k = 0;
+    for chain in &dataset.chains {
+        for (i, turn) in chain.turns.iter().enumerate() {
+            verdicts.push(TurnVerdict {
+                targets: checks[k].clone(),
+                tests: expected_count(turn),
+                repo_targets: turn.manifest.repo_targets.len(),
+                self_targets: turn.manifest.self_targets.len(),
+                regenerated: None,
+                reference: None,
+                empty: None,
+            });
+            turn_refs.push((chain, i));
+            k += 1;
+        }
+    }
+    let mut general_failures = Vec::new();
+    if options.execute {
+        let python = super::pypi::venv_python(repo, &options.cache_dir, &options.python)?;
+        eprintln!("regenerating expected values and tests by running the references ...");
+        let regeneration = regenerate(&python, &dataset)?;
+        for (v, (chain, i)) in verdicts.iter_mut().zip(&turn_refs) {
+            v.regenerated = regeneration
+                .same
+                .get(&(chain.manifest.id.clone(), i + 1))
+                .copied();
+        }
+        for (chain, output) in regeneration.failed {
+            general_failures.push(format!(
+                "chains/{chain}: tools/generate_tests.py {chain} failed:\n{}",
+                output
+                    .lines()
+                    .map(|l| format!("    {l}"))
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            ));
+        }
+        let bar = if options.progress {
+            let bar = indicatif::ProgressBar::new(verdicts.len() as u64);
+            bar.set_style(
+                indicatif::ProgressStyle::with_template("testing {bar:40} {pos}/{len} turns {msg}")
+                    .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+            );
+            bar
+        } else {
+            indicatif::ProgressBar::hidden()
+        };
+        for (v, (chain, i)) in verdicts.iter_mut().zip(&turn_refs) {
+            bar.set_message(format!("{} turn {}", chain.manifest.id, i + 1));
+            let turn = &chain.turns[*i];
+            v.reference = Some(run_turn_tests(&python, &chain.turns, *i, &turn.reference)?);
+            v.empty = Some(run_turn_tests(
+                &python,
+                &chain.turns,
+                *i,
+                &empty_module(&turn.manifest),
+            )?);
+            bar.inc(1);
+        }
+        bar.finish_and_clear();
+    }
+    print_table(out, &verdicts)?;
+    let notes: Vec<&TurnVerdict> = verdicts
+        .iter()
+        .filter(|v| !v.targets.undeclared.is_empty())
+        .collect();
+    if !notes.is_empty() {
+        writeln!(out)?;
+        writeln!(
+            out,
+            "Notes: definitions the references use but do not declare as targets (derived from the reference)"
+        )?;
+        for v in notes {
+            writeln!(
+                out,
+                "  {} turn {}: {}",
+                v.targets.chain,
+                v.targets.turn,
+                v.targets.undeclared.join(", ")
+            )?;
+        }
+    }
+    let mut failures = general_failures;
+    for v in &verdicts {
+        for f in v.failures() {
+            failures.push(format!(
+                "{}: {f}",
+                turn_dir(&v.targets.chain, v.targets.turn)
+            ));
+        }
+    }
+    let total: usize = verdicts.iter().filter_map(|v| v.tests).sum();
+    writeln!(out)?;
+    writeln!(
+        out,
+        "{} chains, {} turns, {} tests{}",
+        dataset.chains.len(),
+        verdicts.len(),
+        total,
+        if options.execute {
+            ""
+        } else {
+            " (not executed: --skip-execution)"
+        }
+    )?;
+    if failures.is_empty() {
+        writeln!(out, "all checks passed")?;
+        Ok(true)
+    } else {
+        writeln!(out, "FAILURES:")?;
+        for f in &failures {
+            writeln!(out, "  {f}")?;
+        }
+        Ok(false)
+    }
+}
+
+fn print_table(out: &mut impl std::io::Write, verdicts: &[TurnVerdict]) -> std::io::Result<()> {
+    let width = verdicts
+        .iter()
+        .map(|v| v.targets.chain.len())
+        .max()
+        .unwrap_or(0)
+        .max("chain".len());
+    writeln!(out)?;
+    writeln!(
+        out,
+        "{:<width$} {:>4} {:>5} {:>4} {:>4} {:>7} {:>5} {:>8} {:>10}",
+        "chain", "turn", "tests", "repo", "self", "targets", "regen", "ref pass", "empty fail"
+    )?;
+    let counts = |c: Option<PytestCounts>, f: fn(PytestCounts) -> usize, n: Option<usize>| {
+        c.map_or_else(
+            || "-".to_owned(),
+            |c| format!("{}/{}", f(c), n.unwrap_or(0)),
+        )
+    };
+    for v in verdicts {
+        writeln!(
+            out,
+            "{:<width$} {:>4} {:>5} {:>4} {:>4} {:>7} {:>5} {:>8} {:>10}",
+            v.targets.chain,
+            v.targets.turn,
+            v.tests.map_or_else(|| "?".to_owned(), |n| n.to_string()),
+            v.repo_targets,
+            v.self_targets,
+            if v.targets.ok() { "ok" } else { "FAIL" },
+            match v.regenerated {
+                None => "-",
+                Some(true) => "ok",
+                Some(false) => "FAIL",
+            },
+            counts(v.reference, |c| c.passed, v.tests),
+            counts(v.empty, |c| c.failed, v.tests),
+        )?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn junit_counts_passes_failures_errors_and_skips() {
+        let xml = r#"<?xml version="1.0" encoding="utf-8"?><testsuites><testsuite name="pytest" errors="1" failures="1" skipped="1" tests="5">
+<testcase classname="test_turn" name="test_a" time="0.001" />
+<testcase classname="test_turn" name="test_b" time="0.001"><failure message="assert 1 == 2">x &gt; y</failure></testcase>
+<testcase classname="test_turn" name="test_c" time="0.001"><error message="boom" /></testcase>
+<testcase classname="test_turn" name="test_d" time="0.001"><skipped message="skip" /></testcase>
+<testcase classname="test_turn" name="test_e" time="0.001"><system-out>ok</system-out></testcase>
+</testsuite></testsuites>"#;
+        assert_eq!(
+            parse_junit(xml),
+            PytestCounts {
+                collected: 5,
+                passed: 2,
+                failed: 3
+            }
+        );
+        assert_eq!(parse_junit(""), PytestCounts::default());
+    }
+}

@@ -1,0 +1,130 @@
+//! `wheelwright dataset verify` and `wheelwright score --dataset <dir>`: the real binary on
+//! the real dataset. These NEED PyPI the first time (the networkx 3.4.2 wheel is then
+//! cached under `WHEELWRIGHT_CACHE_DIR`, default `~/.cache/wheelwright`). Execution (the
+//! venv and pytest) is skipped here; `wheelwright dataset verify datasets/reporeuse-networkx`
+//! runs it.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn real_dataset() -> PathBuf {
+    PathBuf::from(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../datasets/reporeuse-networkx"
+    ))
+}
+
+fn wheelwright(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_wheelwright"))
+        .args(args)
+        .env("WHEELWRIGHT_LOG", "warn")
+        .output()
+        .expect("the wheelwright binary runs")
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
+
+#[test]
+fn verify_passes_the_real_dataset_statically_needs_pypi() {
+    let dir = real_dataset();
+    let out = wheelwright(&[
+        "dataset",
+        "verify",
+        dir.to_str().unwrap(),
+        "--skip-execution",
+    ]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(stdout.contains("4 chains, 20 turns, 224 tests"), "{stdout}");
+    assert!(stdout.contains("all checks passed"), "{stdout}");
+    assert!(!stdout.contains("FAIL"), "{stdout}");
+}
+
+#[test]
+fn verify_fails_a_reference_that_misses_a_target_needs_pypi() {
+    let dir = tempfile::tempdir().unwrap();
+    copy_dir(&real_dataset(), dir.path());
+    let path = dir.path().join("chains/build-graph/turn-3/reference.py");
+    // Same behaviour, but condensation is no longer imported from networkx.
+    let text = std::fs::read_to_string(&path).unwrap().replace(
+        "import condensation, strongly_connected_components",
+        "import strongly_connected_components\nfrom solutions.build_graph.mine import condensation",
+    );
+    std::fs::write(&path, text).unwrap();
+    let out = wheelwright(&[
+        "dataset",
+        "verify",
+        dir.path().to_str().unwrap(),
+        "--skip-execution",
+    ]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(!out.status.success(), "{stdout}");
+    assert!(
+        stdout.contains("chains/build-graph/turn-3: reference.py does not reference the declared target(s) networkx.algorithms.components.strongly_connected.condensation"),
+        "{stdout}"
+    );
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("failed verification"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn score_reads_a_dataset_directory_needs_pypi() {
+    let dataset = wheelwright_server::dataset::load_dir(&real_dataset()).unwrap();
+    let mut chains = serde_json::Map::new();
+    for chain in &dataset.chains {
+        let turns: Vec<_> = chain
+            .turns
+            .iter()
+            .map(|t| serde_json::json!({"submission": t.reference, "tests": {"passed": 1, "total": 1}}))
+            .collect();
+        chains.insert(
+            chain.manifest.id.clone(),
+            serde_json::json!({ "turns": turns }),
+        );
+    }
+    let run = tempfile::NamedTempFile::new().unwrap();
+    std::fs::write(
+        run.path(),
+        serde_json::to_string(&serde_json::json!({ "chains": chains })).unwrap(),
+    )
+    .unwrap();
+    let dir = real_dataset();
+    let out = wheelwright(&[
+        "score",
+        run.path().to_str().unwrap(),
+        "--dataset",
+        dir.to_str().unwrap(),
+        "--json",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["turns"].as_array().unwrap().len(), 20);
+    assert_eq!(report["chains"], 4);
+    assert_eq!(
+        report["overall"]["reuse_repo"],
+        serde_json::json!({"status": "defined", "value": 100.0})
+    );
+    assert_eq!(report["diagnostics"], serde_json::json!([]));
+}

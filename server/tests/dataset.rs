@@ -1,0 +1,161 @@
+//! The real dataset `datasets/reporeuse-networkx`: it loads and validates, its references
+//! reference every declared target of networkx 3.4.2, and corrupted copies are refused with
+//! messages naming the file.
+
+use std::path::{Path, PathBuf};
+
+use wheelwright_server::dataset::{DatasetError, load_dir, pypi, verify};
+
+fn real_dataset() -> PathBuf {
+    PathBuf::from(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../datasets/reporeuse-networkx"
+    ))
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
+
+#[test]
+fn the_real_dataset_loads_and_validates() {
+    let dataset = load_dir(&real_dataset()).expect("the real dataset is valid");
+    assert_eq!(dataset.manifest.name, "reporeuse-networkx");
+    assert_eq!(dataset.manifest.repository.version, "3.4.2");
+    assert_eq!(dataset.chains.len(), 4);
+    assert_eq!(dataset.turn_count(), 20);
+    let tests: usize = dataset
+        .chains
+        .iter()
+        .flat_map(|c| &c.turns)
+        .map(|t| verify::expected_count(t).unwrap())
+        .sum();
+    assert_eq!(tests, 224);
+    assert!(
+        dataset
+            .tools
+            .iter()
+            .any(|(p, _)| p == "tools/generate_tests.py")
+    );
+    // Loading twice gives the same hash.
+    assert_eq!(
+        dataset.content_hash(),
+        load_dir(&real_dataset()).unwrap().content_hash()
+    );
+}
+
+/// NEEDS PyPI the first time: downloads the networkx 3.4.2 wheel into the cache
+/// (`WHEELWRIGHT_CACHE_DIR`, default `~/.cache/wheelwright`) and reuses it afterwards.
+#[test]
+fn every_declared_target_is_referenced_by_its_reference_needs_pypi() {
+    let dataset = load_dir(&real_dataset()).unwrap();
+    let files = pypi::repository_source(
+        &dataset.manifest.repository,
+        &wheelwright_server::dataset::default_cache_dir(),
+    )
+    .expect("the networkx 3.4.2 wheel (needs PyPI or the pip cache)");
+    assert!(files.contains_key("networkx/__init__.py"));
+    assert!(
+        files
+            .keys()
+            .all(|p| p.ends_with(".py") && !p.contains(".."))
+    );
+    let checks = verify::check_targets(&dataset, &files);
+    assert_eq!(checks.len(), 20);
+    for check in &checks {
+        assert!(check.ok(), "{check:#?}");
+    }
+    // Converted, the dataset scores: the references as submissions reuse every target.
+    let score_dataset = dataset.to_score_dataset(files);
+    let mut chains = serde_json::Map::new();
+    for chain in &dataset.chains {
+        let turns: Vec<_> = chain
+            .turns
+            .iter()
+            .map(|t| serde_json::json!({"submission": t.reference}))
+            .collect();
+        chains.insert(
+            chain.manifest.id.clone(),
+            serde_json::json!({ "turns": turns }),
+        );
+    }
+    let run: wheelwright_core::score::Run =
+        serde_json::from_value(serde_json::json!({ "chains": chains })).unwrap();
+    let report = wheelwright_core::score::score_run(&score_dataset, &run, &mut |_| {}).unwrap();
+    assert!(report.diagnostics.is_empty(), "{:?}", report.diagnostics);
+    for row in &report.turns {
+        assert_eq!(
+            wheelwright_core::score::format_score(row.scores.reuse_repo),
+            "100.0",
+            "{} turn {}",
+            row.chain,
+            row.turn
+        );
+        assert!(row.unknown_targets.is_empty(), "{:?}", row.unknown_targets);
+    }
+}
+
+#[test]
+fn a_self_target_naming_an_unknown_function_is_refused_naming_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    copy_dir(&real_dataset(), dir.path());
+    let path = dir.path().join("chains/road-audit/turn-2/turn.json");
+    let text = std::fs::read_to_string(&path).unwrap().replace(
+        "\"solutions.road_audit.distances.best_route\"",
+        "\"solutions.road_audit.distances.no_such_function\"",
+    );
+    std::fs::write(&path, text).unwrap();
+    let err = load_dir(dir.path()).unwrap_err();
+    let message = err.to_string();
+    assert!(matches!(err, DatasetError::Invalid { .. }), "{message}");
+    assert!(
+        message.contains("chains/road-audit/turn-2/turn.json: self target \"solutions.road_audit.distances.no_such_function\" is not a function an earlier turn"),
+        "{message}"
+    );
+}
+
+#[test]
+fn a_missing_reference_is_refused_naming_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    copy_dir(&real_dataset(), dir.path());
+    let path = dir.path().join("chains/build-graph/turn-3/reference.py");
+    std::fs::remove_file(&path).unwrap();
+    let err = load_dir(dir.path()).unwrap_err();
+    assert!(matches!(err, DatasetError::Missing { .. }), "{err}");
+    assert!(
+        err.to_string()
+            .contains("chains/build-graph/turn-3/reference.py is missing"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_gap_in_the_turns_and_bad_json_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    copy_dir(&real_dataset(), dir.path());
+    std::fs::rename(
+        dir.path().join("chains/social-circles/turn-4"),
+        dir.path().join("chains/social-circles/turn-7"),
+    )
+    .unwrap();
+    let err = load_dir(dir.path()).unwrap_err().to_string();
+    assert!(
+        err.contains("chains/social-circles/turn-5: turns must be numbered 1..T without gaps, but turn-4 is missing"),
+        "{err}"
+    );
+    std::fs::write(dir.path().join("dataset.json"), "{\"name\": 1}").unwrap();
+    let err = load_dir(dir.path()).unwrap_err().to_string();
+    assert!(
+        err.contains("dataset.json is not a valid dataset.json"),
+        "{err}"
+    );
+}
