@@ -102,6 +102,12 @@ pub struct TurnScore {
 /// Scores one turn.
 pub fn score_turn(input: &TurnInput<'_>) -> TurnScore {
     let analysis = analyse_submission(input.workspace, input.path, input.submission);
+    score_analysed(input, analysis)
+}
+
+/// [`score_turn`] with the submission already analysed against `input.workspace` (the
+/// caller reuses the parse for the index of later turns).
+pub(crate) fn score_analysed(input: &TurnInput<'_>, analysis: SubmissionAnalysis) -> TurnScore {
     let calls: BTreeSet<String> =
         crate::python::index::non_builtin(analysis.callees.iter().cloned());
     let repo = score_kind(

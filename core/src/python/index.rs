@@ -186,6 +186,12 @@ impl RepoIndex {
             return;
         };
         let analysis = scope::analyse(text, &name, package);
+        self.insert_analysed(&path, name, analysis);
+    }
+
+    /// Adds or replaces the module `name` at the normalised `path` from its analysis, so a
+    /// file already analysed (a scored submission) is not parsed a second time.
+    pub(crate) fn insert_analysed(&mut self, path: &str, name: String, analysis: FileAnalysis) {
         let mut last = HashMap::new();
         let mut stars = Vec::new();
         for (i, event) in analysis.top.iter().enumerate() {
@@ -199,13 +205,13 @@ impl RepoIndex {
         for (i, def) in analysis.defs.iter().enumerate() {
             by_qual.entry(def.qual.clone()).or_default().push(i);
         }
-        if let Some(old) = self.by_path.insert(path.clone(), name.clone()) {
+        if let Some(old) = self.by_path.insert(path.to_owned(), name.clone()) {
             self.modules.remove(&old);
         }
         self.modules.insert(
             name,
             Arc::new(Module {
-                path,
+                path: path.to_owned(),
                 analysis,
                 last,
                 stars,
