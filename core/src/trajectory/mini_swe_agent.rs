@@ -77,7 +77,7 @@ pub(crate) fn parse(value: &Value, v11: bool) -> Result<Trajectory, TrajectoryEr
     let fence = fence_word(messages);
     let structured = v11
         || messages.iter().any(|m| {
-            m.pointer("/extra/actions").is_some()
+            extra(m, "actions").is_some()
                 || m.get("tool_calls").is_some_and(|t| !t.is_null())
                 || matches!(role(m), "tool" | "exit")
         });
@@ -127,7 +127,7 @@ pub(crate) fn parse(value: &Value, v11: bool) -> Result<Trajectory, TrajectoryEr
                 }
             }
             "user" => {
-                let interrupt = msg.pointer("/extra/interrupt_type").and_then(Value::as_str);
+                let interrupt = extra(msg, "interrupt_type").and_then(Value::as_str);
                 if interrupt == Some("FormatError") {
                     if !last_was_rejected {
                         rejected += 1;
@@ -140,7 +140,7 @@ pub(crate) fn parse(value: &Value, v11: bool) -> Result<Trajectory, TrajectoryEr
                 let text = content_text(msg);
                 let is_obs = text.starts_with("<returncode>")
                     || text.starts_with(TIMEOUT_PREFIX)
-                    || (structured && msg.pointer("/extra/raw_output").is_some());
+                    || (structured && extra(msg, "raw_output").is_some());
                 if is_obs && !waiting.is_empty() {
                     let (idx, _) = waiting.remove(0);
                     attach(&mut actions, idx, msg);
@@ -173,6 +173,12 @@ pub(crate) fn parse(value: &Value, v11: bool) -> Result<Trajectory, TrajectoryEr
     })
 }
 
+/// `msg.extra.<key>`, as `msg.pointer("/extra/<key>")` finds it but without building and
+/// unescaping a pointer for every message.
+fn extra<'v>(msg: &'v Value, key: &str) -> Option<&'v Value> {
+    msg.get("extra").and_then(|e| e.get(key))
+}
+
 fn role(msg: &Value) -> &str {
     msg.get("role").and_then(Value::as_str).unwrap_or("")
 }
@@ -197,7 +203,7 @@ fn assistant_actions(
     structured: bool,
 ) -> Option<Vec<(String, Option<String>)>> {
     if structured {
-        if let Some(list) = msg.pointer("/extra/actions").and_then(Value::as_array) {
+        if let Some(list) = extra(msg, "actions").and_then(Value::as_array) {
             let cmds: Vec<_> = list
                 .iter()
                 .filter_map(|a| {
@@ -297,14 +303,13 @@ fn attach(actions: &mut [RawAction], idx: usize, msg: &Value) {
     a.truncated = obs.truncated;
     a.timed_out = obs.timed_out;
     if a.output.is_none() {
-        a.output = msg
-            .pointer("/extra/raw_output")
+        a.output = extra(msg, "raw_output")
             .and_then(Value::as_str)
             .map(str::to_owned)
             .or_else(|| Some(text.into_owned()));
     }
     if a.returncode.is_none() {
-        a.returncode = msg.pointer("/extra/returncode").and_then(Value::as_i64);
+        a.returncode = extra(msg, "returncode").and_then(Value::as_i64);
     }
 }
 
