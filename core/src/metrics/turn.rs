@@ -175,10 +175,7 @@ fn score_kind(
                 .shown
                 .map(|shown| is_recalled(index, canonical.as_deref(), shown));
             let evidence = canonical.as_deref().filter(|_| !referenced).map(|c| {
-                let callees = index
-                    .lookup(c)
-                    .map(|d| crate::python::index::non_builtin(d.callees))
-                    .unwrap_or_default();
+                let callees = crate::python::index::non_builtin(index.callees(c));
                 reimplementation(&callees, calls)
             });
             TargetOutcome {

@@ -361,6 +361,33 @@ impl RepoIndex {
         }
     }
 
+    /// The path and spans of the definition `dotted` names, as [`RepoIndex::lookup`] gives
+    /// them, without building the rest of the definition (its callees are resolved calls).
+    pub(crate) fn spans(&self, dotted: &str) -> Option<(&str, Vec<LineSpan>)> {
+        let Entity::Def(module, qual) = self.resolve_dotted(dotted) else {
+            return None;
+        };
+        let m = self.modules.get(&module)?;
+        let defs = m.by_qual.get(&qual)?;
+        let spans = defs
+            .iter()
+            .map(|&d| LineSpan {
+                start: m.analysis.defs[d].start_line,
+                end: m.analysis.defs[d].end_line,
+            })
+            .collect::<Vec<_>>();
+        (!spans.is_empty()).then_some((m.path.as_str(), spans))
+    }
+
+    /// The callees of the definition `dotted` names (empty when it names none), as the
+    /// `callees` of [`RepoIndex::lookup`], without building the rest of the definition.
+    pub(crate) fn callees(&self, dotted: &str) -> BTreeSet<String> {
+        match self.resolve_dotted(dotted) {
+            Entity::Def(module, qual) => self.callees_of(&module, &qual),
+            _ => BTreeSet::new(),
+        }
+    }
+
     pub(crate) fn resolve_dotted(&self, dotted: &str) -> Entity {
         let parts: Vec<&str> = dotted.split('.').collect();
         for k in (1..=parts.len()).rev() {
