@@ -3,7 +3,7 @@
 //! [`score_run`] is the RepoReuse scorer behind `wheelwright score` (spec section 1). For
 //! every chain of the [`Dataset`] it indexes the chain's repository (W0), then for turn t:
 //! - scores the agent's file against W_{t-1} = W0 plus the agent's own files of turns
-//!   1..t-1 (never reference solutions), with [`score_turn`];
+//!   1..t-1 (never reference solutions), with [`score_turn`](crate::metrics::turn::score_turn);
 //! - interprets the turn's trajectory, if any, against the same W_{t-1} (working directory
 //!   [`Dataset::workdir`], `/testbed` by default) for the shown lines, files and lines;
 //! - then adds the agent's file at the required path, so later turns see it.
@@ -30,9 +30,11 @@ use serde::{Deserialize, Serialize};
 use crate::metrics::pass_rate::TestResults;
 use crate::metrics::reimplementation::Reimplementation;
 use crate::metrics::run::{RunColumns, aggregate_run};
-use crate::metrics::turn::{KindScore, SubmissionStatus, TurnInput, TurnScore, score_turn};
+use crate::metrics::turn::{KindScore, SubmissionStatus, TurnInput, TurnScore, score_analysed};
 use crate::metrics::{Score, TargetKind};
 use crate::python::index::{IndexOptions, RepoIndex};
+use crate::python::references::{analyse_parsed, analyse_submission};
+use crate::python::scope;
 use crate::trajectory::{
     InterpretOptions, TrajectorySummary, interpret_trajectory, parse_trajectory,
     parse_trajectory_value,
@@ -357,11 +359,7 @@ fn read_trajectory(
     .map_err(|e| e.to_string())?;
     let options = InterpretOptions::new(Some(workspace)).with_workdir(workdir);
     let actions = interpret_trajectory(&trajectory, &options);
-    let summary = TrajectorySummary::new(&actions, trajectory.rejected_responses);
-    let mut shown = ShownLines::new();
-    for action in &actions {
-        shown.extend(&action.shown);
-    }
+    let (summary, shown) = TrajectorySummary::with_shown(&actions, trajectory.rejected_responses);
     let count = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
     Ok(Reading {
         shown,
@@ -410,7 +408,21 @@ fn score_chain(
             }
         });
         let path = normalise_path(&spec.path);
-        let score = score_turn(&TurnInput {
+        // The submission is parsed once: the same analysis is scored now and added to the
+        // index for later turns (`RepoIndex::insert` would parse it again).
+        let module = index.module_of_path(&path);
+        let parsed = turn_run.submission.as_deref().map(|text| {
+            let (name, package) = module.clone().unwrap_or_default();
+            scope::analyse(text, &name, package)
+        });
+        let analysis = match &parsed {
+            Some(parsed) => {
+                let name = module.as_ref().map(|(n, _)| n.clone()).unwrap_or_default();
+                analyse_parsed(&index, name, parsed)
+            }
+            None => analyse_submission(&index, &path, None),
+        };
+        let input = TurnInput {
             workspace: &index,
             submission: turn_run.submission.as_deref(),
             path: &path,
@@ -420,7 +432,8 @@ fn score_chain(
             tests: turn_run.tests,
             files: reading.as_ref().map(|r| r.files),
             lines: reading.as_ref().map(|r| r.lines),
-        });
+        };
+        let score = score_analysed(&input, analysis);
         duplicated |= score.reimplemented;
         rows.push(turn_row(
             chain,
@@ -432,7 +445,9 @@ fn score_chain(
         ));
         scores.push(score);
         if let Some(text) = &turn_run.submission {
-            index.insert(&path, text);
+            if let (Some((name, _)), Some(parsed)) = (module, parsed) {
+                index.insert_analysed(&path, name, parsed);
+            }
             undo.push((path.clone(), workspace.remove(&path)));
             workspace.insert(&path, text.as_str());
         }

@@ -8,6 +8,7 @@
 //! Only named nodes are kept: anonymous tokens (`(`, `def`, `,`) carry no facts the analyses
 //! need, and dropping them halves the arena.
 
+use std::cell::RefCell;
 use std::sync::OnceLock;
 
 use serde::Serialize;
@@ -226,12 +227,7 @@ fn to_u32(value: usize) -> u32 {
 /// Parses Python source. Never fails: a file with syntax errors yields the tree that
 /// tree-sitter recovered, and [`SyntaxTree::diagnostics`] says where the errors are.
 pub fn parse(source: &str) -> SyntaxTree<'_> {
-    let mut parser = tree_sitter::Parser::new();
-    let tree = parser
-        .set_language(&language())
-        .ok()
-        .and_then(|()| parser.parse(source, None));
-    let Some(tree) = tree else {
+    let Some(tree) = parse_tree(source) else {
         // Only a grammar/runtime version mismatch or a cancelled parse ends here.
         return SyntaxTree {
             source,
@@ -255,6 +251,37 @@ pub fn parse(source: &str) -> SyntaxTree<'_> {
         };
     };
     convert(source, &tree)
+}
+
+thread_local! {
+    /// One parser per thread, reused: scoring parses thousands of small files, and a new
+    /// parser (its stack, lexer and language set-up) for each cost as much as a short parse.
+    static PARSER: RefCell<Option<tree_sitter::Parser>> = const { RefCell::new(None) };
+}
+
+fn new_parser() -> Option<tree_sitter::Parser> {
+    let mut parser = tree_sitter::Parser::new();
+    parser.set_language(&language()).ok()?;
+    Some(parser)
+}
+
+fn parse_tree(source: &str) -> Option<tree_sitter::Tree> {
+    PARSER.with(|cell| {
+        // Parsing never re-enters itself; should the parser be in use anyway, use another.
+        let Ok(mut slot) = cell.try_borrow_mut() else {
+            return new_parser()?.parse(source, None);
+        };
+        if slot.is_none() {
+            *slot = new_parser();
+        }
+        let parser = slot.as_mut()?;
+        let tree = parser.parse(source, None);
+        if tree.is_none() {
+            // A parse that did not finish would otherwise be resumed by the next one.
+            parser.reset();
+        }
+        tree
+    })
 }
 
 fn convert<'s>(source: &'s str, tree: &tree_sitter::Tree) -> SyntaxTree<'s> {

@@ -99,17 +99,30 @@ impl ShownLines {
     }
 
     pub fn add(&mut self, path: &str, line: u32) {
-        self.files.entry(path.to_owned()).or_default().insert(line);
+        self.lines_of(path).insert(line);
     }
 
     /// Adds lines `start..=end`.
     pub fn add_range(&mut self, path: &str, start: u32, end: u32) {
         if start <= end {
-            self.files
-                .entry(path.to_owned())
-                .or_default()
-                .extend(start..=end);
+            self.lines_of(path).extend(start..=end);
         }
+    }
+
+    /// Adds every line of `lines` to `path`.
+    pub fn add_lines(&mut self, path: &str, lines: &BTreeSet<u32>) {
+        self.lines_of(path).extend(lines.iter().copied());
+    }
+
+    /// The lines of `path`, created empty if needed. Lines are added one at a time to a
+    /// few files, so the path is copied only when it is new, not for every line.
+    fn lines_of(&mut self, path: &str) -> &mut BTreeSet<u32> {
+        if !self.files.contains_key(path) {
+            self.files.insert(path.to_owned(), BTreeSet::new());
+        }
+        self.files
+            .get_mut(path)
+            .expect("the path's entry was just made")
     }
 
     pub fn extend(&mut self, other: &ShownLines) {

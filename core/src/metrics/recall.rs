@@ -14,11 +14,13 @@ use super::{Score, Undefined};
 
 /// Whether any span of the canonical definition was shown (`false` for unknown targets).
 pub fn is_recalled(index: &RepoIndex, canonical: Option<&str>, shown: &ShownLines) -> bool {
-    canonical.and_then(|c| index.lookup(c)).is_some_and(|def| {
-        def.spans
-            .iter()
-            .any(|span| shown.any_in(&def.path, span.start, span.end))
-    })
+    canonical
+        .and_then(|c| index.spans(c))
+        .is_some_and(|(path, spans)| {
+            spans
+                .iter()
+                .any(|span| shown.any_in(path, span.start, span.end))
+        })
 }
 
 /// Recalled share of the targets; undefined without targets or without shown lines.

@@ -102,6 +102,12 @@ pub struct TurnScore {
 /// Scores one turn.
 pub fn score_turn(input: &TurnInput<'_>) -> TurnScore {
     let analysis = analyse_submission(input.workspace, input.path, input.submission);
+    score_analysed(input, analysis)
+}
+
+/// [`score_turn`] with the submission already analysed against `input.workspace` (the
+/// caller reuses the parse for the index of later turns).
+pub(crate) fn score_analysed(input: &TurnInput<'_>, analysis: SubmissionAnalysis) -> TurnScore {
     let calls: BTreeSet<String> =
         crate::python::index::non_builtin(analysis.callees.iter().cloned());
     let repo = score_kind(
@@ -169,10 +175,7 @@ fn score_kind(
                 .shown
                 .map(|shown| is_recalled(index, canonical.as_deref(), shown));
             let evidence = canonical.as_deref().filter(|_| !referenced).map(|c| {
-                let callees = index
-                    .lookup(c)
-                    .map(|d| crate::python::index::non_builtin(d.callees))
-                    .unwrap_or_default();
+                let callees = crate::python::index::non_builtin(index.callees(c));
                 reimplementation(&callees, calls)
             });
             TargetOutcome {

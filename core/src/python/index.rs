@@ -186,6 +186,12 @@ impl RepoIndex {
             return;
         };
         let analysis = scope::analyse(text, &name, package);
+        self.insert_analysed(&path, name, analysis);
+    }
+
+    /// Adds or replaces the module `name` at the normalised `path` from its analysis, so a
+    /// file already analysed (a scored submission) is not parsed a second time.
+    pub(crate) fn insert_analysed(&mut self, path: &str, name: String, analysis: FileAnalysis) {
         let mut last = HashMap::new();
         let mut stars = Vec::new();
         for (i, event) in analysis.top.iter().enumerate() {
@@ -199,13 +205,13 @@ impl RepoIndex {
         for (i, def) in analysis.defs.iter().enumerate() {
             by_qual.entry(def.qual.clone()).or_default().push(i);
         }
-        if let Some(old) = self.by_path.insert(path.clone(), name.clone()) {
+        if let Some(old) = self.by_path.insert(path.to_owned(), name.clone()) {
             self.modules.remove(&old);
         }
         self.modules.insert(
             name,
             Arc::new(Module {
-                path,
+                path: path.to_owned(),
                 analysis,
                 last,
                 stars,
@@ -352,6 +358,33 @@ impl RepoIndex {
         match self.resolve_dotted(dotted) {
             Entity::Def(module, qual) => self.definition(&module, &qual),
             _ => None,
+        }
+    }
+
+    /// The path and spans of the definition `dotted` names, as [`RepoIndex::lookup`] gives
+    /// them, without building the rest of the definition (its callees are resolved calls).
+    pub(crate) fn spans(&self, dotted: &str) -> Option<(&str, Vec<LineSpan>)> {
+        let Entity::Def(module, qual) = self.resolve_dotted(dotted) else {
+            return None;
+        };
+        let m = self.modules.get(&module)?;
+        let defs = m.by_qual.get(&qual)?;
+        let spans = defs
+            .iter()
+            .map(|&d| LineSpan {
+                start: m.analysis.defs[d].start_line,
+                end: m.analysis.defs[d].end_line,
+            })
+            .collect::<Vec<_>>();
+        (!spans.is_empty()).then_some((m.path.as_str(), spans))
+    }
+
+    /// The callees of the definition `dotted` names (empty when it names none), as the
+    /// `callees` of [`RepoIndex::lookup`], without building the rest of the definition.
+    pub(crate) fn callees(&self, dotted: &str) -> BTreeSet<String> {
+        match self.resolve_dotted(dotted) {
+            Entity::Def(module, qual) => self.callees_of(&module, &qual),
+            _ => BTreeSet::new(),
         }
     }
 

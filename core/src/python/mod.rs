@@ -7,4 +7,4 @@
 mod builtins;
 pub mod index;
 pub mod references;
-mod scope;
+pub(crate) mod scope;

@@ -67,12 +67,21 @@ pub fn analyse_submission(
         };
     };
     let analysis = scope::analyse(source, &module, package);
+    analyse_parsed(index, module, &analysis)
+}
+
+/// [`analyse_submission`] of a present file already analysed as module `module`.
+pub(crate) fn analyse_parsed(
+    index: &RepoIndex,
+    module: String,
+    analysis: &FileAnalysis,
+) -> SubmissionAnalysis {
     let mut references = BTreeSet::new();
-    collect_references(index, &analysis, &mut references);
+    collect_references(index, analysis, &mut references);
     let callees = analysis
         .calls
         .iter()
-        .filter_map(|call| index.callee_identity(&analysis, call))
+        .filter_map(|call| index.callee_identity(analysis, call))
         .collect();
     SubmissionAnalysis {
         module,

@@ -1769,6 +1769,9 @@ fn interpret_shell(action: &ShellAction, ctx: &Ctx<'_>) -> InterpretedAction {
     let missing: Vec<&str> = action
         .output
         .as_deref()
+        // Most outputs have neither message: one search of the whole output rules that out
+        // before the line-by-line one (the messages hold no newline, so it finds the same).
+        .filter(|o| o.contains("No such file") || o.contains("cannot access"))
         .map(|o| {
             o.lines()
                 .filter(|l| l.contains("No such file") || l.contains("cannot access"))
@@ -1795,9 +1798,7 @@ fn interpret_shell(action: &ShellAction, ctx: &Ctx<'_>) -> InterpretedAction {
                 continue;
             }
             result.files.insert(file.to_owned());
-            for &l in lines {
-                result.shown.add(file, l);
-            }
+            result.shown.add_lines(file, lines);
         }
     }
     result

@@ -17,6 +17,8 @@
 //!   `<returncode>` text. A `user` message with `extra.interrupt_type: "FormatError"` is a
 //!   rejected response; a `role: "exit"` message ends the trajectory.
 
+use std::borrow::Cow;
+
 use serde_json::Value;
 
 use super::{RawAction, ShellAction, Trajectory, TrajectoryError, TrajectoryFormat};
@@ -37,9 +39,11 @@ fn messages_of(value: &Value) -> Option<&Vec<Value>> {
 }
 
 /// The text of a message's `content` (a string, or a list of `{"text": ...}` parts).
-pub(crate) fn content_text(msg: &Value) -> String {
+///
+/// Borrowed when the content is one string: observations are long and read only.
+pub(crate) fn content_text(msg: &Value) -> Cow<'_, str> {
     match msg.get("content") {
-        Some(Value::String(s)) => s.clone(),
+        Some(Value::String(s)) => Cow::Borrowed(s),
         Some(Value::Array(parts)) => {
             let mut out = String::new();
             for p in parts {
@@ -53,9 +57,9 @@ pub(crate) fn content_text(msg: &Value) -> String {
                 }
                 out.push_str(t);
             }
-            out
+            Cow::Owned(out)
         }
-        _ => String::new(),
+        _ => Cow::Borrowed(""),
     }
 }
 
@@ -73,7 +77,7 @@ pub(crate) fn parse(value: &Value, v11: bool) -> Result<Trajectory, TrajectoryEr
     let fence = fence_word(messages);
     let structured = v11
         || messages.iter().any(|m| {
-            m.pointer("/extra/actions").is_some()
+            extra(m, "actions").is_some()
                 || m.get("tool_calls").is_some_and(|t| !t.is_null())
                 || matches!(role(m), "tool" | "exit")
         });
@@ -123,7 +127,7 @@ pub(crate) fn parse(value: &Value, v11: bool) -> Result<Trajectory, TrajectoryEr
                 }
             }
             "user" => {
-                let interrupt = msg.pointer("/extra/interrupt_type").and_then(Value::as_str);
+                let interrupt = extra(msg, "interrupt_type").and_then(Value::as_str);
                 if interrupt == Some("FormatError") {
                     if !last_was_rejected {
                         rejected += 1;
@@ -136,7 +140,7 @@ pub(crate) fn parse(value: &Value, v11: bool) -> Result<Trajectory, TrajectoryEr
                 let text = content_text(msg);
                 let is_obs = text.starts_with("<returncode>")
                     || text.starts_with(TIMEOUT_PREFIX)
-                    || (structured && msg.pointer("/extra/raw_output").is_some());
+                    || (structured && extra(msg, "raw_output").is_some());
                 if is_obs && !waiting.is_empty() {
                     let (idx, _) = waiting.remove(0);
                     attach(&mut actions, idx, msg);
@@ -148,7 +152,8 @@ pub(crate) fn parse(value: &Value, v11: bool) -> Result<Trajectory, TrajectoryEr
             _ => {}
         }
     }
-    let format = if v11 || structured_format(value) {
+    // 1.1 when asked for, or when some message has the structured (v2) shape.
+    let format = if structured {
         TrajectoryFormat::MiniSweAgent11
     } else {
         TrajectoryFormat::MiniSweAgent1
@@ -168,14 +173,10 @@ pub(crate) fn parse(value: &Value, v11: bool) -> Result<Trajectory, TrajectoryEr
     })
 }
 
-fn structured_format(value: &Value) -> bool {
-    messages_of(value).is_some_and(|ms| {
-        ms.iter().any(|m| {
-            m.pointer("/extra/actions").is_some()
-                || m.get("tool_calls").is_some_and(|t| !t.is_null())
-                || matches!(role(m), "tool" | "exit")
-        })
-    })
+/// `msg.extra.<key>`, as `msg.pointer("/extra/<key>")` finds it but without building and
+/// unescaping a pointer for every message.
+fn extra<'v>(msg: &'v Value, key: &str) -> Option<&'v Value> {
+    msg.get("extra").and_then(|e| e.get(key))
 }
 
 fn role(msg: &Value) -> &str {
@@ -202,7 +203,7 @@ fn assistant_actions(
     structured: bool,
 ) -> Option<Vec<(String, Option<String>)>> {
     if structured {
-        if let Some(list) = msg.pointer("/extra/actions").and_then(Value::as_array) {
+        if let Some(list) = extra(msg, "actions").and_then(Value::as_array) {
             let cmds: Vec<_> = list
                 .iter()
                 .filter_map(|a| {
@@ -302,14 +303,13 @@ fn attach(actions: &mut [RawAction], idx: usize, msg: &Value) {
     a.truncated = obs.truncated;
     a.timed_out = obs.timed_out;
     if a.output.is_none() {
-        a.output = msg
-            .pointer("/extra/raw_output")
+        a.output = extra(msg, "raw_output")
             .and_then(Value::as_str)
             .map(str::to_owned)
-            .or(Some(text));
+            .or_else(|| Some(text.into_owned()));
     }
     if a.returncode.is_none() {
-        a.returncode = msg.pointer("/extra/returncode").and_then(Value::as_i64);
+        a.returncode = extra(msg, "returncode").and_then(Value::as_i64);
     }
 }
 
@@ -322,10 +322,53 @@ pub(crate) struct Observation {
     pub(crate) timed_out: bool,
 }
 
-fn between<'a>(text: &'a str, open: &str, close: &str) -> Option<&'a str> {
-    let s = text.find(open)? + open.len();
-    let e = text.get(s..)?.rfind(close)? + s;
-    text.get(s..e)
+/// The tags of an observation, in the order of [`Tags`]'s positions.
+const TAGS: [&str; 8] = [
+    "<returncode>",
+    "</returncode>",
+    "<output_head>",
+    "</output_head>",
+    "<output_tail>",
+    "</output_tail>",
+    "<output>",
+    "</output>",
+];
+
+/// The first and last position of each of [`TAGS`] in an observation.
+///
+/// Observations are long (whole file listings), so they are scanned once, from `<` to `<`,
+/// instead of once per tag and direction; every tag starts with its only `<`, so
+/// occurrences never overlap and the positions are those `find` and `rfind` give.
+struct Tags<'a> {
+    text: &'a str,
+    first: [Option<usize>; 8],
+    last: [Option<usize>; 8],
+}
+
+impl<'a> Tags<'a> {
+    fn scan(text: &'a str) -> Self {
+        let mut tags = Tags {
+            text,
+            first: [None; 8],
+            last: [None; 8],
+        };
+        for (i, _) in text.match_indices('<') {
+            let rest = &text[i..];
+            if let Some(k) = TAGS.iter().position(|tag| rest.starts_with(tag)) {
+                tags.first[k].get_or_insert(i);
+                tags.last[k] = Some(i);
+            }
+        }
+        tags
+    }
+
+    /// The text from the first `open` tag to the last `close` tag after it (`open` and
+    /// `close` index [`TAGS`]), as `text[find(open)..][..rfind(close)]`.
+    fn between(&self, open: usize, close: usize) -> Option<&'a str> {
+        let s = self.first[open]? + TAGS[open].len();
+        let e = self.last[close].filter(|&e| e >= s)?;
+        self.text.get(s..e)
+    }
 }
 
 fn trim_one_newline(s: &str) -> &str {
@@ -340,17 +383,16 @@ pub(crate) fn parse_observation(text: &str) -> Observation {
         timed_out: text.starts_with(TIMEOUT_PREFIX),
         ..Observation::default()
     };
-    obs.returncode =
-        between(text, "<returncode>", "</returncode>").and_then(|r| r.trim().parse::<i64>().ok());
-    if let (Some(head), Some(tail)) = (
-        between(text, "<output_head>", "</output_head>"),
-        between(text, "<output_tail>", "</output_tail>"),
-    ) {
+    let tags = Tags::scan(text);
+    obs.returncode = tags
+        .between(0, 1)
+        .and_then(|r| r.trim().parse::<i64>().ok());
+    if let (Some(head), Some(tail)) = (tags.between(2, 3), tags.between(4, 5)) {
         obs.truncated = true;
         let head = trim_one_newline(head);
         let tail = trim_one_newline(tail);
         obs.output = Some(format!("{head}\n{tail}"));
-    } else if let Some(out) = between(text, "<output>", "</output>") {
+    } else if let Some(out) = tags.between(6, 7) {
         obs.output = Some(trim_one_newline(out).to_owned());
     }
     obs

@@ -272,6 +272,15 @@ pub struct TrajectorySummary {
 impl TrajectorySummary {
     /// Summarises interpreted actions; `rejected_responses` comes from the [`Trajectory`].
     pub fn new(actions: &[InterpretedAction], rejected_responses: usize) -> Self {
+        Self::with_shown(actions, rejected_responses).0
+    }
+
+    /// [`TrajectorySummary::new`] together with the union of the actions' shown lines, for
+    /// callers that need both (merging the shown lines is a large part of the cost).
+    pub fn with_shown(
+        actions: &[InterpretedAction],
+        rejected_responses: usize,
+    ) -> (Self, ShownLines) {
         let mut s = Self {
             actions: actions.len(),
             rejected_responses,
@@ -284,12 +293,12 @@ impl TrajectorySummary {
             *s.by_category.entry(a.category).or_default() += 1;
             s.uninterpreted += usize::from(!a.interpreted);
             s.ambiguous += usize::from(a.ambiguous);
-            files.extend(a.files.iter().cloned());
+            files.extend(a.files.iter().map(String::as_str));
             shown.extend(&a.shown);
         }
         s.files = files.len();
         s.lines = shown.count();
-        s
+        (s, shown)
     }
 
     /// Interprets and summarises a whole trajectory.
