@@ -131,14 +131,7 @@ pub async fn execute(cli: Cli) -> anyhow::Result<()> {
             let source = std::fs::read_to_string(&file)
                 .with_context(|| format!("cannot read {}", file.display()))?;
             let outline = wheelwright_core::outline::outline(&source);
-            let mut out = std::io::stdout().lock();
-            if json {
-                serde_json::to_writer_pretty(&mut out, &outline)?;
-                writeln!(out)?;
-            } else {
-                print_outline(&mut out, &outline)?;
-            }
-            Ok(())
+            emit(json, &outline, print_outline)
         }
         Command::Score { run, dataset, json } => score(&run, &dataset, json),
         Command::Dataset(DatasetCommand::Verify {
@@ -208,13 +201,21 @@ fn score(run: &Path, dataset: &Path, json: bool) -> anyhow::Result<()> {
         bar.set_position(p.turns_done as u64);
     });
     bar.finish_and_clear();
-    let report = report?;
+    emit(json, &report?, print_report)
+}
+
+/// Prints `value` to standard output as pretty JSON, or as text with `print`.
+fn emit<T: serde::Serialize>(
+    json: bool,
+    value: &T,
+    print: impl FnOnce(&mut std::io::StdoutLock<'static>, &T) -> std::io::Result<()>,
+) -> anyhow::Result<()> {
     let mut out = std::io::stdout().lock();
     if json {
-        serde_json::to_writer_pretty(&mut out, &report)?;
+        serde_json::to_writer_pretty(&mut out, value)?;
         writeln!(out)?;
     } else {
-        print_report(&mut out, &report)?;
+        print(&mut out, value)?;
     }
     Ok(())
 }
