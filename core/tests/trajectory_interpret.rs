@@ -533,3 +533,14 @@ fn v2_tool_observations_attach_by_call_id() {
     let a = interpret_action(&t.actions[1], &InterpretOptions::default());
     assert_eq!(actual_shown(&a), expected_shown(&[("pkg/a.py", 1, 2)]));
 }
+
+#[test]
+fn hostile_nesting_cannot_overflow_the_stack() {
+    // Test threads have small stacks: 100,000 nested `xargs` would overflow any recursion.
+    let command = format!(
+        "find . -name '*.py' | {}grep -n foo",
+        "xargs ".repeat(100_000)
+    );
+    let action = run_shell(&command, None, None);
+    assert_eq!(action.kind, ActionKind::Search);
+}

@@ -1147,10 +1147,18 @@ fn classify(ctx: &Ctx<'_>, cwd: &str, words: &[Word]) -> Cmd {
         "xargs" => {
             // `... | xargs grep -l x`: the command runs on files read from stdin.
             let mut rest = args;
-            while rest.first().is_some_and(|w| w.text.starts_with('-')) {
-                let opt = rest[0].text.as_str();
-                let takes = matches!(opt, "-I" | "-n" | "-P" | "-d" | "-L" | "-s" | "-E");
-                rest = &rest[if takes { 2.min(rest.len()) } else { 1 }..];
+            // `xargs xargs ... cmd` is stripped in a loop, so the one recursive call below
+            // never meets `xargs` again: a hostile command cannot deepen the stack.
+            loop {
+                while rest.first().is_some_and(|w| w.text.starts_with('-')) {
+                    let opt = rest[0].text.as_str();
+                    let takes = matches!(opt, "-I" | "-n" | "-P" | "-d" | "-L" | "-s" | "-E");
+                    rest = &rest[if takes { 2.min(rest.len()) } else { 1 }..];
+                }
+                match rest.first() {
+                    Some(w) if base(&w.text) == "xargs" => rest = &rest[1..],
+                    _ => break,
+                }
             }
             match rest.first().map(|w| base(&w.text)) {
                 None => Cmd::Other,
