@@ -176,9 +176,10 @@ fn read_dataset(path: &Path) -> anyhow::Result<Dataset> {
         return read_json(path, "dataset");
     }
     let dataset = crate::dataset::load_dir(path)?;
-    let files = crate::dataset::pypi::repository_source(
-        &dataset.manifest.repository,
+    let files = crate::dataset::repository_source(
+        &dataset,
         &crate::dataset::default_cache_dir(),
+        Path::new("python3"),
     )?;
     Ok(dataset.to_score_dataset(files))
 }

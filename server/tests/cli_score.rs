@@ -29,7 +29,7 @@ fn json_output_matches_the_expected_report() {
         "score",
         &fixture("run.json"),
         "--dataset",
-        &fixture("dataset.json"),
+        &fixture("dataset"),
         "--json",
     ]);
     let stderr = String::from_utf8_lossy(&out.stderr);
@@ -58,7 +58,7 @@ fn tables_show_turns_overall_and_diagnostics() {
         "score",
         &fixture("run.json"),
         "--dataset",
-        &fixture("dataset.json"),
+        &fixture("dataset"),
     ]);
     assert!(out.status.success());
     let text = String::from_utf8(out.stdout).unwrap();
@@ -83,7 +83,7 @@ fn tables_show_turns_overall_and_diagnostics() {
 fn a_missing_file_fails_and_names_the_path() {
     let missing = fixtures().join("no-such-run.json");
     let missing = missing.to_string_lossy();
-    let out = wheelwright(&["score", &missing, "--dataset", &fixture("dataset.json")]);
+    let out = wheelwright(&["score", &missing, "--dataset", &fixture("dataset")]);
     assert!(!out.status.success());
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains(&*missing), "{stderr}");
