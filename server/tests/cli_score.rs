@@ -91,12 +91,26 @@ fn a_missing_file_fails_and_names_the_path() {
 }
 
 #[test]
-fn an_invalid_file_fails_and_names_the_path() {
-    // A run is not a dataset: refused with the path and where the format is documented.
+fn a_dataset_file_is_refused_a_dataset_is_a_directory() {
+    // A file is not a dataset: refused with the path and where the format is documented.
     let run = fixture("run.json");
     let out = wheelwright(&["score", &run, "--dataset", &run]);
     assert!(!out.status.success());
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains(&run), "{stderr}");
-    assert!(stderr.contains("not a valid dataset file"), "{stderr}");
+    assert!(
+        stderr.contains("is not a directory; a dataset is a directory"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("docs/formats.md"), "{stderr}");
+}
+
+#[test]
+fn an_invalid_run_file_fails_and_names_the_path() {
+    let dataset = fixture("dataset");
+    let out = wheelwright(&["score", &fixture("expected.json"), "--dataset", &dataset]);
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("expected.json"), "{stderr}");
+    assert!(stderr.contains("not a valid run file"), "{stderr}");
 }
