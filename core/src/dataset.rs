@@ -65,6 +65,49 @@ pub struct PypiRepository {
     pub import: String,
 }
 
+/// The repository behind the tasks, kept in the dataset itself: a directory of Python
+/// sources (for tests and private datasets).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LocalRepository {
+    /// The directory, relative to the dataset directory (`repository`). Its `.py` files,
+    /// by path relative to it (`textkit/clean.py`), are W0, as a wheel's are.
+    pub path: String,
+    /// The top-level import package (`textkit`); repo targets start with it.
+    pub import: String,
+}
+
+/// `dataset.json` `"repository"`: a PyPI distribution (`{"pypi", "version", "import"}`)
+/// or a local directory of the dataset (`{"path", "import"}`), told apart by their fields.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(
+    untagged,
+    expecting = "a PyPI repository {\"pypi\", \"version\", \"import\"} or a local one {\"path\", \"import\"}"
+)]
+pub enum RepositorySource {
+    Pypi(PypiRepository),
+    Local(LocalRepository),
+}
+
+impl RepositorySource {
+    /// The top-level import package; repo targets start with it.
+    pub fn import(&self) -> &str {
+        match self {
+            RepositorySource::Pypi(r) => &r.import,
+            RepositorySource::Local(r) => &r.import,
+        }
+    }
+
+    /// The repository's name in the scorer's input and in messages: the PyPI name, or
+    /// the import package of a local repository.
+    pub fn name(&self) -> &str {
+        match self {
+            RepositorySource::Pypi(r) => &r.pypi,
+            RepositorySource::Local(r) => &r.import,
+        }
+    }
+}
+
 /// `dataset.json`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -73,7 +116,7 @@ pub struct DatasetManifest {
     /// The dataset's own version; results record it with the content hash.
     pub version: String,
     pub benchmark: Benchmark,
-    pub repository: PypiRepository,
+    pub repository: RepositorySource,
     /// Chain ids (directory names under `chains/`), in report order.
     pub chains: Vec<String>,
 }
@@ -166,6 +209,10 @@ pub struct RepoReuseDataset {
     pub chains: Vec<Chain>,
     /// `tools/*`: (path relative to the dataset root, text), sorted by path.
     pub tools: Vec<(String, String)>,
+    /// A local repository's `.py` files: (path relative to [`LocalRepository::path`],
+    /// text), sorted by path. Empty for a PyPI repository.
+    #[serde(default)]
+    pub repository_files: Vec<(String, String)>,
 }
 
 /// A dataset of any benchmark. Only RepoReuse exists so far; ReCUBE instances and
@@ -231,6 +278,12 @@ impl RepoReuseDataset {
         for (path, text) in &self.tools {
             files.insert(path.clone(), text.clone());
         }
+        if let RepositorySource::Local(repo) = &self.manifest.repository {
+            let root = repo.path.trim_end_matches('/');
+            for (path, text) in &self.repository_files {
+                files.insert(format!("{root}/{path}"), text.clone());
+            }
+        }
         files
     }
 
@@ -284,16 +337,27 @@ impl RepoReuseDataset {
                 ),
             );
         }
-        for (field, value) in [
-            ("name", &m.name),
-            ("version", &m.version),
-            ("repository.pypi", &m.repository.pypi),
-            ("repository.version", &m.repository.version),
-            ("repository.import", &m.repository.import),
-        ] {
+        let mut fields = vec![("name", &m.name), ("version", &m.version)];
+        match &m.repository {
+            RepositorySource::Pypi(r) => fields.extend([
+                ("repository.pypi", &r.pypi),
+                ("repository.version", &r.version),
+                ("repository.import", &r.import),
+            ]),
+            RepositorySource::Local(r) => {
+                fields.extend([
+                    ("repository.path", &r.path),
+                    ("repository.import", &r.import),
+                ]);
+            }
+        }
+        for (field, value) in fields {
             if value.trim().is_empty() {
                 problem("dataset.json", format!("\"{field}\" is empty; fill it in"));
             }
+        }
+        if let RepositorySource::Local(r) = &m.repository {
+            check_local_repository(r, &self.repository_files, &mut problem);
         }
         if m.chains.is_empty() {
             problem(
@@ -320,7 +384,7 @@ impl RepoReuseDataset {
                 ),
             );
         }
-        let import_prefix = format!("{}.", m.repository.import);
+        let import_prefix = format!("{}.", m.repository.import());
         let mut module_paths: BTreeMap<&str, String> = BTreeMap::new();
         for chain in &self.chains {
             let id = &chain.manifest.id;
@@ -411,7 +475,7 @@ impl RepoReuseDataset {
                             &file,
                             format!(
                                 "repo target {target:?} is not a qualified name in the repository's package {:?} (write module.function or module.Class.method)",
-                                m.repository.import
+                                m.repository.import()
                             ),
                         );
                     }
@@ -460,10 +524,11 @@ impl RepoReuseDataset {
     }
 
     /// The input of [`crate::score::score_run`]: every chain runs on the one repository,
-    /// named by its PyPI name, whose files (paths relative to the installed
-    /// site-packages, `networkx/__init__.py`, ...) are `repository_files`.
+    /// named by [`RepositorySource::name`], whose files (paths relative to the installed
+    /// site-packages or to the local repository's directory, `networkx/__init__.py`, ...)
+    /// are `repository_files`.
     pub fn to_score_dataset(&self, repository_files: BTreeMap<String, String>) -> Dataset {
-        let name = self.manifest.repository.pypi.clone();
+        let name = self.manifest.repository.name().to_owned();
         let chains = self
             .chains
             .iter()
@@ -493,6 +558,71 @@ impl RepoReuseDataset {
             repositories,
             chains,
             workdir: DEFAULT_WORKDIR.to_owned(),
+        }
+    }
+}
+
+/// The first path component a local repository may not use: the dataset's own files.
+const RESERVED_TOP: [&str; 3] = ["chains", "tools", "dataset.json"];
+
+/// Whether `path` is a relative path down from a directory (no `..`, `.`, empty parts,
+/// backslashes or drive letters).
+pub fn is_relative_down(path: &str) -> bool {
+    !path.starts_with('/')
+        && !path.contains(['\\', ':'])
+        && path
+            .trim_end_matches('/')
+            .split('/')
+            .all(|p| !p.is_empty() && p != "." && p != "..")
+}
+
+fn check_local_repository(
+    repo: &LocalRepository,
+    files: &[(String, String)],
+    problem: &mut impl FnMut(&str, String),
+) {
+    if repo.path.trim().is_empty() {
+        return;
+    }
+    if !is_relative_down(&repo.path) {
+        problem(
+            "dataset.json",
+            format!(
+                "\"repository.path\" {:?} is not a directory inside the dataset directory; write a relative path without \"..\" (repository)",
+                repo.path
+            ),
+        );
+        return;
+    }
+    let top = repo.path.split('/').next().unwrap_or_default();
+    if RESERVED_TOP.contains(&top) {
+        problem(
+            "dataset.json",
+            format!(
+                "\"repository.path\" {:?} is inside the dataset's own {top}; put the repository in a directory of its own (repository)",
+                repo.path
+            ),
+        );
+    }
+    if files.is_empty() {
+        problem(
+            &repo.path,
+            "the local repository holds no .py files; put the repository's Python sources there"
+                .to_owned(),
+        );
+    } else if !repo.import.trim().is_empty() {
+        let package = format!("{}/", repo.import);
+        let module = format!("{}.py", repo.import);
+        if !files
+            .iter()
+            .any(|(p, _)| p.starts_with(&package) || *p == module)
+        {
+            problem(
+                &repo.path,
+                format!(
+                    "no {package} or {module} in the local repository; \"repository.import\" must name its top-level package"
+                ),
+            );
         }
     }
 }
@@ -606,11 +736,11 @@ mod tests {
                 name: "tiny".to_owned(),
                 version: "1".to_owned(),
                 benchmark: Benchmark::RepoReuse,
-                repository: PypiRepository {
+                repository: RepositorySource::Pypi(PypiRepository {
                     pypi: "textkit".to_owned(),
                     version: "1.0".to_owned(),
                     import: "textkit".to_owned(),
-                },
+                }),
                 chains: vec!["slugs".to_owned()],
             },
             chains: vec![Chain {
@@ -631,7 +761,98 @@ mod tests {
                 ],
             }],
             tools: vec![("tools/verify.py".to_owned(), "print('ok')\n".to_owned())],
+            repository_files: Vec::new(),
         }
+    }
+
+    fn local_dataset() -> RepoReuseDataset {
+        let mut d = dataset();
+        d.manifest.repository = RepositorySource::Local(LocalRepository {
+            path: "repository".to_owned(),
+            import: "textkit".to_owned(),
+        });
+        d.repository_files = vec![
+            ("textkit/__init__.py".to_owned(), String::new()),
+            (
+                "textkit/clean.py".to_owned(),
+                "def normalise(t):\n    return t\n".to_owned(),
+            ),
+        ];
+        d
+    }
+
+    #[test]
+    fn a_local_repository_is_part_of_the_dataset() {
+        let d = local_dataset();
+        assert_eq!(d.validate(), Vec::<Problem>::new());
+        let files = d.files();
+        assert!(files.contains_key("repository/textkit/clean.py"));
+        let h = d.content_hash();
+        assert_ne!(h, dataset().content_hash());
+        let mut e = local_dataset();
+        e.repository_files[1].1.push('\n');
+        assert_ne!(e.content_hash(), h);
+        let sd = d.to_score_dataset(d.repository_files.iter().cloned().collect());
+        assert!(sd.repositories.contains_key("textkit"));
+    }
+
+    #[test]
+    fn bad_local_repositories_are_refused() {
+        let check = |path: &str, files: &[&str]| {
+            let mut d = local_dataset();
+            d.manifest.repository = RepositorySource::Local(LocalRepository {
+                path: path.to_owned(),
+                import: "textkit".to_owned(),
+            });
+            d.repository_files = files
+                .iter()
+                .map(|f| ((*f).to_owned(), String::new()))
+                .collect();
+            d.validate()
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+        };
+        let p = check("../elsewhere", &["textkit/a.py"]);
+        assert_eq!(p.len(), 1, "{p:#?}");
+        assert!(p[0].contains("not a directory inside the dataset directory"));
+        let p = check("/abs", &["textkit/a.py"]);
+        assert!(p[0].contains("not a directory inside"), "{p:#?}");
+        let p = check("chains/repo", &["textkit/a.py"]);
+        assert!(p[0].contains("dataset's own chains"), "{p:#?}");
+        let p = check("repository", &[]);
+        assert_eq!(
+            p,
+            [
+                "repository: the local repository holds no .py files; put the repository's Python sources there"
+            ]
+        );
+        let p = check("repository", &["other/a.py"]);
+        assert!(p[0].contains("no textkit/ or textkit.py"), "{p:#?}");
+        assert!(check("repository", &["textkit.py"]).is_empty());
+        let p = check("", &["textkit.py"]);
+        assert!(p[0].contains("\"repository.path\" is empty"), "{p:#?}");
+    }
+
+    #[test]
+    fn the_repository_is_pypi_or_local_by_its_fields() {
+        let local: RepositorySource =
+            serde_json::from_str(r#"{"path": "repository", "import": "textkit"}"#).unwrap();
+        assert!(matches!(local, RepositorySource::Local(_)));
+        let pypi: RepositorySource =
+            serde_json::from_str(r#"{"pypi": "n", "version": "1", "import": "n"}"#).unwrap();
+        assert!(matches!(pypi, RepositorySource::Pypi(_)));
+        let mixed = serde_json::from_str::<RepositorySource>(
+            r#"{"pypi": "n", "version": "1", "path": "r", "import": "n"}"#,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(mixed.contains("a PyPI repository"), "{mixed}");
+        // A PyPI repository serialises as before, so existing content hashes stay.
+        assert_eq!(
+            serde_json::to_string(&pypi).unwrap(),
+            r#"{"pypi":"n","version":"1","import":"n"}"#
+        );
     }
 
     #[test]

@@ -11,8 +11,10 @@
 //! Finally [`aggregate_run`] macro-averages the chains. Per-turn rates in the report are in
 //! percent, like the overall row.
 //!
-//! The input types here are provisional (documented in `docs/formats.md`): they will be
-//! replaced by the dataset and run-bundle formats, not kept beside them.
+//! [`Dataset`] is the scorer's internal input, built from a dataset directory by
+//! [`crate::dataset::RepoReuseDataset::to_score_dataset`]; it is no file format. [`Run`]
+//! is the provisional run file (documented in `docs/formats.md`), to be replaced by the
+//! run-bundle format, not kept beside it.
 //!
 //! Nothing panics on bad input. A dataset that contradicts itself is a [`DatasetError`];
 //! problems of the run (a chain the dataset does not have, missing turns, a trajectory
@@ -48,7 +50,7 @@ fn default_workdir() -> String {
     DEFAULT_WORKDIR.to_owned()
 }
 
-/// The benchmark side: repositories and task chains (provisional format).
+/// The benchmark side: repositories and task chains (the scorer's input, no file format).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Dataset {

@@ -49,12 +49,12 @@ pub enum Command {
     /// Score a run against a dataset (RepoReuse, spec section 1): per-turn and overall tables.
     ///
     /// The dataset is a dataset directory (docs/formats.md, "Dataset (RepoReuse)"; its
-    /// repository's sources come from PyPI, cached) or a provisional dataset JSON file; the
-    /// run is the provisional run JSON file.
+    /// repository is a directory of it, or comes from PyPI, cached); the run is the
+    /// provisional run JSON file.
     Score {
         /// The run: what the agent wrote and did, per chain and turn.
         run: PathBuf,
-        /// The dataset: a dataset directory, or a provisional dataset JSON file.
+        /// The dataset directory (holding dataset.json).
         #[arg(long)]
         dataset: PathBuf,
         /// Print the report as JSON instead of tables.
@@ -170,15 +170,19 @@ fn read_json<T: serde::de::DeserializeOwned>(path: &Path, what: &str) -> anyhow:
     })
 }
 
-/// A dataset directory (converted, with its repository's sources) or a provisional JSON file.
+/// A dataset directory, converted, with its repository's sources.
 fn read_dataset(path: &Path) -> anyhow::Result<Dataset> {
     if !path.is_dir() {
-        return read_json(path, "dataset");
+        anyhow::bail!(
+            "{} is not a directory; a dataset is a directory holding dataset.json and chains/ (see docs/formats.md, \"Dataset (RepoReuse)\")",
+            path.display()
+        );
     }
     let dataset = crate::dataset::load_dir(path)?;
-    let files = crate::dataset::pypi::repository_source(
-        &dataset.manifest.repository,
+    let files = crate::dataset::repository_source(
+        &dataset,
         &crate::dataset::default_cache_dir(),
+        Path::new("python3"),
     )?;
     Ok(dataset.to_score_dataset(files))
 }

@@ -29,7 +29,7 @@ fn json_output_matches_the_expected_report() {
         "score",
         &fixture("run.json"),
         "--dataset",
-        &fixture("dataset.json"),
+        &fixture("dataset"),
         "--json",
     ]);
     let stderr = String::from_utf8_lossy(&out.stderr);
@@ -58,7 +58,7 @@ fn tables_show_turns_overall_and_diagnostics() {
         "score",
         &fixture("run.json"),
         "--dataset",
-        &fixture("dataset.json"),
+        &fixture("dataset"),
     ]);
     assert!(out.status.success());
     let text = String::from_utf8(out.stdout).unwrap();
@@ -83,7 +83,7 @@ fn tables_show_turns_overall_and_diagnostics() {
 fn a_missing_file_fails_and_names_the_path() {
     let missing = fixtures().join("no-such-run.json");
     let missing = missing.to_string_lossy();
-    let out = wheelwright(&["score", &missing, "--dataset", &fixture("dataset.json")]);
+    let out = wheelwright(&["score", &missing, "--dataset", &fixture("dataset")]);
     assert!(!out.status.success());
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains(&*missing), "{stderr}");
@@ -91,12 +91,26 @@ fn a_missing_file_fails_and_names_the_path() {
 }
 
 #[test]
-fn an_invalid_file_fails_and_names_the_path() {
-    // A run is not a dataset: refused with the path and where the format is documented.
+fn a_dataset_file_is_refused_a_dataset_is_a_directory() {
+    // A file is not a dataset: refused with the path and where the format is documented.
     let run = fixture("run.json");
     let out = wheelwright(&["score", &run, "--dataset", &run]);
     assert!(!out.status.success());
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains(&run), "{stderr}");
-    assert!(stderr.contains("not a valid dataset file"), "{stderr}");
+    assert!(
+        stderr.contains("is not a directory; a dataset is a directory"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("docs/formats.md"), "{stderr}");
+}
+
+#[test]
+fn an_invalid_run_file_fails_and_names_the_path() {
+    let dataset = fixture("dataset");
+    let out = wheelwright(&["score", &fixture("expected.json"), "--dataset", &dataset]);
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("expected.json"), "{stderr}");
+    assert!(stderr.contains("not a valid run file"), "{stderr}");
 }

@@ -4,7 +4,8 @@
 
 use std::path::{Path, PathBuf};
 
-use wheelwright_server::dataset::{DatasetError, load_dir, pypi, verify};
+use wheelwright_core::dataset::RepositorySource;
+use wheelwright_server::dataset::{DatasetError, load_dir, verify};
 
 fn real_dataset() -> PathBuf {
     PathBuf::from(concat!(
@@ -30,7 +31,10 @@ fn copy_dir(from: &Path, to: &Path) {
 fn the_real_dataset_loads_and_validates() {
     let dataset = load_dir(&real_dataset()).expect("the real dataset is valid");
     assert_eq!(dataset.manifest.name, "reporeuse-networkx");
-    assert_eq!(dataset.manifest.repository.version, "3.4.2");
+    let RepositorySource::Pypi(repo) = &dataset.manifest.repository else {
+        panic!("the real dataset's repository is on PyPI");
+    };
+    assert_eq!(repo.version, "3.4.2");
     assert_eq!(dataset.chains.len(), 4);
     assert_eq!(dataset.turn_count(), 20);
     let tests: usize = dataset
@@ -58,9 +62,10 @@ fn the_real_dataset_loads_and_validates() {
 #[test]
 fn every_declared_target_is_referenced_by_its_reference_needs_pypi() {
     let dataset = load_dir(&real_dataset()).unwrap();
-    let files = pypi::repository_source(
-        &dataset.manifest.repository,
+    let files = wheelwright_server::dataset::repository_source(
+        &dataset,
         &wheelwright_server::dataset::default_cache_dir(),
+        std::path::Path::new("python3"),
     )
     .expect("the networkx 3.4.2 wheel (needs PyPI or the pip cache)");
     assert!(files.contains_key("networkx/__init__.py"));
@@ -156,6 +161,62 @@ fn a_gap_in_the_turns_and_bad_json_are_refused() {
     let err = load_dir(dir.path()).unwrap_err().to_string();
     assert!(
         err.contains("dataset.json is not a valid dataset.json"),
+        "{err}"
+    );
+}
+
+fn score_fixture() -> PathBuf {
+    PathBuf::from(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/score/dataset"
+    ))
+}
+
+#[test]
+fn a_local_repository_is_read_with_the_dataset() {
+    let dataset = load_dir(&score_fixture()).expect("the score fixture is valid");
+    let RepositorySource::Local(repo) = &dataset.manifest.repository else {
+        panic!("the score fixture's repository is local");
+    };
+    assert_eq!(repo.path, "repository");
+    let paths: Vec<&str> = dataset
+        .repository_files
+        .iter()
+        .map(|(p, _)| p.as_str())
+        .collect();
+    assert_eq!(paths, ["textkit/__init__.py", "textkit/clean.py"]);
+    let files = wheelwright_server::dataset::local_repository_source(&dataset).unwrap();
+    assert!(files["textkit/clean.py"].contains("def normalise"));
+    assert!(dataset.files().contains_key("repository/textkit/clean.py"));
+}
+
+#[cfg(unix)]
+#[test]
+fn a_local_repository_may_not_leave_the_dataset_directory() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("dataset");
+    copy_dir(&score_fixture(), &dir);
+    let outside = tmp.path().join("secret.py");
+    std::fs::write(&outside, "SECRET = 1\n").unwrap();
+    std::os::unix::fs::symlink(&outside, dir.join("repository/textkit/secret.py")).unwrap();
+    let err = load_dir(&dir).unwrap_err().to_string();
+    assert!(
+        err.contains(
+            "repository/textkit/secret.py: is a symbolic link to outside the dataset directory"
+        ),
+        "{err}"
+    );
+    std::fs::remove_file(dir.join("repository/textkit/secret.py")).unwrap();
+    let manifest = dir.join("dataset.json");
+    let text = std::fs::read_to_string(&manifest).unwrap();
+    std::fs::write(
+        &manifest,
+        text.replace("\"repository\",", "\"../outside\","),
+    )
+    .unwrap();
+    let err = load_dir(&dir).unwrap_err().to_string();
+    assert!(
+        err.contains("not a directory inside the dataset directory"),
         "{err}"
     );
 }

@@ -4,17 +4,19 @@
 //! module does the I/O around them:
 //! - [`load_dir`] reads a RepoReuse dataset directory (with size limits) and validates it;
 //! - [`pypi::repository_source`] obtains the pinned repository's Python sources from its
-//!   wheel on PyPI, cached;
+//!   wheel on PyPI, cached; [`local_repository_source`] gives a local repository's, read
+//!   with the dataset; [`repository_source`] picks whichever the dataset names;
 //! - [`verify`] checks every turn the way the dataset's own `tools/verify.py` does.
 
 pub mod pypi;
 pub mod verify;
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use wheelwright_core::dataset::{
-    Benchmark, Chain, ChainManifest, DatasetManifest, Problem, RepoReuseDataset, Turn,
-    TurnManifest, turn_dir,
+    Benchmark, Chain, ChainManifest, DatasetManifest, LocalRepository, Problem, RepoReuseDataset,
+    RepositorySource, Turn, TurnManifest, is_relative_down, turn_dir,
 };
 
 /// Largest file of a dataset that is read.
@@ -23,6 +25,10 @@ pub const MAX_FILE_BYTES: u64 = 8 << 20;
 pub const MAX_DIR_FILES: usize = 256;
 /// Largest number of turns in a chain.
 pub const MAX_TURNS: usize = 1000;
+/// Largest number of `.py` files in a local repository.
+pub const MAX_REPOSITORY_FILES: usize = 50_000;
+/// Largest total size of a local repository's `.py` files.
+pub const MAX_REPOSITORY_BYTES: u64 = 512 << 20;
 
 /// Why a dataset could not be read or used. Every message names the file and what to do.
 #[derive(Debug, thiserror::Error)]
@@ -255,11 +261,143 @@ pub fn read_dir_unvalidated(dir: &Path) -> Result<RepoReuseDataset, DatasetError
         .into_iter()
         .map(|(name, text)| (format!("tools/{name}"), text))
         .collect();
+    let repository_files = match &manifest.repository {
+        RepositorySource::Local(repo) => read_local_repository(dir, repo)?,
+        RepositorySource::Pypi(_) => Vec::new(),
+    };
     Ok(RepoReuseDataset {
         manifest,
         chains,
         tools,
+        repository_files,
     })
+}
+
+fn invalid(dir: &Path, file: &str, message: String) -> DatasetError {
+    DatasetError::Invalid {
+        dir: dir.to_owned(),
+        problems: vec![Problem {
+            file: file.to_owned(),
+            message,
+        }],
+    }
+}
+
+/// The `.py` files under a local repository's directory (paths relative to it, sorted),
+/// `__pycache__` and hidden directories skipped. The directory must lie inside the dataset
+/// directory, and so must everything a symbolic link under it points to.
+fn read_local_repository(
+    dir: &Path,
+    repo: &LocalRepository,
+) -> Result<Vec<(String, String)>, DatasetError> {
+    if repo.path.trim().is_empty() {
+        // validate() reports the empty field.
+        return Ok(Vec::new());
+    }
+    if !is_relative_down(&repo.path) {
+        return Err(invalid(
+            dir,
+            "dataset.json",
+            format!(
+                "\"repository.path\" {:?} is not a directory inside the dataset directory; write a relative path without \"..\" (repository)",
+                repo.path
+            ),
+        ));
+    }
+    let io = |path: &Path| {
+        let path = path.to_owned();
+        move |source| DatasetError::Io { path, source }
+    };
+    let root = dir.canonicalize().map_err(io(dir))?;
+    let repo_dir = dir.join(&repo.path);
+    if !repo_dir.is_dir() {
+        return Err(DatasetError::Missing {
+            path: repo_dir,
+            hint: "\"repository.path\" in dataset.json names a directory of the dataset holding the repository's sources",
+        });
+    }
+    let mut files = Vec::new();
+    let mut total = 0u64;
+    let mut pending = vec![(repo_dir, String::new())];
+    while let Some((current, prefix)) = pending.pop() {
+        let real = current.canonicalize().map_err(io(&current))?;
+        if !real.starts_with(&root) {
+            return Err(invalid(
+                dir,
+                &format!("{}/{prefix}", repo.path.trim_end_matches('/')),
+                "is a symbolic link to outside the dataset directory; copy the files in instead"
+                    .to_owned(),
+            ));
+        }
+        for entry in std::fs::read_dir(&current).map_err(io(&current))? {
+            let entry = entry.map_err(io(&current))?;
+            let Some(name) = entry.file_name().to_str().map(str::to_owned) else {
+                continue;
+            };
+            let path = entry.path();
+            let rel = format!("{prefix}{name}");
+            let meta = std::fs::metadata(&path).map_err(io(&path))?;
+            if meta.is_dir() {
+                if name != "__pycache__" && !name.starts_with('.') {
+                    pending.push((path, format!("{rel}/")));
+                }
+                continue;
+            }
+            if !meta.is_file() || !name.ends_with(".py") {
+                continue;
+            }
+            let real = path.canonicalize().map_err(io(&path))?;
+            if !real.starts_with(&root) {
+                return Err(invalid(
+                    dir,
+                    &format!("{}/{rel}", repo.path.trim_end_matches('/')),
+                    "is a symbolic link to outside the dataset directory; copy the file in instead"
+                        .to_owned(),
+                ));
+            }
+            if files.len() == MAX_REPOSITORY_FILES {
+                return Err(DatasetError::TooManyFiles {
+                    path: dir.join(&repo.path),
+                    limit: MAX_REPOSITORY_FILES,
+                });
+            }
+            let text = read_text(&path)?;
+            total += text.len() as u64;
+            if total > MAX_REPOSITORY_BYTES {
+                return Err(DatasetError::TooLarge {
+                    path: dir.join(&repo.path),
+                    size: total,
+                    limit: MAX_REPOSITORY_BYTES,
+                });
+            }
+            files.push((rel, text));
+        }
+    }
+    files.sort();
+    Ok(files)
+}
+
+/// A local repository's Python sources (W0), by path relative to its directory; they were
+/// read with the dataset ([`load_dir`]). `None` for a PyPI repository.
+pub fn local_repository_source(dataset: &RepoReuseDataset) -> Option<BTreeMap<String, String>> {
+    match dataset.manifest.repository {
+        RepositorySource::Local(_) => Some(dataset.repository_files.iter().cloned().collect()),
+        RepositorySource::Pypi(_) => None,
+    }
+}
+
+/// The dataset's repository's Python sources (W0): a local repository's
+/// ([`local_repository_source`]), or the PyPI wheel's
+/// ([`pypi::repository_source_with`], cached under `cache_dir`, pip run by `python`).
+pub fn repository_source(
+    dataset: &RepoReuseDataset,
+    cache_dir: &Path,
+    python: &Path,
+) -> Result<BTreeMap<String, String>, DatasetError> {
+    match &dataset.manifest.repository {
+        RepositorySource::Pypi(repo) => pypi::repository_source_with(repo, cache_dir, python),
+        RepositorySource::Local(_) => Ok(local_repository_source(dataset).unwrap_or_default()),
+    }
 }
 
 /// Where wheels and venvs are kept: `$WHEELWRIGHT_CACHE_DIR`, else

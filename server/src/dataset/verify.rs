@@ -20,7 +20,7 @@ use std::process::Command;
 use std::time::Duration;
 
 use serde::Serialize;
-use wheelwright_core::dataset::{RepoReuseDataset, Turn, empty_module, turn_dir};
+use wheelwright_core::dataset::{RepoReuseDataset, RepositorySource, Turn, empty_module, turn_dir};
 use wheelwright_core::python::index::{IndexOptions, RepoIndex, Resolution};
 use wheelwright_core::python::references::analyse_submission;
 use wheelwright_core::workspace::Workspace;
@@ -57,7 +57,7 @@ impl TargetCheck {
 }
 
 /// Checks every turn's reference against the declared targets (step 2 of the module doc).
-/// `repository_files` are the pinned repository's sources ([`super::pypi::repository_source`]).
+/// `repository_files` are the repository's sources ([`super::repository_source`]).
 pub fn check_targets(
     dataset: &RepoReuseDataset,
     repository_files: &BTreeMap<String, String>,
@@ -67,7 +67,7 @@ pub fn check_targets(
         workspace.insert(path, text.as_str());
     }
     let base = RepoIndex::build(&workspace, &IndexOptions::default());
-    let import_prefix = format!("{}.", dataset.manifest.repository.import);
+    let import_prefix = format!("{}.", dataset.manifest.repository.import());
     let mut out = Vec::new();
     for chain in &dataset.chains {
         let mut index = base.clone();
@@ -398,14 +398,22 @@ pub fn verify_dir(
         dataset.content_hash()
     )?;
     writeln!(out, "structure: ok")?;
-    let files = super::pypi::repository_source_with(repo, &options.cache_dir, &options.python)?;
-    writeln!(
-        out,
-        "repository: {}=={} ({} Python files from its wheel)",
-        repo.pypi,
-        repo.version,
-        files.len()
-    )?;
+    let files = super::repository_source(&dataset, &options.cache_dir, &options.python)?;
+    match repo {
+        RepositorySource::Pypi(r) => writeln!(
+            out,
+            "repository: {}=={} ({} Python files from its wheel)",
+            r.pypi,
+            r.version,
+            files.len()
+        )?,
+        RepositorySource::Local(r) => writeln!(
+            out,
+            "repository: {} ({} Python files, local)",
+            r.path,
+            files.len()
+        )?,
+    }
     let checks = check_targets(&dataset, &files);
     let mut verdicts: Vec<TurnVerdict> = Vec::new();
     let mut turn_refs = Vec::new();
@@ -427,6 +435,11 @@ pub fn verify_dir(
     }
     let mut general_failures = Vec::new();
     if options.execute {
+        let RepositorySource::Pypi(repo) = repo else {
+            anyhow::bail!(
+                "running the tests needs a PyPI repository to install; a local repository can be verified only with --skip-execution so far"
+            );
+        };
         let python = super::pypi::venv_python(repo, &options.cache_dir, &options.python)?;
         eprintln!("regenerating expected values and tests by running the references ...");
         let regeneration = regenerate(&python, &dataset)?;
