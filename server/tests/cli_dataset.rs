@@ -4,15 +4,11 @@
 //! venv and pytest) is skipped here; `wheelwright dataset verify datasets/reporeuse-networkx`
 //! runs it.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod common;
 
-fn real_dataset() -> PathBuf {
-    PathBuf::from(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../datasets/reporeuse-networkx"
-    ))
-}
+use common::{copy_dir, real_dataset};
+
+use std::process::{Command, Output};
 
 fn wheelwright(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_wheelwright"))
@@ -20,19 +16,6 @@ fn wheelwright(args: &[&str]) -> Output {
         .env("WHEELWRIGHT_LOG", "warn")
         .output()
         .expect("the wheelwright binary runs")
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), &target).unwrap();
-        }
-    }
 }
 
 #[test]

@@ -2,30 +2,14 @@
 //! reference every declared target of networkx 3.4.2, and corrupted copies are refused with
 //! messages naming the file.
 
-use std::path::{Path, PathBuf};
+mod common;
+
+use common::{copy_dir, real_dataset};
+
+use std::path::PathBuf;
 
 use wheelwright_core::dataset::RepositorySource;
 use wheelwright_server::dataset::{DatasetError, load_dir, verify};
-
-fn real_dataset() -> PathBuf {
-    PathBuf::from(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../datasets/reporeuse-networkx"
-    ))
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), &target).unwrap();
-        }
-    }
-}
 
 #[test]
 fn the_real_dataset_loads_and_validates() {

@@ -113,3 +113,25 @@ pub fn assert_api_error(reply: &Reply, status: StatusCode, words: &str) {
         "{message:?} lacks {words:?}"
     );
 }
+
+/// The RepoReuse dataset shipped with the project.
+pub fn real_dataset() -> std::path::PathBuf {
+    std::path::PathBuf::from(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../datasets/reporeuse-networkx"
+    ))
+}
+
+/// Copies a directory tree (to corrupt a copy of a dataset without touching the original).
+pub fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
