@@ -97,6 +97,9 @@ pub struct ServeArgs {
     /// Directory of the built browser app (`trunk build --release` writes `dist/`).
     #[arg(long, env = "WHEELWRIGHT_APP_DIR", default_value = "dist")]
     pub app_dir: PathBuf,
+    /// Directory of datasets (each a directory with `dataset.json`) imported at start.
+    #[arg(long, env = "WHEELWRIGHT_DATASETS_DIR", default_value = "datasets")]
+    pub datasets_dir: PathBuf,
 }
 
 impl From<ServeArgs> for ServeConfig {
@@ -105,6 +108,7 @@ impl From<ServeArgs> for ServeConfig {
             addr: args.addr,
             data_dir: args.data_dir,
             app_dir: args.app_dir,
+            datasets_dir: args.datasets_dir,
         }
     }
 }

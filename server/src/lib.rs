@@ -6,6 +6,7 @@
 
 pub mod cli;
 pub mod dataset;
+mod datasets;
 pub mod db;
 mod error;
 mod published;
@@ -34,6 +35,8 @@ pub struct ServeConfig {
     pub addr: SocketAddr,
     pub data_dir: PathBuf,
     pub app_dir: PathBuf,
+    /// Directory whose dataset directories are imported at start.
+    pub datasets_dir: PathBuf,
 }
 
 impl AppState {
@@ -41,6 +44,8 @@ impl AppState {
     pub async fn open(config: &ServeConfig) -> anyhow::Result<Self> {
         let pool = db::open(&config.data_dir).await?;
         let report = published::import_bundled(&pool).await?;
+        let datasets = datasets::import_dir(&pool, &config.datasets_dir).await?;
+        tracing::info!(imported = datasets, "datasets");
         tracing::info!(
             imported = ?report.imported,
             unchanged = ?report.unchanged,

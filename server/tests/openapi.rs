@@ -73,7 +73,12 @@ async fn every_documented_operation_answers_with_its_required_fields() {
     let app = app().await;
     let doc = get(&app, "/api/v1/openapi.json").await.json();
     for (path, operations) in doc["paths"].as_object().unwrap() {
-        let uri = format!("/api/v1{}", path.replace("{benchmark}", "reporeuse"));
+        let uri = format!(
+            "/api/v1{}",
+            path.replace("{benchmark}", "reporeuse")
+                .replace("{name}", "reporeuse-networkx")
+                .replace("{version}", "1")
+        );
         for (method, operation) in operations.as_object().unwrap() {
             let reply = match method.as_str() {
                 "get" => get(&app, &uri).await,

@@ -62,6 +62,7 @@ impl Server {
             addr: "127.0.0.1:0".parse()?,
             data_dir: data.path().join("data"),
             app_dir: app_dir()?,
+            datasets_dir: workspace_root().join("datasets"),
         };
         let state = AppState::open(&config).await?;
         let listener = tokio::net::TcpListener::bind(config.addr).await?;

@@ -3,6 +3,7 @@
 mod analyze;
 mod app;
 mod benchmarks;
+mod datasets;
 mod health;
 mod leaderboard;
 mod openapi;
@@ -34,6 +35,8 @@ pub fn router(state: AppState) -> Router {
             get(benchmarks::published),
         )
         .route("/leaderboard/{benchmark}", get(leaderboard::get))
+        .route("/datasets", get(datasets::list))
+        .route("/datasets/{name}/{version}", get(datasets::get))
         .route("/openapi.json", get(openapi::get))
         .route(
             "/analyze",

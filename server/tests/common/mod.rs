@@ -28,6 +28,7 @@ pub async fn app_with_dist(dir: TempDir, dist: Option<&Path>) -> TestApp {
         addr: "127.0.0.1:0".parse().unwrap(),
         data_dir: dir.path().join("data"),
         app_dir: dist.map_or_else(|| dir.path().join("no-app"), Path::to_path_buf),
+        datasets_dir: real_dataset().parent().unwrap().to_path_buf(),
     };
     let state = AppState::open(&config).await.expect("open state");
     TestApp {

@@ -1,0 +1,97 @@
+//! `GET /api/v1/datasets` and `GET /api/v1/datasets/{name}/{version}`: the shipped dataset,
+//! imported at start, as its files say.
+
+mod common;
+
+use axum::http::StatusCode;
+use common::{app, assert_api_error, get, real_dataset};
+use wheelwright_server::dataset::load_dir;
+
+#[tokio::test]
+async fn the_shipped_dataset_is_imported_with_its_hash_and_sizes() {
+    let app = app().await;
+    let files = load_dir(&real_dataset()).unwrap();
+    let listed = get(&app, "/api/v1/datasets").await;
+    assert_eq!(listed.status, StatusCode::OK);
+    let body = listed.json();
+    let row = &body.as_array().unwrap()[0];
+    assert_eq!(row["name"], files.manifest.name.as_str());
+    assert_eq!(row["version"], files.manifest.version.as_str());
+    assert_eq!(row["benchmark"], "reporeuse");
+    assert_eq!(row["content_sha256"], files.content_hash().as_str());
+    assert_eq!(row["chains"], files.chains.len() as u64);
+    assert_eq!(row["turns"], files.turn_count() as u64);
+    let cases: usize = files
+        .chains
+        .iter()
+        .flat_map(|c| &c.turns)
+        .map(|t| {
+            serde_json::from_str::<Vec<serde_json::Value>>(&t.cases_json)
+                .unwrap()
+                .len()
+        })
+        .sum();
+    assert_eq!(row["tests"], cases as u64);
+}
+
+/// (chain, turn, requirement, repo targets, self targets)
+type TurnFacts = (String, usize, String, Vec<String>, Vec<String>);
+
+#[tokio::test]
+async fn a_dataset_lists_every_turn_with_its_requirement_and_targets() {
+    let app = app().await;
+    let files = load_dir(&real_dataset()).unwrap();
+    let uri = format!(
+        "/api/v1/datasets/{}/{}",
+        files.manifest.name, files.manifest.version
+    );
+    let body = get(&app, &uri).await.json();
+    let turns = body["turns"].as_array().unwrap();
+    let expected: Vec<TurnFacts> = files
+        .chains
+        .iter()
+        .flat_map(|c| {
+            c.turns.iter().map(|t| {
+                (
+                    c.manifest.id.clone(),
+                    t.manifest.turn,
+                    t.requirement.clone(),
+                    t.manifest.repo_targets.clone(),
+                    t.manifest.self_targets.clone(),
+                )
+            })
+        })
+        .collect();
+    let served: Vec<TurnFacts> = turns
+        .iter()
+        .map(|t| {
+            (
+                t["chain"].as_str().unwrap().to_owned(),
+                t["turn"].as_u64().unwrap() as usize,
+                t["requirement"].as_str().unwrap().to_owned(),
+                serde_json::from_value(t["repo_targets"].clone()).unwrap(),
+                serde_json::from_value(t["self_targets"].clone()).unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(served, expected);
+}
+
+#[tokio::test]
+async fn unknown_datasets_are_404s() {
+    let app = app().await;
+    let reply = get(&app, "/api/v1/datasets/reporeuse-networkx/99").await;
+    assert_api_error(
+        &reply,
+        StatusCode::NOT_FOUND,
+        "GET /api/v1/datasets lists them",
+    );
+}
+
+#[tokio::test]
+async fn a_restart_keeps_one_copy() {
+    let first = app().await;
+    let again = common::app_with_dist(first.dir, None).await;
+    let body = get(&again, "/api/v1/datasets").await.json();
+    assert_eq!(body.as_array().unwrap().len(), 1);
+}
