@@ -95,3 +95,35 @@ async fn a_restart_keeps_one_copy() {
     let body = get(&again, "/api/v1/datasets").await.json();
     assert_eq!(body.as_array().unwrap().len(), 1);
 }
+
+#[tokio::test]
+async fn a_broken_dataset_is_skipped_and_the_server_still_starts() {
+    let dir = tempfile::tempdir().unwrap();
+    let datasets = dir.path().join("datasets");
+    common::copy_dir(&real_dataset(), &datasets.join("good"));
+    common::copy_dir(&real_dataset(), &datasets.join("broken"));
+    std::fs::write(
+        datasets.join("broken/chains/road-audit/turn-1/turn.json"),
+        "{ not json",
+    )
+    .unwrap();
+    let config = wheelwright_server::ServeConfig {
+        addr: "127.0.0.1:0".parse().unwrap(),
+        data_dir: dir.path().join("data"),
+        app_dir: dir.path().join("no-app"),
+        datasets_dir: datasets,
+    };
+    let state = wheelwright_server::AppState::open(&config)
+        .await
+        .expect("a broken dataset does not stop the server");
+    let app = common::TestApp {
+        router: wheelwright_server::router(state),
+        dir,
+    };
+    let body = get(&app, "/api/v1/datasets").await.json();
+    // Both copies carry the same name and version; only the good one was stored.
+    let rows = body.as_array().unwrap();
+    assert_eq!(rows.len(), 1);
+    let good = load_dir(&real_dataset()).unwrap();
+    assert_eq!(rows[0]["content_sha256"], good.content_hash().as_str());
+}
