@@ -25,33 +25,11 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
+use crate::benchmark::Benchmark;
 use crate::score::{ChainSpec, DEFAULT_WORKDIR, Dataset, Repository, TurnSpec};
 
 /// Every turn requires exactly this many functions (spec section 1, "Setting").
 pub const FUNCTIONS_PER_TURN: usize = 3;
-
-/// Which benchmark a dataset belongs to (`dataset.json` `"benchmark"`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Benchmark {
-    /// Multi-turn reuse (spec section 1): chains of turns.
-    RepoReuse,
-    /// Masked-file reconstruction (spec section 2). Not implemented yet.
-    ReCube,
-    /// Behaviour-preserving repository views (spec section 3). Not implemented yet.
-    SchrodingerRepo,
-}
-
-impl Benchmark {
-    /// The spelling used in `dataset.json`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Benchmark::RepoReuse => "reporeuse",
-            Benchmark::ReCube => "recube",
-            Benchmark::SchrodingerRepo => "schrodingerrepo",
-        }
-    }
-}
 
 /// The repository behind the tasks: a PyPI distribution at a pinned version.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -333,7 +311,7 @@ impl RepoReuseDataset {
                 "dataset.json",
                 format!(
                     "\"benchmark\" is {:?}, but only \"reporeuse\" datasets can be read so far",
-                    m.benchmark.as_str()
+                    m.benchmark.id()
                 ),
             );
         }
@@ -915,7 +893,7 @@ mod tests {
     #[test]
     fn other_benchmarks_and_bad_paths_are_refused() {
         let mut d = dataset();
-        d.manifest.benchmark = Benchmark::ReCube;
+        d.manifest.benchmark = Benchmark::Recube;
         d.chains[0].turns[0].manifest.module_path = "../slug.py".to_owned();
         d.chains[0].turns[0].manifest.repo_targets[0] = "os.path.join".to_owned();
         d.chains[0].turns[0].manifest.read_targets[0] = "os.path.join".to_owned();

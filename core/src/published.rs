@@ -8,54 +8,12 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use crate::benchmark::Benchmark;
+
 /// Keys that name what a row is about rather than measure it, even when numeric (`level`).
 const LABEL_KEYS: &[&str] = &[
     "harness", "model", "memory", "setting", "scale", "quartile", "level", "instance",
 ];
-
-/// A benchmark whose results Wheelwright knows.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Benchmark {
-    RepoReuse,
-    Recube,
-    Schrodinger,
-}
-
-impl Benchmark {
-    pub const ALL: [Benchmark; 3] = [Self::RepoReuse, Self::Recube, Self::Schrodinger];
-
-    /// The identifier used in URLs and files.
-    pub fn id(self) -> &'static str {
-        match self {
-            Self::RepoReuse => "reporeuse",
-            Self::Recube => "recube",
-            Self::Schrodinger => "schrodinger",
-        }
-    }
-
-    pub fn title(self) -> &'static str {
-        match self {
-            Self::RepoReuse => "RepoReuse",
-            Self::Recube => "ReCUBE",
-            Self::Schrodinger => "SchrodingerRepo",
-        }
-    }
-
-    pub fn from_id(id: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|b| b.id() == id)
-    }
-
-    /// The published table that is this benchmark's leaderboard, and labels its rows leave
-    /// implicit (RepoReuse's Table 2 is titled "interface memory").
-    pub fn leaderboard_table(self) -> (&'static str, &'static [(&'static str, &'static str)]) {
-        match self {
-            Self::RepoReuse => ("table2", &[("memory", "interface")]),
-            Self::Recube => ("table5", &[]),
-            Self::Schrodinger => ("swe-bench-verified-full", &[]),
-        }
-    }
-}
 
 /// A published results file as it is stored.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -69,7 +69,6 @@ pub(crate) async fn import(pool: &SqlitePool, dataset: &RepoReuseDataset) -> any
         .flat_map(|c| &c.turns)
         .map(|t| test_count(&t.cases_json))
         .sum();
-    let benchmark = serde_json::to_value(manifest.benchmark)?;
     let mut tx = pool.begin().await?;
     sqlx::query("DELETE FROM dataset WHERE name = ? AND version = ?")
         .bind(&manifest.name)
@@ -82,7 +81,7 @@ pub(crate) async fn import(pool: &SqlitePool, dataset: &RepoReuseDataset) -> any
     )
     .bind(&manifest.name)
     .bind(&manifest.version)
-    .bind(benchmark.as_str().unwrap_or_default())
+    .bind(manifest.benchmark.id())
     .bind(&hash)
     .bind(i64::try_from(dataset.chains.len())?)
     .bind(i64::try_from(dataset.turn_count())?)

@@ -2,7 +2,8 @@
 
 use sha2::{Digest, Sha256};
 use sqlx::SqlitePool;
-use wheelwright_core::published::{self, Benchmark, PublishedFile};
+use wheelwright_core::benchmark::Benchmark;
+use wheelwright_core::published::{self, PublishedFile};
 
 /// The published files, embedded at build time so a fresh server has them without any setup.
 pub(crate) const BUNDLED: [(Benchmark, &str); 3] = [

@@ -6,8 +6,8 @@ use std::collections::BTreeMap;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use leptos_router::hooks::{use_navigate, use_params_map, use_query_map};
+use wheelwright_core::benchmark::Benchmark;
 use wheelwright_core::leaderboard::{self, Origin, Query};
-use wheelwright_core::published::Benchmark;
 
 use crate::api::{self, Leaderboard};
 

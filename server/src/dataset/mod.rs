@@ -14,8 +14,9 @@ pub mod verify;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use wheelwright_core::benchmark::Benchmark;
 use wheelwright_core::dataset::{
-    Benchmark, Chain, ChainManifest, DatasetManifest, LocalRepository, Problem, RepoReuseDataset,
+    Chain, ChainManifest, DatasetManifest, LocalRepository, Problem, RepoReuseDataset,
     RepositorySource, Turn, TurnManifest, is_relative_down, turn_dir,
 };
 
@@ -56,7 +57,7 @@ pub enum DatasetError {
     },
     #[error("{} has more than {limit} entries; remove the extra files", path.display())]
     TooManyFiles { path: PathBuf, limit: usize },
-    #[error("{}: benchmark {:?} is not supported yet; only \"reporeuse\" datasets can be read", path.display(), benchmark.as_str())]
+    #[error("{}: benchmark {:?} is not supported yet; only \"reporeuse\" datasets can be read", path.display(), benchmark.id())]
     Unsupported { path: PathBuf, benchmark: Benchmark },
     #[error("the dataset in {} is invalid ({} problem{}):\n{}", dir.display(), problems.len(), if problems.len() == 1 { "" } else { "s" }, problems.iter().map(|p| format!("  {p}")).collect::<Vec<_>>().join("\n"))]
     Invalid {

@@ -392,7 +392,7 @@ pub fn verify_dir(
         "dataset {} version {} ({}), {} chains, {} turns, content hash {}",
         dataset.manifest.name,
         dataset.manifest.version,
-        dataset.manifest.benchmark.as_str(),
+        dataset.manifest.benchmark.id(),
         dataset.chains.len(),
         dataset.turn_count(),
         dataset.content_hash()

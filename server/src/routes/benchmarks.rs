@@ -3,7 +3,7 @@
 use axum::Json;
 use axum::extract::{Path, State};
 use serde::Serialize;
-use wheelwright_core::published::Benchmark;
+use wheelwright_core::benchmark::Benchmark;
 
 use crate::AppState;
 use crate::error::AppError;
