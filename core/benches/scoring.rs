@@ -233,6 +233,7 @@ fn synthetic_run(files: &BTreeMap<String, String>) -> (Dataset, Run) {
                     passed: (n as u32 * 7) % (total + 1),
                     total,
                 }),
+                ..TurnRun::default()
             });
             n += 1;
         }

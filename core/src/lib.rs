@@ -5,6 +5,7 @@
 //! how the two are guaranteed to agree. Only [`syntax`] touches tree-sitter.
 
 pub mod benchmark;
+pub mod bundle;
 pub mod dataset;
 pub mod leaderboard;
 pub mod metrics;

@@ -11,10 +11,11 @@
 //! Finally [`aggregate_run`] macro-averages the chains. Per-turn rates in the report are in
 //! percent, like the overall row.
 //!
-//! [`Dataset`] is the scorer's internal input, built from a dataset directory by
-//! [`crate::dataset::RepoReuseDataset::to_score_dataset`]; it is no file format. [`Run`]
-//! is the provisional run file (documented in `docs/formats.md`), to be replaced by the
-//! run-bundle format, not kept beside it.
+//! [`Dataset`] and [`Run`] are the scorer's internal input, no file formats: the dataset is
+//! built from a dataset directory by
+//! [`crate::dataset::RepoReuseDataset::to_score_dataset`], the run from a run bundle by
+//! [`crate::bundle::RunBundle::to_run`] (with test results only from the server's own
+//! test runs).
 //!
 //! Nothing panics on bad input. A dataset that contradicts itself is a [`DatasetError`];
 //! problems of the run (a chain the dataset does not have, missing turns, a trajectory
@@ -32,7 +33,9 @@ use serde::{Deserialize, Serialize};
 use crate::metrics::pass_rate::TestResults;
 use crate::metrics::reimplementation::Reimplementation;
 use crate::metrics::run::{RunColumns, aggregate_run};
-use crate::metrics::turn::{KindScore, SubmissionStatus, TurnInput, TurnScore, score_analysed};
+use crate::metrics::turn::{
+    KindScore, SubmissionStatus, TargetOutcome, TurnInput, TurnScore, score_analysed,
+};
 use crate::metrics::{Score, TargetKind};
 use crate::python::index::{IndexOptions, RepoIndex};
 use crate::python::references::{analyse_parsed, analyse_submission};
@@ -99,7 +102,7 @@ pub struct TurnSpec {
     pub self_targets: Vec<String>,
 }
 
-/// The agent side: what it wrote and did, per chain (provisional format).
+/// The agent side: what it wrote and did, per chain.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Run {
@@ -121,6 +124,10 @@ pub struct TurnRun {
     /// The text of the file at the required path; absent or `null` when there was none.
     #[serde(default)]
     pub submission: Option<String>,
+    /// The other files the agent left in the turn, by path relative to the repository
+    /// root. They are not scored, but later turns see them (they are part of W_t).
+    #[serde(default)]
+    pub other_files: BTreeMap<String, String>,
     /// The turn's trajectory in any format [`parse_trajectory`] reads, as a JSON value or as
     /// a string holding the JSON text; absent or `null` without one.
     #[serde(default)]
@@ -170,6 +177,14 @@ pub struct ReimplementedTarget {
     pub evidence: Reimplementation,
 }
 
+/// One target of a turn and what the turn did with it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct TargetRow {
+    pub kind: TargetKind,
+    #[serde(flatten)]
+    pub outcome: TargetOutcome,
+}
+
 /// Counts from the turn's trajectory.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct TrajectoryCounts {
@@ -196,6 +211,9 @@ pub struct TurnRow {
     pub reimplemented: Vec<ReimplementedTarget>,
     /// Targets naming no definition in W_{t-1} (they never count, spec D4).
     pub unknown_targets: Vec<String>,
+    /// Every target of the turn, repo targets first, with its reused (referenced),
+    /// recalled and re-implemented outcome and the evidence.
+    pub targets: Vec<TargetRow>,
     /// `None` without a (readable) trajectory.
     pub trajectory: Option<TrajectoryCounts>,
 }
@@ -446,6 +464,17 @@ fn score_chain(
             reading.map(|r| r.counts),
         ));
         scores.push(score);
+        for (other, text) in &turn_run.other_files {
+            let other = normalise_path(other);
+            if other == path {
+                continue;
+            }
+            if other.ends_with(".py") {
+                index.insert(&other, text);
+            }
+            undo.push((other.clone(), workspace.remove(&other)));
+            workspace.insert(&other, text.as_str());
+        }
         if let Some(text) = &turn_run.submission {
             if let (Some((name, _)), Some(parsed)) = (module, parsed) {
                 index.insert_analysed(&path, name, parsed);
@@ -501,6 +530,15 @@ fn turn_row(
         },
         reimplemented,
         unknown_targets,
+        targets: [&score.repo, &score.self_targets]
+            .into_iter()
+            .flat_map(|kind| {
+                kind.targets.iter().map(|outcome| TargetRow {
+                    kind: kind.kind,
+                    outcome: outcome.clone(),
+                })
+            })
+            .collect(),
         trajectory,
     }
 }

@@ -76,8 +76,7 @@ fn chain(id: &str, turns: Vec<TurnSpec>) -> ChainSpec {
 fn submitted(text: &str) -> TurnRun {
     TurnRun {
         submission: Some(text.to_owned()),
-        trajectory: None,
-        tests: None,
+        ..TurnRun::default()
     }
 }
 
@@ -239,6 +238,7 @@ fn trajectories_are_read_against_the_workspace_of_the_turn() {
                     passed: 1,
                     total: 4,
                 }),
+                ..TurnRun::default()
             },
         ],
     )]);
@@ -283,7 +283,7 @@ fn bad_run_entries_are_diagnosed_and_the_rest_is_scored() {
                 TurnRun {
                     submission: Some(good.to_owned()),
                     trajectory: Some(json!("{\"format\": \"generic-1\", \"actions\": [")),
-                    tests: None,
+                    ..TurnRun::default()
                 },
                 submitted(good),
             ],
@@ -372,4 +372,35 @@ fn the_input_format_reads_from_json() {
     // Typos are refused rather than silently ignored.
     let typo = serde_json::from_value::<Run>(json!({"chains": {"c": {"turn": []}}}));
     assert!(typo.is_err());
+}
+
+#[test]
+fn other_files_of_a_turn_are_part_of_later_workspaces() {
+    // Turn 1 also leaves a helper module that re-exports the repository's `clean`; turn 2
+    // imports it from there, which resolves only if the helper is in W_1.
+    let d = dataset(vec![chain(
+        "a",
+        vec![
+            turn("pkg/one.py", &["pkg.clean"], &[]),
+            turn("pkg/two.py", &["pkg.clean"], &[]),
+        ],
+    )]);
+    let helper = "from pkg import clean\n";
+    let mut first = submitted("from pkg import clean\nclean(' ')\n");
+    first
+        .other_files
+        .insert("pkg/util.py".to_owned(), helper.to_owned());
+    let second = submitted("from pkg.util import clean\nclean(' ')\n");
+    let report = score(&d, &run(vec![("a", vec![first, second.clone()])]));
+    assert_eq!(value(report.turns[1].scores.reuse_repo), Some(100.0));
+
+    // Without the helper the import names nothing in W_1, so nothing is reused.
+    let alone = score(
+        &d,
+        &run(vec![(
+            "a",
+            vec![submitted("from pkg import clean\nclean(' ')\n"), second],
+        )]),
+    );
+    assert_eq!(value(alone.turns[1].scores.reuse_repo), Some(0.0));
 }

@@ -1,5 +1,6 @@
 //! The `wheelwright` command line: flags, environment variables and what each command does.
 
+use std::collections::BTreeMap;
 use std::io::{IsTerminal, Write};
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
@@ -8,9 +9,10 @@ use anyhow::Context;
 use clap::{Parser, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 use tracing_subscriber::EnvFilter;
+use wheelwright_core::dataset::RepoReuseDataset;
 use wheelwright_core::metrics::Score;
 use wheelwright_core::metrics::run::RunColumns;
-use wheelwright_core::score::{Dataset, Progress, Run, RunReport, format_score, score_run};
+use wheelwright_core::score::{Progress, RunReport, format_score, score_run};
 
 use crate::ServeConfig;
 
@@ -49,10 +51,12 @@ pub enum Command {
     /// Score a run against a dataset (RepoReuse, spec section 1): per-turn and overall tables.
     ///
     /// The dataset is a dataset directory (docs/formats.md, "Dataset (RepoReuse)"; its
-    /// repository is a directory of it, or comes from PyPI, cached); the run is the
-    /// provisional run JSON file.
+    /// repository is a directory of it, or comes from PyPI, cached); the run is a run
+    /// bundle (docs/formats.md, "Run bundle"): a directory, a .zip or a .jsonl file. Test
+    /// results are not part of a bundle, so pass and resolve are undefined here; the
+    /// server runs the hidden tests.
     Score {
-        /// The run: what the agent wrote and did, per chain and turn.
+        /// The run bundle: what the agent left and did, per chain and turn.
         run: PathBuf,
         /// The dataset directory (holding dataset.json).
         #[arg(long)]
@@ -163,19 +167,8 @@ pub async fn execute(cli: Cli) -> anyhow::Result<()> {
 /// Inputs with fewer turns than this score too fast to need a progress bar.
 const PROGRESS_MIN_TURNS: usize = 200;
 
-fn read_json<T: serde::de::DeserializeOwned>(path: &Path, what: &str) -> anyhow::Result<T> {
-    let text = std::fs::read_to_string(path)
-        .with_context(|| format!("cannot read the {what} file {}", path.display()))?;
-    serde_json::from_str(&text).with_context(|| {
-        format!(
-            "{} is not a valid {what} file (see docs/formats.md)",
-            path.display()
-        )
-    })
-}
-
-/// A dataset directory, converted, with its repository's sources.
-fn read_dataset(path: &Path) -> anyhow::Result<Dataset> {
+/// A dataset directory and its repository's sources.
+fn read_dataset(path: &Path) -> anyhow::Result<(RepoReuseDataset, BTreeMap<String, String>)> {
     if !path.is_dir() {
         anyhow::bail!(
             "{} is not a directory; a dataset is a directory holding dataset.json and chains/ (see docs/formats.md, \"Dataset (RepoReuse)\")",
@@ -188,12 +181,18 @@ fn read_dataset(path: &Path) -> anyhow::Result<Dataset> {
         &crate::dataset::default_cache_dir(),
         Path::new("python3"),
     )?;
-    Ok(dataset.to_score_dataset(files))
+    Ok((dataset, files))
 }
 
 fn score(run: &Path, dataset: &Path, json: bool) -> anyhow::Result<()> {
-    let dataset = read_dataset(dataset)?;
-    let run: Run = read_json(run, "run")?;
+    let (dataset, files) = read_dataset(dataset)?;
+    let bundle = crate::bundle::read_path(run)
+        .with_context(|| format!("{} is not a usable run bundle", run.display()))?;
+    bundle
+        .check_against(&dataset)
+        .with_context(|| format!("{} does not fit the dataset", run.display()))?;
+    let run = bundle.to_run(&dataset);
+    let dataset = dataset.to_score_dataset(files);
     let total = dataset.turn_count();
     let bar = if total >= PROGRESS_MIN_TURNS && std::io::stderr().is_terminal() {
         let bar = ProgressBar::new(total as u64);

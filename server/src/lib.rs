@@ -4,6 +4,7 @@
 //! it with `oneshot` and the binary, the end-to-end tests and any embedding serve the same
 //! thing through [`serve`].
 
+pub mod bundle;
 pub mod cli;
 pub mod dataset;
 mod datasets;

@@ -70,29 +70,19 @@ fn verify_fails_a_reference_that_misses_a_target_needs_pypi() {
 
 #[test]
 fn score_reads_a_dataset_directory_needs_pypi() {
+    // The reference baseline, written as a JSON Lines bundle.
     let dataset = wheelwright_server::dataset::load_dir(&real_dataset()).unwrap();
-    let mut chains = serde_json::Map::new();
-    for chain in &dataset.chains {
-        let turns: Vec<_> = chain
-            .turns
-            .iter()
-            .map(|t| serde_json::json!({"submission": t.reference, "tests": {"passed": 1, "total": 1}}))
-            .collect();
-        chains.insert(
-            chain.manifest.id.clone(),
-            serde_json::json!({ "turns": turns }),
-        );
-    }
-    let run = tempfile::NamedTempFile::new().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let run = dir.path().join("reference.jsonl");
     std::fs::write(
-        run.path(),
-        serde_json::to_string(&serde_json::json!({ "chains": chains })).unwrap(),
+        &run,
+        wheelwright_core::bundle::RunBundle::reference(&dataset).to_jsonl(),
     )
     .unwrap();
     let dir = real_dataset();
     let out = wheelwright(&[
         "score",
-        run.path().to_str().unwrap(),
+        run.to_str().unwrap(),
         "--dataset",
         dir.to_str().unwrap(),
         "--json",

@@ -1,4 +1,4 @@
-//! `wheelwright score`: the real binary on a small dataset and run, as JSON and as tables.
+//! `wheelwright score`: the real binary on a small dataset and run bundle, as JSON and as tables.
 //!
 //! The expected report is `fixtures/score/expected.json`. To regenerate it after a
 //! deliberate change: `WHEELWRIGHT_BLESS=1 cargo test -p wheelwright-server --test cli_score`,
@@ -27,7 +27,7 @@ fn fixture(name: &str) -> String {
 fn json_output_matches_the_expected_report() {
     let out = wheelwright(&[
         "score",
-        &fixture("run.json"),
+        &fixture("run"),
         "--dataset",
         &fixture("dataset"),
         "--json",
@@ -54,12 +54,7 @@ fn json_output_matches_the_expected_report() {
 
 #[test]
 fn tables_show_turns_overall_and_diagnostics() {
-    let out = wheelwright(&[
-        "score",
-        &fixture("run.json"),
-        "--dataset",
-        &fixture("dataset"),
-    ]);
+    let out = wheelwright(&["score", &fixture("run"), "--dataset", &fixture("dataset")]);
     assert!(out.status.success());
     let text = String::from_utf8(out.stdout).unwrap();
     for words in [
@@ -72,7 +67,7 @@ fn tables_show_turns_overall_and_diagnostics() {
         "—",
         "100.0",
         "Diagnostics",
-        "unknown: the run has this chain but the dataset does not",
+        "absent: the run has no entry for this chain",
         "not valid JSON",
     ] {
         assert!(text.contains(words), "{words:?} missing from:\n{text}");
@@ -80,24 +75,24 @@ fn tables_show_turns_overall_and_diagnostics() {
 }
 
 #[test]
-fn a_missing_file_fails_and_names_the_path() {
-    let missing = fixtures().join("no-such-run.json");
+fn a_missing_bundle_fails_and_names_the_path() {
+    let missing = fixtures().join("no-such-run");
     let missing = missing.to_string_lossy();
     let out = wheelwright(&["score", &missing, "--dataset", &fixture("dataset")]);
     assert!(!out.status.success());
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains(&*missing), "{stderr}");
-    assert!(stderr.contains("cannot read the run file"), "{stderr}");
+    assert!(stderr.contains("cannot read"), "{stderr}");
 }
 
 #[test]
 fn a_dataset_file_is_refused_a_dataset_is_a_directory() {
     // A file is not a dataset: refused with the path and where the format is documented.
-    let run = fixture("run.json");
-    let out = wheelwright(&["score", &run, "--dataset", &run]);
+    let file = fixture("expected.json");
+    let out = wheelwright(&["score", &fixture("run"), "--dataset", &file]);
     assert!(!out.status.success());
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stderr.contains(&run), "{stderr}");
+    assert!(stderr.contains(&file), "{stderr}");
     assert!(
         stderr.contains("is not a directory; a dataset is a directory"),
         "{stderr}"
@@ -106,11 +101,42 @@ fn a_dataset_file_is_refused_a_dataset_is_a_directory() {
 }
 
 #[test]
-fn an_invalid_run_file_fails_and_names_the_path() {
+fn a_file_that_is_no_bundle_fails_and_says_what_a_bundle_is() {
     let dataset = fixture("dataset");
     let out = wheelwright(&["score", &fixture("expected.json"), "--dataset", &dataset]);
     assert!(!out.status.success());
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("expected.json"), "{stderr}");
-    assert!(stderr.contains("not a valid run file"), "{stderr}");
+    assert!(
+        stderr.contains("give a directory, a .zip or a .jsonl file"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_bundle_for_another_chain_is_refused_with_the_chains_the_dataset_has() {
+    let dir = tempfile::tempdir().unwrap();
+    let jsonl = dir.path().join("run.jsonl");
+    std::fs::write(
+        &jsonl,
+        concat!(
+            r#"{"metadata": {"model": "m", "harness": "h", "memory": "interface", "date": "2026-11-29", "dataset": {"name": "score-fixture", "version": "1"}}}"#,
+            "\n",
+            r#"{"instance_id": "unknown/turn-1", "files": {"textkit/x.py": "x = 1\n"}}"#,
+            "\n"
+        ),
+    )
+    .unwrap();
+    let out = wheelwright(&[
+        "score",
+        &jsonl.to_string_lossy(),
+        "--dataset",
+        &fixture("dataset"),
+    ]);
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("unknown/turn-1: the dataset has no chain \"unknown\"; its chains are slugs, tokens, absent"),
+        "{stderr}"
+    );
 }

@@ -65,20 +65,7 @@ fn every_declared_target_is_referenced_by_its_reference_needs_pypi() {
     }
     // Converted, the dataset scores: the references as submissions reuse every target.
     let score_dataset = dataset.to_score_dataset(files);
-    let mut chains = serde_json::Map::new();
-    for chain in &dataset.chains {
-        let turns: Vec<_> = chain
-            .turns
-            .iter()
-            .map(|t| serde_json::json!({"submission": t.reference}))
-            .collect();
-        chains.insert(
-            chain.manifest.id.clone(),
-            serde_json::json!({ "turns": turns }),
-        );
-    }
-    let run: wheelwright_core::score::Run =
-        serde_json::from_value(serde_json::json!({ "chains": chains })).unwrap();
+    let run = wheelwright_core::bundle::RunBundle::reference(&dataset).to_run(&dataset);
     let report = wheelwright_core::score::score_run(&score_dataset, &run, &mut |_| {}).unwrap();
     assert!(report.diagnostics.is_empty(), "{:?}", report.diagnostics);
     for row in &report.turns {
