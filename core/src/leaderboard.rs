@@ -5,6 +5,8 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use crate::table::push_record;
+
 /// Where a row's numbers come from; the leaderboard never mixes them up.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -46,6 +48,9 @@ pub struct LeaderboardRow {
     /// The paper a reported row comes from.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source: Option<String>,
+    /// The stored run a verified or baseline row shows (`/api/v1/runs/{run}`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run: Option<i64>,
 }
 
 /// Which rows to show, in which order.
@@ -166,22 +171,6 @@ pub fn to_csv(labels: &[String], metrics: &[String], rows: &[LeaderboardRow]) ->
     out
 }
 
-fn push_record(out: &mut String, fields: impl Iterator<Item = String>) {
-    for (i, field) in fields.enumerate() {
-        if i > 0 {
-            out.push(',');
-        }
-        if field.contains([',', '"', '\n', '\r']) {
-            out.push('"');
-            out.push_str(&field.replace('"', "\"\""));
-            out.push('"');
-        } else {
-            out.push_str(&field);
-        }
-    }
-    out.push_str("\r\n");
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -195,6 +184,7 @@ mod tests {
                 .collect(),
             metrics: score.map(|s| ("pass".to_owned(), s)).into_iter().collect(),
             source: Some("Paper, 2026".to_owned()),
+            run: None,
         }
     }
 

@@ -14,6 +14,7 @@ pub mod published;
 pub mod python;
 pub mod score;
 pub mod syntax;
+pub mod table;
 pub mod trajectory;
 pub mod workspace;
 

@@ -104,6 +104,9 @@ pub struct ServeArgs {
     /// Directory of datasets (each a directory with `dataset.json`) imported at start.
     #[arg(long, env = "WHEELWRIGHT_DATASETS_DIR", default_value = "datasets")]
     pub datasets_dir: PathBuf,
+    /// Where pinned repositories' wheels are cached [default: ~/.cache/wheelwright].
+    #[arg(long, env = "WHEELWRIGHT_CACHE_DIR")]
+    pub cache_dir: Option<PathBuf>,
 }
 
 impl From<ServeArgs> for ServeConfig {
@@ -113,6 +116,9 @@ impl From<ServeArgs> for ServeConfig {
             data_dir: args.data_dir,
             app_dir: args.app_dir,
             datasets_dir: args.datasets_dir,
+            cache_dir: args
+                .cache_dir
+                .unwrap_or_else(crate::dataset::default_cache_dir),
         }
     }
 }

@@ -1,9 +1,71 @@
-//! Imports the datasets found in the datasets directory into the database at start.
+//! Imports the datasets found in the datasets directory at start: into the database, and into the in-memory catalog that scoring reads.
 
-use std::path::Path;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 
 use sqlx::SqlitePool;
 use wheelwright_core::dataset::RepoReuseDataset;
+
+use crate::dataset::DatasetError;
+
+/// A dataset the server holds in memory: what scoring, reference sources and repository
+/// sources are served from. The database holds what lists and filters need.
+pub(crate) struct LoadedDataset {
+    pub(crate) dataset: RepoReuseDataset,
+    pub(crate) content_sha256: String,
+    cache_dir: PathBuf,
+    /// W0's sources, obtained on first use (a PyPI wheel may have to be downloaded).
+    repository: Mutex<Option<Arc<BTreeMap<String, String>>>>,
+}
+
+impl LoadedDataset {
+    pub(crate) fn new(dataset: RepoReuseDataset, cache_dir: PathBuf) -> Self {
+        Self {
+            content_sha256: dataset.content_hash(),
+            dataset,
+            cache_dir,
+            repository: Mutex::new(None),
+        }
+    }
+
+    /// The repository's Python sources by path. Blocking: the first call may download
+    /// the pinned wheel; the lock keeps concurrent first calls from doing it twice.
+    pub(crate) fn repository(&self) -> Result<Arc<BTreeMap<String, String>>, DatasetError> {
+        let mut slot = self
+            .repository
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(files) = slot.as_ref() {
+            return Ok(Arc::clone(files));
+        }
+        let files = Arc::new(crate::dataset::repository_source(
+            &self.dataset,
+            &self.cache_dir,
+            Path::new("python3"),
+        )?);
+        *slot = Some(Arc::clone(&files));
+        Ok(files)
+    }
+}
+
+/// The loaded datasets by (name, version).
+#[derive(Default)]
+pub(crate) struct Catalog {
+    datasets: BTreeMap<(String, String), Arc<LoadedDataset>>,
+}
+
+impl Catalog {
+    pub(crate) fn get(&self, name: &str, version: &str) -> Option<Arc<LoadedDataset>> {
+        self.datasets
+            .get(&(name.to_owned(), version.to_owned()))
+            .cloned()
+    }
+
+    pub(crate) fn all(&self) -> impl Iterator<Item = &Arc<LoadedDataset>> {
+        self.datasets.values()
+    }
+}
 
 /// Number of hidden tests of a turn: one per case in its `cases.json`.
 fn test_count(cases_json: &str) -> usize {
@@ -11,12 +73,18 @@ fn test_count(cases_json: &str) -> usize {
 }
 
 /// Imports every dataset directory under `dir` (a directory holding `dataset.json`) whose
-/// content changed since the last import. A dataset that does not load is logged and
-/// skipped, so one broken directory cannot keep the server from starting.
-pub(crate) async fn import_dir(pool: &SqlitePool, dir: &Path) -> anyhow::Result<usize> {
+/// content changed since the last import, and returns all of them loaded. A dataset that
+/// does not load is logged and skipped, so one broken directory cannot keep the server
+/// from starting.
+pub(crate) async fn import_dir(
+    pool: &SqlitePool,
+    dir: &Path,
+    cache_dir: &Path,
+) -> anyhow::Result<Catalog> {
+    let mut catalog = Catalog::default();
     let Ok(entries) = std::fs::read_dir(dir) else {
         tracing::warn!(dir = %dir.display(), "no datasets directory; no dataset imported");
-        return Ok(0);
+        return Ok(catalog);
     };
     let mut imported = 0;
     let mut dirs: Vec<_> = entries
@@ -35,13 +103,20 @@ pub(crate) async fn import_dir(pool: &SqlitePool, dir: &Path) -> anyhow::Result<
                 if import(pool, &dataset).await? {
                     imported += 1;
                 }
+                let key = (
+                    dataset.manifest.name.clone(),
+                    dataset.manifest.version.clone(),
+                );
+                let loaded = LoadedDataset::new(dataset, cache_dir.to_owned());
+                catalog.datasets.insert(key, Arc::new(loaded));
             }
             Err(error) => {
                 tracing::error!(dir = %path.display(), "dataset not imported: {error}");
             }
         }
     }
-    Ok(imported)
+    tracing::info!(imported, loaded = catalog.datasets.len(), "datasets");
+    Ok(catalog)
 }
 
 /// Stores one dataset in a single transaction; `false` when the same content is there.

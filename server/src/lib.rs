@@ -12,10 +12,12 @@ pub mod db;
 mod error;
 mod published;
 mod routes;
+mod runs;
 
 use std::future::Future;
 use std::net::SocketAddr;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use anyhow::Context;
 use sqlx::SqlitePool;
@@ -28,6 +30,7 @@ pub use routes::router;
 pub struct AppState {
     pool: SqlitePool,
     app_dir: PathBuf,
+    catalog: Arc<datasets::Catalog>,
 }
 
 /// Everything `wheelwright serve` needs to know.
@@ -38,6 +41,8 @@ pub struct ServeConfig {
     pub app_dir: PathBuf,
     /// Directory whose dataset directories are imported at start.
     pub datasets_dir: PathBuf,
+    /// Where pinned repositories' wheels are cached.
+    pub cache_dir: PathBuf,
 }
 
 impl AppState {
@@ -45,8 +50,17 @@ impl AppState {
     pub async fn open(config: &ServeConfig) -> anyhow::Result<Self> {
         let pool = db::open(&config.data_dir).await?;
         let report = published::import_bundled(&pool).await?;
-        let datasets = datasets::import_dir(&pool, &config.datasets_dir).await?;
-        tracing::info!(imported = datasets, "datasets");
+        let catalog = datasets::import_dir(&pool, &config.datasets_dir, &config.cache_dir).await?;
+        for loaded in catalog.all() {
+            // A baseline that cannot be computed (no network for the wheel, say) must not
+            // keep the server from serving everything else.
+            if let Err(error) = runs::ensure_baselines(&pool, loaded).await {
+                tracing::error!(
+                    dataset = loaded.dataset.manifest.name,
+                    "baselines not computed: {error:#}"
+                );
+            }
+        }
         tracing::info!(
             imported = ?report.imported,
             unchanged = ?report.unchanged,
@@ -55,6 +69,7 @@ impl AppState {
         Ok(Self {
             pool,
             app_dir: config.app_dir.clone(),
+            catalog: Arc::new(catalog),
         })
     }
 

@@ -112,6 +112,7 @@ async fn a_broken_dataset_is_skipped_and_the_server_still_starts() {
         data_dir: dir.path().join("data"),
         app_dir: dir.path().join("no-app"),
         datasets_dir: datasets,
+        cache_dir: wheelwright_server::dataset::default_cache_dir(),
     };
     let state = wheelwright_server::AppState::open(&config)
         .await

@@ -50,9 +50,12 @@ fn expected_order(metric: &str, filter: Option<(&str, &str)>) -> Vec<String> {
 #[tokio::test]
 async fn the_reporeuse_leaderboard_is_table_2_reported_with_interface_memory() {
     let app = app().await;
-    let body = get(&app, "/api/v1/leaderboard/reporeuse?sort=resolve")
-        .await
-        .json();
+    let body = get(
+        &app,
+        "/api/v1/leaderboard/reporeuse?origin=reported&sort=resolve",
+    )
+    .await
+    .json();
     assert_eq!(models(&body), expected_order("resolve", None));
     assert_eq!(
         body["metrics"],

@@ -63,6 +63,7 @@ impl Server {
             data_dir: data.path().join("data"),
             app_dir: app_dir()?,
             datasets_dir: workspace_root().join("datasets"),
+            cache_dir: wheelwright_server::dataset::default_cache_dir(),
         };
         let state = AppState::open(&config).await?;
         let listener = tokio::net::TcpListener::bind(config.addr).await?;

@@ -14,10 +14,10 @@ pub mod reuse_rate;
 pub mod run;
 pub mod turn;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// Why a value is undefined.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Undefined {
     /// The turn has no target of this kind.
@@ -35,7 +35,7 @@ pub enum Undefined {
 }
 
 /// A metric value, or the reason it is undefined.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "status", rename_all = "snake_case")]
 pub enum Score {
     Defined { value: f64 },

@@ -119,6 +119,15 @@ pub fn wheel(
         repo.version,
         dir.display()
     );
+    // pip writes into a private directory and the wheel is renamed into place, so a
+    // concurrent reader (another test, another server) never sees half a file.
+    let staging = tempfile::Builder::new()
+        .prefix(".download-")
+        .tempdir_in(&dir)
+        .map_err(|source| DatasetError::Io {
+            path: dir.clone(),
+            source,
+        })?;
     let mut command = Command::new(python);
     command
         .args([
@@ -131,7 +140,7 @@ pub fn wheel(
         .arg("--only-binary=:all:")
         .arg(format!("{}=={}", repo.pypi, repo.version))
         .arg("-d")
-        .arg(&dir);
+        .arg(staging.path());
     let finished = run_with_timeout(command, PIP_TIMEOUT).map_err(|e| {
         repo_error(
             repo,
@@ -154,6 +163,14 @@ pub fn wheel(
                 tail(&finished.output)
             ),
         ));
+    }
+    if let Some(downloaded) = find_wheel(staging.path())
+        && let Some(name) = downloaded.file_name()
+    {
+        std::fs::rename(&downloaded, dir.join(name)).map_err(|source| DatasetError::Io {
+            path: dir.join(name),
+            source,
+        })?;
     }
     find_wheel(&dir).ok_or_else(|| {
         repo_error(

@@ -1,12 +1,41 @@
-//! `GET /api/v1/datasets` and `GET /api/v1/datasets/{name}/{version}`: the imported datasets
-//! and, for one, its chains and turns with their requirements and targets.
+//! `GET /api/v1/datasets`, `GET /api/v1/datasets/{name}/{version}` and `.../source`: the
+//! imported datasets; for one, its chains and turns with their requirements and targets, and
+//! its repository's source files by path and line range.
+
+use std::collections::BTreeMap;
 
 use axum::Json;
-use axum::extract::{Path, State};
+use axum::extract::{Path, Query, State};
+use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 
+use super::table::{Format, respond};
 use crate::AppState;
 use crate::error::AppError;
+
+/// Column orders of the CSV downloads.
+const DATASET_ORDER: [&str; 7] = [
+    "name",
+    "version",
+    "benchmark",
+    "chains",
+    "turns",
+    "tests",
+    "content_sha256",
+];
+const DATASET_TURN_ORDER: [&str; 8] = [
+    "chain",
+    "turn",
+    "title",
+    "module_path",
+    "repo_targets",
+    "self_targets",
+    "tests",
+    "requirement",
+];
+
+/// Most lines one source request returns; ask for ranges to read more.
+pub(crate) const MAX_SOURCE_LINES: usize = 5_000;
 
 #[derive(Serialize, sqlx::FromRow)]
 pub(crate) struct DatasetSummary {
@@ -21,7 +50,9 @@ pub(crate) struct DatasetSummary {
 
 pub(crate) async fn list(
     State(state): State<AppState>,
-) -> Result<Json<Vec<DatasetSummary>>, AppError> {
+    Query(params): Query<BTreeMap<String, String>>,
+) -> Result<Response, AppError> {
+    let format = Format::parse(params.get("format").map(String::as_str))?;
     let rows = sqlx::query_as::<_, DatasetSummary>(
         "SELECT name, version, benchmark, content_sha256, chains, turns, tests
          FROM dataset ORDER BY name, version",
@@ -29,7 +60,7 @@ pub(crate) async fn list(
     .fetch_all(&state.pool)
     .await
     .map_err(anyhow::Error::from)?;
-    Ok(Json(rows))
+    respond(format, "datasets", &DATASET_ORDER, &rows)
 }
 
 #[derive(Serialize, sqlx::FromRow)]
@@ -62,7 +93,9 @@ pub(crate) struct DatasetDetail {
 pub(crate) async fn get(
     State(state): State<AppState>,
     Path((name, version)): Path<(String, String)>,
-) -> Result<Json<DatasetDetail>, AppError> {
+    Query(params): Query<BTreeMap<String, String>>,
+) -> Result<Response, AppError> {
+    let format = Format::parse(params.get("format").map(String::as_str))?;
     let summary = sqlx::query_as::<_, DatasetSummary>(
         "SELECT name, version, benchmark, content_sha256, chains, turns, tests
          FROM dataset WHERE name = ? AND version = ?",
@@ -87,5 +120,105 @@ pub(crate) async fn get(
     .fetch_all(&state.pool)
     .await
     .map_err(anyhow::Error::from)?;
-    Ok(Json(DatasetDetail { summary, turns }))
+    if format == Format::Csv {
+        return respond(
+            format,
+            &format!("{name}-{version}-turns"),
+            &DATASET_TURN_ORDER,
+            &turns,
+        );
+    }
+    Ok(Json(DatasetDetail { summary, turns }).into_response())
+}
+
+#[derive(Serialize)]
+pub(crate) struct SourceLines {
+    path: String,
+    /// First and last line returned, 1-based and inclusive.
+    start: usize,
+    end: usize,
+    /// Lines in the whole file.
+    total_lines: usize,
+    text: String,
+}
+
+#[derive(Serialize)]
+pub(crate) struct SourceFiles {
+    files: Vec<String>,
+}
+
+/// `GET /api/v1/datasets/{name}/{version}/source[?path=P[&start=S][&end=E]]`: the
+/// repository's files (W0) without `path`; with it, lines S..=E of that file (default
+/// all, at most [`MAX_SOURCE_LINES`]). Paths are looked up among the repository's files,
+/// never on the file system, so `..` or an absolute path can only be refused.
+pub(crate) async fn source(
+    State(state): State<AppState>,
+    Path((name, version)): Path<(String, String)>,
+    Query(params): Query<BTreeMap<String, String>>,
+) -> Result<Response, AppError> {
+    let loaded = state.catalog.get(&name, &version).ok_or_else(|| {
+        AppError::not_found(format!(
+            "no dataset {name:?} at version {version:?}; GET /api/v1/datasets lists them"
+        ))
+    })?;
+    if let Some(unknown) = params
+        .keys()
+        .find(|k| !["path", "start", "end"].contains(&k.as_str()))
+    {
+        return Err(AppError::bad_request(format!(
+            "unknown query parameter {unknown:?}; use path, start and end"
+        )));
+    }
+    let files = tokio::task::spawn_blocking(move || loaded.repository())
+        .await
+        .map_err(|e| AppError::Internal(e.into()))?
+        .map_err(|e| AppError::Internal(e.into()))?;
+    let Some(path) = params.get("path") else {
+        return Ok(Json(SourceFiles {
+            files: files.keys().cloned().collect(),
+        })
+        .into_response());
+    };
+    if !wheelwright_core::dataset::is_relative_down(path) {
+        return Err(AppError::bad_request(format!(
+            "path {path:?} must be relative to the repository root, without \"..\" (e.g. networkx/classes/graph.py)"
+        )));
+    }
+    let text = files.get(path.as_str()).ok_or_else(|| {
+        AppError::not_found(format!(
+            "the repository has no file {path:?}; GET this endpoint without path lists its files"
+        ))
+    })?;
+    let line = |key: &str| -> Result<Option<usize>, AppError> {
+        params
+            .get(key)
+            .map(|v| {
+                v.parse::<usize>().ok().filter(|n| *n >= 1).ok_or_else(|| {
+                    AppError::bad_request(format!("{key} {v:?} is not a line number (1, 2, ...)"))
+                })
+            })
+            .transpose()
+    };
+    let lines: Vec<&str> = text.split_inclusive('\n').collect();
+    let total_lines = lines.len();
+    let start = line("start")?.unwrap_or(1);
+    let end = line("end")?.unwrap_or(total_lines).min(total_lines);
+    if start > end.max(1) || start > total_lines.max(1) {
+        return Err(AppError::bad_request(format!(
+            "lines {start}..{end} are not in {path}, which has {total_lines} lines"
+        )));
+    }
+    if end + 1 - start > MAX_SOURCE_LINES {
+        return Err(AppError::bad_request(format!(
+            "at most {MAX_SOURCE_LINES} lines per request; ask for a smaller range with start and end"
+        )));
+    }
+    Ok(Json(SourceLines {
+        path: path.clone(),
+        start,
+        end,
+        total_lines,
+        text: lines[start.min(total_lines + 1) - 1..end].concat(),
+    })
+    .into_response())
 }

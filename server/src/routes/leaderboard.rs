@@ -92,8 +92,10 @@ pub(crate) async fn get(
                 labels,
                 metrics: row.metrics,
                 source: source.as_ref().map(|s| s.source.clone()),
+                run: None,
             }
         })
+        .chain(run_rows(&state, benchmark).await?)
         .collect();
     let rows =
         leaderboard::apply(rows, &query).map_err(|e| AppError::bad_request(e.to_string()))?;
@@ -123,4 +125,64 @@ pub(crate) async fn get(
         rows,
     })
     .into_response())
+}
+
+#[derive(sqlx::FromRow)]
+struct StoredRun {
+    id: i64,
+    origin: String,
+    baseline: Option<String>,
+    model: String,
+    harness: String,
+    memory: String,
+    overall: String,
+}
+
+/// Runs stored by this server (verified uploads and baselines) as leaderboard rows: labels
+/// from their metadata, metrics from their overall row (undefined values left out).
+async fn run_rows(
+    state: &AppState,
+    benchmark: wheelwright_core::benchmark::Benchmark,
+) -> Result<Vec<LeaderboardRow>, AppError> {
+    let stored: Vec<StoredRun> = sqlx::query_as(
+        "SELECT id, origin, baseline, model, harness, memory, overall FROM run
+             WHERE benchmark = ? ORDER BY id",
+    )
+    .bind(benchmark.id())
+    .fetch_all(&state.pool)
+    .await
+    .map_err(anyhow::Error::from)?;
+    let mut rows = Vec::with_capacity(stored.len());
+    for StoredRun {
+        id,
+        origin,
+        baseline,
+        model,
+        harness,
+        memory,
+        overall,
+    } in stored
+    {
+        let overall: BTreeMap<String, wheelwright_core::metrics::Score> =
+            serde_json::from_str(&overall).map_err(|e| AppError::Internal(e.into()))?;
+        let mut labels = BTreeMap::from([
+            ("model".to_owned(), model),
+            ("harness".to_owned(), harness),
+            ("memory".to_owned(), memory),
+        ]);
+        if let Some(baseline) = baseline {
+            labels.insert("baseline".to_owned(), baseline);
+        }
+        rows.push(LeaderboardRow {
+            origin: Origin::from_id(&origin).unwrap_or(Origin::Verified),
+            labels,
+            metrics: overall
+                .into_iter()
+                .filter_map(|(k, v)| v.value().map(|v| (k, v)))
+                .collect(),
+            source: None,
+            run: Some(id),
+        });
+    }
+    Ok(rows)
 }

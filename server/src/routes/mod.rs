@@ -7,6 +7,8 @@ mod datasets;
 mod health;
 mod leaderboard;
 mod openapi;
+mod runs;
+mod table;
 
 use std::time::Duration;
 
@@ -37,6 +39,16 @@ pub fn router(state: AppState) -> Router {
         .route("/leaderboard/{benchmark}", get(leaderboard::get))
         .route("/datasets", get(datasets::list))
         .route("/datasets/{name}/{version}", get(datasets::get))
+        .route("/datasets/{name}/{version}/source", get(datasets::source))
+        .route(
+            "/runs",
+            get(runs::list)
+                .post(runs::upload)
+                .layer(DefaultBodyLimit::max(runs::UPLOAD_LIMIT)),
+        )
+        .route("/runs/{id}", get(runs::get))
+        .route("/runs/{id}/turns", get(runs::turn_table))
+        .route("/runs/{id}/chains/{chain}/turns/{turn}", get(runs::turn))
         .route("/openapi.json", get(openapi::get))
         .route(
             "/analyze",

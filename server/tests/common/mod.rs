@@ -29,6 +29,7 @@ pub async fn app_with_dist(dir: TempDir, dist: Option<&Path>) -> TestApp {
         data_dir: dir.path().join("data"),
         app_dir: dist.map_or_else(|| dir.path().join("no-app"), Path::to_path_buf),
         datasets_dir: real_dataset().parent().unwrap().to_path_buf(),
+        cache_dir: wheelwright_server::dataset::default_cache_dir(),
     };
     let state = AppState::open(&config).await.expect("open state");
     TestApp {
@@ -135,4 +136,40 @@ pub fn copy_dir(from: &Path, to: &Path) {
             std::fs::copy(entry.path(), &target).unwrap();
         }
     }
+}
+
+pub async fn post_bytes(app: &TestApp, uri: &str, body: impl Into<Body>) -> Reply {
+    send(
+        app,
+        Request::post(uri)
+            .header(header::CONTENT_TYPE, "application/octet-stream")
+            .body(body.into())
+            .unwrap(),
+    )
+    .await
+}
+
+/// How many runs the database holds (to check that a refused upload stored nothing).
+pub async fn run_count(app: &TestApp) -> usize {
+    get(app, "/api/v1/runs")
+        .await
+        .json()
+        .as_array()
+        .unwrap()
+        .len()
+}
+
+/// A zip archive of `entries` (path, bytes), deflated.
+pub fn zip_of(entries: &[(&str, &[u8])]) -> Vec<u8> {
+    use std::io::Write;
+    let mut out = std::io::Cursor::new(Vec::new());
+    let mut zip = zip::ZipWriter::new(&mut out);
+    let options = zip::write::SimpleFileOptions::default()
+        .compression_method(zip::CompressionMethod::Deflated);
+    for (path, bytes) in entries {
+        zip.start_file(*path, options).unwrap();
+        zip.write_all(bytes).unwrap();
+    }
+    zip.finish().unwrap();
+    out.into_inner()
 }

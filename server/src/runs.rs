@@ -1,0 +1,293 @@
+//! Runs: scoring a bundle with core against a loaded dataset, storing it with every turn in one transaction, and the baselines.
+//!
+//! The server never takes numbers from a submitter: a bundle carries files and
+//! trajectories only, and everything stored here was computed by
+//! [`wheelwright_core::score::score_run`] on this machine.
+
+use std::sync::Arc;
+
+use sqlx::SqlitePool;
+use wheelwright_core::bundle::{BundleError, RunBundle};
+use wheelwright_core::score::{RunReport, score_run};
+
+use crate::datasets::{Catalog, LoadedDataset};
+use crate::error::AppError;
+
+/// Where a stored run comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Source {
+    /// Uploaded and scored here (origin `verified`).
+    Upload,
+    /// Computed by the server from the dataset (origin `baseline`).
+    Baseline(Baseline),
+}
+
+/// The baselines every dataset gets.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Baseline {
+    /// The reference solutions submitted as a run.
+    Reference,
+    /// No files at all.
+    Empty,
+}
+
+impl Baseline {
+    pub(crate) const ALL: [Self; 2] = [Self::Reference, Self::Empty];
+
+    pub(crate) fn id(self) -> &'static str {
+        match self {
+            Self::Reference => "reference",
+            Self::Empty => "empty",
+        }
+    }
+
+    fn bundle(self, dataset: &wheelwright_core::dataset::RepoReuseDataset) -> RunBundle {
+        match self {
+            Self::Reference => RunBundle::reference(dataset),
+            Self::Empty => RunBundle::empty(dataset),
+        }
+    }
+}
+
+/// Why a run was not stored. Nothing is stored when any of these is returned.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum RunError {
+    #[error("{0}")]
+    Bundle(#[from] BundleError),
+    #[error(
+        "the run names dataset {name:?} version {version:?}, which this server does not have; GET /api/v1/datasets lists the datasets it scores"
+    )]
+    UnknownDataset { name: String, version: String },
+    #[error("this run bundle is already stored as run {id}; GET /api/v1/runs/{id} shows it")]
+    Duplicate { id: i64 },
+    #[error(transparent)]
+    Internal(#[from] anyhow::Error),
+}
+
+impl From<RunError> for AppError {
+    fn from(error: RunError) -> Self {
+        use axum::http::StatusCode;
+        let status = match &error {
+            RunError::Bundle(
+                BundleError::TooLarge { .. }
+                | BundleError::FileTooLarge { .. }
+                | BundleError::TooManyEntries { .. },
+            ) => StatusCode::PAYLOAD_TOO_LARGE,
+            RunError::Bundle(_) => StatusCode::UNPROCESSABLE_ENTITY,
+            RunError::UnknownDataset { .. } => StatusCode::UNPROCESSABLE_ENTITY,
+            RunError::Duplicate { .. } => StatusCode::CONFLICT,
+            RunError::Internal(_) => return Self::Internal(anyhow::anyhow!(error)),
+        };
+        Self::Client {
+            status,
+            message: error.to_string(),
+        }
+    }
+}
+
+/// Scores `bundle` against the dataset it names and stores it; the new run's id.
+pub(crate) async fn submit(
+    pool: &SqlitePool,
+    catalog: &Catalog,
+    bundle: RunBundle,
+) -> Result<i64, RunError> {
+    let wanted = &bundle.metadata.dataset;
+    let loaded =
+        catalog
+            .get(&wanted.name, &wanted.version)
+            .ok_or_else(|| RunError::UnknownDataset {
+                name: wanted.name.clone(),
+                version: wanted.version.clone(),
+            })?;
+    bundle.check_against(&loaded.dataset)?;
+    if let Some(id) = existing(pool, &loaded, &bundle.content_hash()).await? {
+        return Err(RunError::Duplicate { id });
+    }
+    let (bundle, report) = score_blocking(Arc::clone(&loaded), bundle).await?;
+    store(pool, &loaded, Source::Upload, &bundle, &report).await
+}
+
+/// Scores on the blocking pool: indexing a repository takes a while and may download it.
+async fn score_blocking(
+    loaded: Arc<LoadedDataset>,
+    bundle: RunBundle,
+) -> Result<(RunBundle, RunReport), RunError> {
+    tokio::task::spawn_blocking(move || {
+        let report = score(&loaded, &bundle)?;
+        Ok((bundle, report))
+    })
+    .await
+    .map_err(|e| RunError::Internal(e.into()))?
+}
+
+/// Scores `bundle` (already checked against the dataset) with core.
+pub(crate) fn score(loaded: &LoadedDataset, bundle: &RunBundle) -> Result<RunReport, RunError> {
+    let files = loaded
+        .repository()
+        .map_err(|e| RunError::Internal(anyhow::anyhow!(e)))?;
+    let dataset = loaded.dataset.to_score_dataset((*files).clone());
+    let run = bundle.to_run(&loaded.dataset);
+    score_run(&dataset, &run, &mut |_| {}).map_err(|e| RunError::Internal(anyhow::anyhow!(e)))
+}
+
+async fn existing(
+    pool: &SqlitePool,
+    loaded: &LoadedDataset,
+    bundle_sha256: &str,
+) -> anyhow::Result<Option<i64>> {
+    let manifest = &loaded.dataset.manifest;
+    Ok(sqlx::query_scalar(
+        "SELECT id FROM run WHERE dataset_name = ? AND dataset_version = ? AND bundle_sha256 = ?",
+    )
+    .bind(&manifest.name)
+    .bind(&manifest.version)
+    .bind(bundle_sha256)
+    .fetch_optional(pool)
+    .await?)
+}
+
+/// Stores the run and one row per scored turn in a single transaction.
+pub(crate) async fn store(
+    pool: &SqlitePool,
+    loaded: &LoadedDataset,
+    source: Source,
+    bundle: &RunBundle,
+    report: &RunReport,
+) -> Result<i64, RunError> {
+    let manifest = &loaded.dataset.manifest;
+    let m = &bundle.metadata;
+    let hash = bundle.content_hash();
+    let (origin, baseline) = match source {
+        Source::Upload => ("verified", None),
+        Source::Baseline(b) => ("baseline", Some(b.id())),
+    };
+    let mut tx = pool.begin().await.map_err(anyhow::Error::from)?;
+    // Checked again inside the transaction: two identical uploads at once store one run.
+    let duplicate: Option<i64> = sqlx::query_scalar(
+        "SELECT id FROM run WHERE dataset_name = ? AND dataset_version = ? AND bundle_sha256 = ?",
+    )
+    .bind(&manifest.name)
+    .bind(&manifest.version)
+    .bind(&hash)
+    .fetch_optional(&mut *tx)
+    .await
+    .map_err(anyhow::Error::from)?;
+    if let Some(id) = duplicate {
+        return Err(RunError::Duplicate { id });
+    }
+    let id: i64 = sqlx::query_scalar(
+        "INSERT INTO run (origin, baseline, benchmark, dataset_name, dataset_version,
+             dataset_sha256, bundle_sha256, model, harness, memory, run_date, cost_usd,
+             scaffold_version, notes, scorer_version, grammar_version, chains, turns,
+             overall, series, diagnostics, created_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
+             strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
+         RETURNING id",
+    )
+    .bind(origin)
+    .bind(baseline)
+    .bind(manifest.benchmark.id())
+    .bind(&manifest.name)
+    .bind(&manifest.version)
+    .bind(&loaded.content_sha256)
+    .bind(&hash)
+    .bind(&m.model)
+    .bind(&m.harness)
+    .bind(&m.memory)
+    .bind(&m.date)
+    .bind(m.cost_usd)
+    .bind(&m.scaffold_version)
+    .bind(&m.notes)
+    .bind(&report.scorer_version)
+    .bind(wheelwright_core::syntax::GRAMMAR_VERSION)
+    .bind(i64::try_from(report.chains).map_err(anyhow::Error::from)?)
+    .bind(i64::try_from(report.turns.len()).map_err(anyhow::Error::from)?)
+    .bind(json(&report.overall)?)
+    .bind(json(&report.series)?)
+    .bind(json(&report.diagnostics)?)
+    .fetch_one(&mut *tx)
+    .await
+    .map_err(anyhow::Error::from)?;
+    for row in &report.turns {
+        let given = bundle.turns.get(&(row.chain.clone(), row.turn));
+        let empty = std::collections::BTreeMap::new();
+        sqlx::query(
+            "INSERT INTO run_turn (run_id, chain, turn, files, trajectory, score)
+             VALUES (?, ?, ?, ?, ?, ?)",
+        )
+        .bind(id)
+        .bind(&row.chain)
+        .bind(i64::try_from(row.turn).map_err(anyhow::Error::from)?)
+        .bind(json(given.map_or(&empty, |g| &g.files))?)
+        .bind(given.and_then(|g| g.trajectory.as_deref()))
+        .bind(json(row)?)
+        .execute(&mut *tx)
+        .await
+        .map_err(anyhow::Error::from)?;
+    }
+    tx.commit().await.map_err(anyhow::Error::from)?;
+    Ok(id)
+}
+
+/// The text of a JSON column.
+fn json<T: serde::Serialize + ?Sized>(value: &T) -> Result<String, RunError> {
+    serde_json::to_string(value).map_err(|e| RunError::Internal(e.into()))
+}
+
+/// Computes and stores the baselines of `loaded` unless they are stored for its current
+/// content; baselines of older content of the same dataset are replaced.
+pub(crate) async fn ensure_baselines(
+    pool: &SqlitePool,
+    loaded: &Arc<LoadedDataset>,
+) -> anyhow::Result<()> {
+    let manifest = &loaded.dataset.manifest;
+    let stale = sqlx::query(
+        "DELETE FROM run WHERE origin = 'baseline' AND dataset_name = ? AND dataset_version = ?
+             AND dataset_sha256 <> ?",
+    )
+    .bind(&manifest.name)
+    .bind(&manifest.version)
+    .bind(&loaded.content_sha256)
+    .execute(pool)
+    .await?;
+    if stale.rows_affected() > 0 {
+        tracing::info!(
+            dataset = manifest.name,
+            "the dataset changed; its baselines are recomputed"
+        );
+    }
+    let today: String = sqlx::query_scalar("SELECT date('now')")
+        .fetch_one(pool)
+        .await?;
+    for baseline in Baseline::ALL {
+        let stored: Option<i64> = sqlx::query_scalar(
+            "SELECT id FROM run WHERE origin = 'baseline' AND baseline = ?
+                 AND dataset_name = ? AND dataset_version = ?",
+        )
+        .bind(baseline.id())
+        .bind(&manifest.name)
+        .bind(&manifest.version)
+        .fetch_optional(pool)
+        .await?;
+        if stored.is_some() {
+            continue;
+        }
+        let mut bundle = baseline.bundle(&loaded.dataset);
+        bundle.metadata.date.clone_from(&today);
+        let (bundle, report) = score_blocking(Arc::clone(loaded), bundle)
+            .await
+            .map_err(|e| anyhow::anyhow!("{e}"))?;
+        match store(pool, loaded, Source::Baseline(baseline), &bundle, &report).await {
+            Ok(id) => tracing::info!(
+                dataset = manifest.name,
+                baseline = baseline.id(),
+                id,
+                "baseline stored"
+            ),
+            // Another server process on the same database stored it first.
+            Err(RunError::Duplicate { .. }) => {}
+            Err(e) => return Err(anyhow::anyhow!("{e}")),
+        }
+    }
+    Ok(())
+}
