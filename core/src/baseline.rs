@@ -397,11 +397,18 @@ impl Builder<'_> {
             return None;
         };
         let def_line = tree.node(def).span.start_line;
-        let inner = analysis
+        let Some(inner) = analysis
             .defs
             .iter()
             .find(|d| d.qual == plan.qual && d.start_line == def_line)
-            .map(|d| d.inner)?;
+            .map(|d| d.inner)
+        else {
+            self.diagnostics.push(format!(
+                "{}: the definition at line {def_line} of {} was not analysed; not copied",
+                plan.target, plan.path
+            ));
+            return None;
+        };
         let outer = tree
             .parent(def)
             .filter(|&p| tree.kind(p) == Kind::DecoratedDefinition)
@@ -734,4 +741,85 @@ fn dedent(text: &str, column: usize) -> String {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::python::index::IndexOptions;
+
+    fn workspace() -> (Workspace, RepoIndex) {
+        let mut w = Workspace::new();
+        w.insert("pkg/__init__.py", "from pkg.impl import f\n");
+        w.insert(
+            "pkg/impl.py",
+            "import os\n\nif os.name:\n    def f(x):\n        \"\"\"Doc.\n\n        More.\"\"\"\n        return os.fspath(x)\n",
+        );
+        let index = RepoIndex::build(&w, &IndexOptions::default());
+        (w, index)
+    }
+
+    #[test]
+    fn bad_input_never_panics_and_is_reported() {
+        let (w, index) = workspace();
+        let targets = vec!["pkg.f".to_owned(), "pkg.nothing".to_owned()];
+        for reference in [
+            "",
+            "def (",
+            "from pkg import f\ndef g(:\n    return f(1\n",
+            "from pkg import f\nπ = f('é')\n",
+            "from pkg import f\nmatch x:\n    case f.y: pass\n",
+            "\u{feff}from pkg import f\r\nf(1)\r\n",
+        ] {
+            let result = copy_module(&w, &index, "sol/a.py", reference, &targets);
+            assert!(
+                result
+                    .diagnostics
+                    .iter()
+                    .any(|d| d.starts_with("pkg.nothing")),
+                "{result:?}"
+            );
+            assert_eq!(result.copied.len(), 1, "{reference:?}");
+        }
+    }
+
+    #[test]
+    fn a_definition_nested_in_an_if_is_dedented_with_its_docstring() {
+        let (w, index) = workspace();
+        let result = copy_module(
+            &w,
+            &index,
+            "sol/a.py",
+            "from pkg import f\nf(1)\n",
+            &["pkg.f".to_owned()],
+        );
+        assert_eq!(
+            result.text,
+            "from pkg import f\nimport os\n\n\n# Copy of pkg.impl.f (copy baseline).\ndef _copy_f(x):\n    \"\"\"Doc.\n\n    More.\"\"\"\n    return os.fspath(x)\n\n\n_copy_f(1)\n"
+        );
+    }
+
+    #[test]
+    fn fresh_names_avoid_every_identifier_of_the_module() {
+        let mut names = Names {
+            taken: ["_copy_f".to_owned(), "_copy_f_2".to_owned()].into(),
+        };
+        assert_eq!(names.fresh("_f"), "_copy_f_3");
+        assert_eq!(names.fresh("g"), "_copy_g");
+        assert_eq!(names.fresh("g"), "_copy_g_2");
+    }
+
+    #[test]
+    fn the_block_goes_after_docstring_and_imports_taking_the_blank_lines() {
+        for (source, expected) in [
+            ("", (0, 0)),
+            ("x = 1\n", (0, 0)),
+            ("\"\"\"Doc.\"\"\"\nimport a\n\n\nx = 1\n", (19, 22)),
+            ("# c\nfrom a import b\n\n    \nx = 1\n", (19, 26)),
+            ("import a\nx = 1\nimport b\n", (8, 9)),
+        ] {
+            let tree = syntax::parse(source);
+            assert_eq!(insertion_range(&tree), expected, "{source:?}");
+        }
+    }
 }
