@@ -10,8 +10,8 @@
 //!   ([`copy_module`]). Behaviour is kept, so the hidden tests still pass, while reuse
 //!   drops to 0 and the copied targets appear re-implemented (spec 1, D6).
 //!
-//! [`Baseline::submission`] gives the first two; `copy` needs the workspace. Everything is
-//! pure: the caller reads files and runs tests.
+//! [`Baseline::module`] gives any of the three; [`copy_module`] also says what it copied
+//! and what it could not. Everything is pure: the caller reads files and runs tests.
 //!
 //! How `copy` is built, for each target (repo targets, then self targets), in W_{t-1}:
 //! 1. The target is canonicalised as the scorer does (re-exports followed, D4), and its
@@ -99,12 +99,23 @@ impl Baseline {
         }
     }
 
-    /// The file of the `reference` and `empty` baselines (`None`: no file at the required
-    /// path); `None` for `copy` too, which is built by [`copy_module`].
-    pub fn submission(self, reference: &str) -> Option<String> {
+    /// The baseline's file at the turn's required path (`None`: no file). The arguments are
+    /// those of [`copy_module`], whose diagnostics this drops; `reference` and `empty` only
+    /// look at `reference`.
+    pub fn module(
+        self,
+        workspace: &Workspace,
+        index: &RepoIndex,
+        module_path: &str,
+        reference: &str,
+        targets: &[String],
+    ) -> Option<String> {
         match self {
             Baseline::Reference => Some(reference.to_owned()),
-            Baseline::Empty | Baseline::Copy => None,
+            Baseline::Empty => None,
+            Baseline::Copy => {
+                Some(copy_module(workspace, index, module_path, reference, targets).text)
+            }
         }
     }
 }

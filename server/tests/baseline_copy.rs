@@ -6,7 +6,7 @@ mod common;
 
 use common::real_dataset;
 
-use wheelwright_core::baseline::copy_module;
+use wheelwright_core::baseline::{Baseline, copy_module};
 use wheelwright_core::metrics::Score;
 use wheelwright_core::metrics::turn::{TurnInput, score_turn};
 use wheelwright_core::python::index::{IndexOptions, RepoIndex};
@@ -68,6 +68,23 @@ fn the_copy_baseline_of_every_real_turn_drops_repo_reuse_to_zero_needs_pypi() {
                 "{at}: the copy parses:\n{}",
                 copy.text
             );
+            // The three baselines through the one entry point: the reference as is, no file
+            // for empty, the module above for copy.
+            let module = |b: Baseline| {
+                b.module(
+                    &workspace,
+                    &index,
+                    &tm.module_path,
+                    &turn.reference,
+                    &targets,
+                )
+            };
+            assert_eq!(
+                module(Baseline::Reference).as_deref(),
+                Some(turn.reference.as_str())
+            );
+            assert_eq!(module(Baseline::Empty), None);
+            assert_eq!(module(Baseline::Copy).as_deref(), Some(copy.text.as_str()));
             assert_eq!(score.repo.reuse, Score::Defined { value: 0.0 }, "{at}");
             assert_eq!(score.self_targets.reuse.value().unwrap_or(0.0), 0.0, "{at}");
             for outcome in &score.repo.targets {
