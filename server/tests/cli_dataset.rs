@@ -36,6 +36,14 @@ fn verify_passes_the_real_dataset_statically_needs_pypi() {
     assert!(stdout.contains("4 chains, 20 turns, 224 tests"), "{stdout}");
     assert!(stdout.contains("all checks passed"), "{stdout}");
     assert!(!stdout.contains("FAIL"), "{stdout}");
+    // The copy baseline is built statically too: every target of road-audit turn 2 copied,
+    // its tests not run (`-`).
+    assert!(stdout.contains("copied copy pass"), "{stdout}");
+    let row = stdout
+        .lines()
+        .find(|l| l.starts_with("road-audit ") && l.split_whitespace().nth(1) == Some("2"))
+        .unwrap_or_else(|| panic!("no road-audit turn 2 row in {stdout}"));
+    assert!(row.ends_with("7/7         -"), "{row}");
 }
 
 #[test]

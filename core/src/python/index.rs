@@ -229,6 +229,11 @@ impl RepoIndex {
         module_name(path, &self.options)
     }
 
+    /// The path of an indexed module.
+    pub(crate) fn module_path(&self, module: &str) -> Option<String> {
+        self.modules.get(module).map(|m| m.path.clone())
+    }
+
     /// Module names, sorted.
     pub fn modules(&self) -> Vec<&str> {
         let mut names: Vec<&str> = self.modules.keys().map(String::as_str).collect();

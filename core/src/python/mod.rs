@@ -4,7 +4,7 @@
 //! imports and re-exports (spec section 1, D1 and D4–D6); [`references`] analyses one
 //! submitted module against it (D2, D3, D5, D7, D8).
 
-mod builtins;
+pub(crate) mod builtins;
 pub mod index;
 pub mod references;
 pub(crate) mod scope;

@@ -107,6 +107,9 @@ pub(crate) struct CallSite {
 pub(crate) struct NameUse {
     pub(crate) scope: ScopeId,
     pub(crate) parts: Vec<String>,
+    /// The chain's node (identifier, attribute or dotted name) in the tree the analysis was
+    /// made from; only meaningful with that tree ([`analyse_tree`]), for rewriting a use.
+    pub(crate) node: NodeId,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -200,9 +203,14 @@ struct Walker<'t, 's> {
 
 /// Analyses a file whose module is `module` (`is_package` for `__init__.py`).
 pub(crate) fn analyse(source: &str, module: &str, is_package: bool) -> FileAnalysis {
-    let tree = syntax::parse(source);
+    analyse_tree(&syntax::parse(source), module, is_package)
+}
+
+/// [`analyse`] of a tree already parsed, so a caller that rewrites the source can map the
+/// analysis's uses ([`NameUse::node`]) back to spans.
+pub(crate) fn analyse_tree(tree: &SyntaxTree<'_>, module: &str, is_package: bool) -> FileAnalysis {
     let mut walker = Walker {
-        tree: &tree,
+        tree,
         module,
         is_package,
         stack: Vec::new(),
@@ -288,7 +296,11 @@ impl Walker<'_, '_> {
             Kind::Comment => {}
             Kind::Identifier => {
                 let parts = vec![self.text(id)];
-                self.out.name_uses.push(NameUse { scope, parts });
+                self.out.name_uses.push(NameUse {
+                    scope,
+                    parts,
+                    node: id,
+                });
             }
             Kind::Attribute => self.attribute(id, scope),
             Kind::Call => {
@@ -436,7 +448,11 @@ impl Walker<'_, '_> {
                     object,
                 });
             }
-            self.out.name_uses.push(NameUse { scope, parts });
+            self.out.name_uses.push(NameUse {
+                scope,
+                parts,
+                node: id,
+            });
             return;
         }
         let object = tree.child(id, Field::Object);
@@ -490,14 +506,22 @@ impl Walker<'_, '_> {
                         self.bind(scope, name, Bind::Other);
                     }
                 } else {
-                    self.out.name_uses.push(NameUse { scope, parts });
+                    self.out.name_uses.push(NameUse {
+                        scope,
+                        parts,
+                        node: id,
+                    });
                 }
             }
             Kind::ClassPattern => {
                 let mut children = tree.children(id);
                 if let Some(class) = children.next() {
                     let parts: Vec<String> = tree.children(class).map(|c| self.text(c)).collect();
-                    self.out.name_uses.push(NameUse { scope, parts });
+                    self.out.name_uses.push(NameUse {
+                        scope,
+                        parts,
+                        node: class,
+                    });
                 }
                 let rest: Vec<NodeId> = children.collect();
                 for child in rest.into_iter().rev() {

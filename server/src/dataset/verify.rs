@@ -10,9 +10,11 @@
 //! 3. Execution, with the pinned package and pytest in a cached venv ([`execute`]):
 //!    re-running the dataset's `tools/generate_tests.py` on a copy must give exactly the
 //!    stored `expected.json` and tests (expected values come from execution, never typed);
-//!    the reference must pass every test and an empty implementation fail every test, each
-//!    run by pytest in a temporary workspace holding the references of turns 1..t-1 at
-//!    their module paths and the module under test, read from pytest's JUnit XML.
+//!    the reference must pass every test, an empty implementation fail every test, and the
+//!    `copy` baseline ([`copy_modules`]: the reference with its targets copied in under
+//!    private names) pass every test, each run by pytest in a temporary workspace holding
+//!    the references of turns 1..t-1 at their module paths and the module under test, read
+//!    from pytest's JUnit XML.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -20,6 +22,7 @@ use std::process::Command;
 use std::time::Duration;
 
 use serde::Serialize;
+use wheelwright_core::baseline::{CopyResult, copy_module};
 use wheelwright_core::dataset::{RepoReuseDataset, RepositorySource, Turn, empty_module, turn_dir};
 use wheelwright_core::python::index::{IndexOptions, RepoIndex, Resolution};
 use wheelwright_core::python::references::analyse_submission;
@@ -118,6 +121,44 @@ pub fn check_targets(
             index.insert(&tm.module_path, &turn.reference);
             earlier_modules.push(tm.module_name());
             out.push(check);
+        }
+    }
+    out
+}
+
+/// The `copy` baseline of every turn, in dataset order: each reference with its targets
+/// copied in ([`copy_module`]), in W_{t-1} = the repository plus the chain's earlier
+/// references, as the scorer and the test runs see it.
+pub fn copy_modules(
+    dataset: &RepoReuseDataset,
+    repository_files: &BTreeMap<String, String>,
+) -> Vec<CopyResult> {
+    let mut base = Workspace::new();
+    for (path, text) in repository_files {
+        base.insert(path, text.as_str());
+    }
+    let base_index = RepoIndex::build(&base, &IndexOptions::default());
+    let mut out = Vec::new();
+    for chain in &dataset.chains {
+        let mut workspace = base.clone();
+        let mut index = base_index.clone();
+        for turn in &chain.turns {
+            let tm = &turn.manifest;
+            let targets: Vec<String> = tm
+                .repo_targets
+                .iter()
+                .chain(&tm.self_targets)
+                .cloned()
+                .collect();
+            out.push(copy_module(
+                &workspace,
+                &index,
+                &tm.module_path,
+                &turn.reference,
+                &targets,
+            ));
+            workspace.insert(&tm.module_path, turn.reference.as_str());
+            index.insert(&tm.module_path, &turn.reference);
         }
     }
     out
@@ -327,6 +368,11 @@ pub struct TurnVerdict {
     pub regenerated: Option<bool>,
     pub reference: Option<PytestCounts>,
     pub empty: Option<PytestCounts>,
+    /// The `copy` baseline's run.
+    pub copy: Option<PytestCounts>,
+    /// Targets copied into the `copy` baseline, and what could not be copied.
+    pub copied: usize,
+    pub copy_diagnostics: Vec<String>,
 }
 
 impl TurnVerdict {
@@ -374,6 +420,14 @@ impl TurnVerdict {
                 e.failed, e.collected
             ));
         }
+        if let Some(c) = self.copy
+            && !(c.collected == n && c.passed == n)
+        {
+            out.push(format!(
+                "the copy baseline passes {}/{n} tests (collected {}); a copy must keep the reference's behaviour",
+                c.passed, c.collected
+            ));
+        }
         out
     }
 }
@@ -415,6 +469,7 @@ pub fn verify_dir(
         )?,
     }
     let checks = check_targets(&dataset, &files);
+    let copies = copy_modules(&dataset, &files);
     let mut verdicts: Vec<TurnVerdict> = Vec::new();
     let mut turn_refs = Vec::new();
     let mut k = 0;
@@ -428,6 +483,9 @@ pub fn verify_dir(
                 regenerated: None,
                 reference: None,
                 empty: None,
+                copy: None,
+                copied: copies[k].copied.len(),
+                copy_diagnostics: copies[k].diagnostics.clone(),
             });
             turn_refs.push((chain, i));
             k += 1;
@@ -469,7 +527,7 @@ pub fn verify_dir(
         } else {
             indicatif::ProgressBar::hidden()
         };
-        for (v, (chain, i)) in verdicts.iter_mut().zip(&turn_refs) {
+        for ((v, (chain, i)), copy) in verdicts.iter_mut().zip(&turn_refs).zip(&copies) {
             bar.set_message(format!("{} turn {}", chain.manifest.id, i + 1));
             let turn = &chain.turns[*i];
             v.reference = Some(run_turn_tests(&python, &chain.turns, *i, &turn.reference)?);
@@ -479,6 +537,7 @@ pub fn verify_dir(
                 *i,
                 &empty_module(&turn.manifest),
             )?);
+            v.copy = Some(run_turn_tests(&python, &chain.turns, *i, &copy.text)?);
             bar.inc(1);
         }
         bar.finish_and_clear();
@@ -501,6 +560,23 @@ pub fn verify_dir(
                 v.targets.chain,
                 v.targets.turn,
                 v.targets.undeclared.join(", ")
+            )?;
+        }
+    }
+    let copy_notes: Vec<&TurnVerdict> = verdicts
+        .iter()
+        .filter(|v| !v.copy_diagnostics.is_empty())
+        .collect();
+    if !copy_notes.is_empty() {
+        writeln!(out)?;
+        writeln!(out, "Notes: what the copy baseline could not copy")?;
+        for v in copy_notes {
+            writeln!(
+                out,
+                "  {} turn {}: {}",
+                v.targets.chain,
+                v.targets.turn,
+                v.copy_diagnostics.join("; ")
             )?;
         }
     }
@@ -549,8 +625,18 @@ fn print_table(out: &mut impl std::io::Write, verdicts: &[TurnVerdict]) -> std::
     writeln!(out)?;
     writeln!(
         out,
-        "{:<width$} {:>4} {:>5} {:>4} {:>4} {:>7} {:>5} {:>8} {:>10}",
-        "chain", "turn", "tests", "repo", "self", "targets", "regen", "ref pass", "empty fail"
+        "{:<width$} {:>4} {:>5} {:>4} {:>4} {:>7} {:>5} {:>8} {:>10} {:>6} {:>9}",
+        "chain",
+        "turn",
+        "tests",
+        "repo",
+        "self",
+        "targets",
+        "regen",
+        "ref pass",
+        "empty fail",
+        "copied",
+        "copy pass"
     )?;
     let counts = |c: Option<PytestCounts>, f: fn(PytestCounts) -> usize, n: Option<usize>| {
         c.map_or_else(
@@ -561,7 +647,7 @@ fn print_table(out: &mut impl std::io::Write, verdicts: &[TurnVerdict]) -> std::
     for v in verdicts {
         writeln!(
             out,
-            "{:<width$} {:>4} {:>5} {:>4} {:>4} {:>7} {:>5} {:>8} {:>10}",
+            "{:<width$} {:>4} {:>5} {:>4} {:>4} {:>7} {:>5} {:>8} {:>10} {:>6} {:>9}",
             v.targets.chain,
             v.targets.turn,
             v.tests.map_or_else(|| "?".to_owned(), |n| n.to_string()),
@@ -575,6 +661,8 @@ fn print_table(out: &mut impl std::io::Write, verdicts: &[TurnVerdict]) -> std::
             },
             counts(v.reference, |c| c.passed, v.tests),
             counts(v.empty, |c| c.failed, v.tests),
+            format!("{}/{}", v.copied, v.repo_targets + v.self_targets),
+            counts(v.copy, |c| c.passed, v.tests),
         )?;
     }
     Ok(())
