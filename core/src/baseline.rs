@@ -56,12 +56,15 @@
 //! assert!(copy.text.contains("return [_copy_clean(x) for x in xs]"));
 //! ```
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use serde::Serialize;
 
+use crate::bundle::RunBundle;
+use crate::dataset::RepoReuseDataset;
 use crate::outline::{self, DefinitionKind};
 use crate::python::builtins::is_builtin;
+use crate::python::index::IndexOptions;
 use crate::python::index::{Entity, RepoIndex};
 use crate::python::scope::{self, FileAnalysis, ImportTarget, MODULE_SCOPE, NameRef, ScopeId};
 use crate::syntax::{self, Field, Kind, NodeId, SyntaxTree};
@@ -115,6 +118,71 @@ impl Baseline {
             Baseline::Empty => None,
             Baseline::Copy => {
                 Some(copy_module(workspace, index, module_path, reference, targets).text)
+            }
+        }
+    }
+}
+
+/// The `copy` baseline of every turn, in dataset order: each reference with its targets
+/// copied in ([`copy_module`]), in W_{t-1} = the repository plus the chain's earlier
+/// references, as the scorer and the test runs see it.
+pub fn copy_modules(
+    dataset: &RepoReuseDataset,
+    repository_files: &BTreeMap<String, String>,
+) -> Vec<CopyResult> {
+    let mut base = Workspace::new();
+    for (path, text) in repository_files {
+        base.insert(path, text.as_str());
+    }
+    let base_index = RepoIndex::build(&base, &IndexOptions::default());
+    let mut out = Vec::new();
+    for chain in &dataset.chains {
+        let mut workspace = base.clone();
+        let mut index = base_index.clone();
+        for turn in &chain.turns {
+            let tm = &turn.manifest;
+            let targets: Vec<String> = tm
+                .repo_targets
+                .iter()
+                .chain(&tm.self_targets)
+                .cloned()
+                .collect();
+            out.push(copy_module(
+                &workspace,
+                &index,
+                &tm.module_path,
+                &turn.reference,
+                &targets,
+            ));
+            workspace.insert(&tm.module_path, turn.reference.as_str());
+            index.insert(&tm.module_path, &turn.reference);
+        }
+    }
+    out
+}
+
+impl Baseline {
+    /// The baseline as a run bundle over the whole dataset, labelled as a baseline (see
+    /// [`RunBundle::baseline`]). `repository_files` is W0, which `copy` needs.
+    pub fn bundle(
+        self,
+        dataset: &RepoReuseDataset,
+        repository_files: &BTreeMap<String, String>,
+    ) -> RunBundle {
+        match self {
+            Baseline::Reference => RunBundle::reference(dataset),
+            Baseline::Empty => RunBundle::empty(dataset),
+            Baseline::Copy => {
+                // copy_modules yields one module per turn, in dataset order.
+                let mut copies = copy_modules(dataset, repository_files).into_iter();
+                RunBundle::baseline(dataset, self.name(), |turn| {
+                    copies
+                        .next()
+                        .map(|copy| {
+                            BTreeMap::from([(turn.manifest.module_path.clone(), copy.text)])
+                        })
+                        .unwrap_or_default()
+                })
             }
         }
     }

@@ -7,6 +7,7 @@
 use std::sync::Arc;
 
 use sqlx::SqlitePool;
+use wheelwright_core::baseline::Baseline;
 use wheelwright_core::bundle::{BundleError, RunBundle};
 use wheelwright_core::score::{RunReport, score_run};
 
@@ -20,33 +21,6 @@ pub(crate) enum Source {
     Upload,
     /// Computed by the server from the dataset (origin `baseline`).
     Baseline(Baseline),
-}
-
-/// The baselines every dataset gets.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Baseline {
-    /// The reference solutions submitted as a run.
-    Reference,
-    /// No files at all.
-    Empty,
-}
-
-impl Baseline {
-    pub(crate) const ALL: [Self; 2] = [Self::Reference, Self::Empty];
-
-    pub(crate) fn id(self) -> &'static str {
-        match self {
-            Self::Reference => "reference",
-            Self::Empty => "empty",
-        }
-    }
-
-    fn bundle(self, dataset: &wheelwright_core::dataset::RepoReuseDataset) -> RunBundle {
-        match self {
-            Self::Reference => RunBundle::reference(dataset),
-            Self::Empty => RunBundle::empty(dataset),
-        }
-    }
 }
 
 /// Why a run was not stored. Nothing is stored when any of these is returned.
@@ -159,7 +133,7 @@ pub(crate) async fn store(
     let hash = bundle.content_hash();
     let (origin, baseline) = match source {
         Source::Upload => ("verified", None),
-        Source::Baseline(b) => ("baseline", Some(b.id())),
+        Source::Baseline(b) => ("baseline", Some(b.name())),
     };
     let mut tx = pool.begin().await.map_err(anyhow::Error::from)?;
     // Checked again inside the transaction: two identical uploads at once store one run.
@@ -264,7 +238,7 @@ pub(crate) async fn ensure_baselines(
             "SELECT id FROM run WHERE origin = 'baseline' AND baseline = ?
                  AND dataset_name = ? AND dataset_version = ?",
         )
-        .bind(baseline.id())
+        .bind(baseline.name())
         .bind(&manifest.name)
         .bind(&manifest.version)
         .fetch_optional(pool)
@@ -272,7 +246,14 @@ pub(crate) async fn ensure_baselines(
         if stored.is_some() {
             continue;
         }
-        let mut bundle = baseline.bundle(&loaded.dataset);
+        let mut bundle = {
+            let loaded = Arc::clone(loaded);
+            tokio::task::spawn_blocking(move || -> anyhow::Result<RunBundle> {
+                let files = loaded.repository()?;
+                Ok(baseline.bundle(&loaded.dataset, &files))
+            })
+            .await??
+        };
         bundle.metadata.date.clone_from(&today);
         let (bundle, report) = score_blocking(Arc::clone(loaded), bundle)
             .await
@@ -280,7 +261,7 @@ pub(crate) async fn ensure_baselines(
         match store(pool, loaded, Source::Baseline(baseline), &bundle, &report).await {
             Ok(id) => tracing::info!(
                 dataset = manifest.name,
-                baseline = baseline.id(),
+                baseline = baseline.name(),
                 id,
                 "baseline stored"
             ),

@@ -34,7 +34,7 @@ async fn runs(app: &TestApp, query: &str) -> Vec<Value> {
 }
 
 #[tokio::test]
-async fn every_dataset_gets_reference_and_empty_baselines_scored_by_the_server() {
+async fn every_dataset_gets_reference_empty_and_copy_baselines_scored_by_the_server() {
     let app = app().await;
     let baselines = runs(&app, "?origin=baseline").await;
     let by_kind = |kind: &str| {
@@ -46,7 +46,8 @@ async fn every_dataset_gets_reference_and_empty_baselines_scored_by_the_server()
     };
     let reference = by_kind("reference");
     let empty = by_kind("empty");
-    for run in [&reference, &empty] {
+    let copy = by_kind("copy");
+    for run in [&reference, &empty, &copy] {
         assert_eq!(run["origin"], "baseline");
         assert_eq!(run["dataset_name"], "reporeuse-networkx");
         assert_eq!(
@@ -59,13 +60,19 @@ async fn every_dataset_gets_reference_and_empty_baselines_scored_by_the_server()
     assert_eq!(score(&reference["overall"]["reuse_self"]), Some(100.0));
     assert_eq!(score(&reference["overall"]["c_dup"]), Some(0.0));
     assert_eq!(score(&empty["overall"]["reuse_repo"]), Some(0.0));
+    // The copy calls its own copies of the targets: reuse drops to 0 and chains
+    // re-implement targets (25 of the 49 repo targets qualify under D6; see
+    // server/tests/baseline_copy.rs).
+    assert_eq!(score(&copy["overall"]["reuse_repo"]), Some(0.0));
+    assert_eq!(score(&copy["overall"]["reuse_self"]), Some(0.0));
+    assert!(score(&copy["overall"]["c_dup"]).unwrap() > 0.0, "{copy:#}");
 
     // The leaderboard shows them as baselines, apart from reported rows, linked to the run.
     let board = get(&app, "/api/v1/leaderboard/reporeuse?origin=baseline")
         .await
         .json();
     let rows = board["rows"].as_array().unwrap();
-    assert_eq!(rows.len(), 2, "{board:#}");
+    assert_eq!(rows.len(), 3, "{board:#}");
     for row in rows {
         assert_eq!(row["origin"], "baseline");
         assert!(row["run"].as_i64().is_some());
@@ -189,7 +196,7 @@ async fn tables_download_as_csv() {
         (
             "/api/v1/runs?format=csv".to_owned(),
             "id,origin,baseline",
-            2,
+            3,
         ),
         ("/api/v1/datasets?format=csv".to_owned(), "name,version", 1),
         (

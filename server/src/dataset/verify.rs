@@ -11,7 +11,7 @@
 //!    re-running the dataset's `tools/generate_tests.py` on a copy must give exactly the
 //!    stored `expected.json` and tests (expected values come from execution, never typed);
 //!    the reference must pass every test, an empty implementation fail every test, and the
-//!    `copy` baseline ([`copy_modules`]: the reference with its targets copied in under
+//!    `copy` baseline ([`wheelwright_core::baseline::copy_modules`]: the reference with its targets copied in under
 //!    private names) pass every test, each run by pytest in a temporary workspace holding
 //!    the references of turns 1..t-1 at their module paths and the module under test, read
 //!    from pytest's JUnit XML.
@@ -22,7 +22,6 @@ use std::process::Command;
 use std::time::Duration;
 
 use serde::Serialize;
-use wheelwright_core::baseline::{CopyResult, copy_module};
 use wheelwright_core::dataset::{RepoReuseDataset, RepositorySource, Turn, empty_module, turn_dir};
 use wheelwright_core::python::index::{IndexOptions, RepoIndex, Resolution};
 use wheelwright_core::python::references::analyse_submission;
@@ -121,44 +120,6 @@ pub fn check_targets(
             index.insert(&tm.module_path, &turn.reference);
             earlier_modules.push(tm.module_name());
             out.push(check);
-        }
-    }
-    out
-}
-
-/// The `copy` baseline of every turn, in dataset order: each reference with its targets
-/// copied in ([`copy_module`]), in W_{t-1} = the repository plus the chain's earlier
-/// references, as the scorer and the test runs see it.
-pub fn copy_modules(
-    dataset: &RepoReuseDataset,
-    repository_files: &BTreeMap<String, String>,
-) -> Vec<CopyResult> {
-    let mut base = Workspace::new();
-    for (path, text) in repository_files {
-        base.insert(path, text.as_str());
-    }
-    let base_index = RepoIndex::build(&base, &IndexOptions::default());
-    let mut out = Vec::new();
-    for chain in &dataset.chains {
-        let mut workspace = base.clone();
-        let mut index = base_index.clone();
-        for turn in &chain.turns {
-            let tm = &turn.manifest;
-            let targets: Vec<String> = tm
-                .repo_targets
-                .iter()
-                .chain(&tm.self_targets)
-                .cloned()
-                .collect();
-            out.push(copy_module(
-                &workspace,
-                &index,
-                &tm.module_path,
-                &turn.reference,
-                &targets,
-            ));
-            workspace.insert(&tm.module_path, turn.reference.as_str());
-            index.insert(&tm.module_path, &turn.reference);
         }
     }
     out
@@ -469,7 +430,7 @@ pub fn verify_dir(
         )?,
     }
     let checks = check_targets(&dataset, &files);
-    let copies = copy_modules(&dataset, &files);
+    let copies = wheelwright_core::baseline::copy_modules(&dataset, &files);
     let mut verdicts: Vec<TurnVerdict> = Vec::new();
     let mut turn_refs = Vec::new();
     let mut k = 0;
