@@ -1,4 +1,4 @@
-//! Scoring a whole run against a dataset: the provisional input types and the per-turn and overall report.
+//! Scoring a whole run against a dataset: the scorer's input types and the per-turn and overall report.
 //!
 //! [`score_run`] is the RepoReuse scorer behind `wheelwright score` (spec section 1). For
 //! every chain of the [`Dataset`] it indexes the chain's repository (W0), then for turn t:
