@@ -76,7 +76,7 @@ pub(crate) fn LeaderboardPage() -> impl IntoView {
         let map = query.read();
         let mut params = BTreeMap::new();
         for key in [
-            "sort", "order", "origin", "harness", "model", "memory", "setting",
+            "sort", "order", "origin", "harness", "model", "memory", "setting", "baseline",
         ] {
             if let Some(value) = map.get(key) {
                 params.insert(key.to_owned(), value);
@@ -283,8 +283,8 @@ pub(crate) fn LeaderboardPage() -> impl IntoView {
     };
 
     let source = move || {
-        data.get().and_then(|d| d.ok()).and_then(|board| {
-            board.rows.iter().find_map(|r| r.source.clone()).map(|s| {
+        data.get().and_then(|d| d.ok()).map(|board| {
+            let reported = board.rows.iter().find_map(|r| r.source.clone()).map(|s| {
                 view! {
                     <p class="source">
                         <span class="badge origin reported">"reported"</span>
@@ -292,7 +292,18 @@ pub(crate) fn LeaderboardPage() -> impl IntoView {
                         "; they were not re-run here."
                     </p>
                 }
-            })
+            });
+            let baselines = board.rows.iter().any(|r| r.origin == Origin::Baseline).then(|| {
+                view! {
+                    <p class="source">
+                        <span class="badge origin baseline">"baseline"</span>
+                        " rows are computed here from the dataset itself, not by an agent: "
+                        "the reference solutions, no files at all, and the reference calling "
+                        "private copies of its targets."
+                    </p>
+                }
+            });
+            view! { {reported} {baselines} }
         })
     };
 
