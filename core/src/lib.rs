@@ -8,6 +8,7 @@ pub mod baseline;
 pub mod benchmark;
 pub mod bundle;
 pub mod dataset;
+pub mod hidden_tests;
 pub mod leaderboard;
 pub mod metrics;
 pub mod outline;

@@ -282,18 +282,19 @@ pub(crate) fn LeaderboardPage() -> impl IntoView {
         })
     };
 
-    let source = move || {
-        data.get().and_then(|d| d.ok()).map(|board| {
-            let reported = board.rows.iter().find_map(|r| r.source.clone()).map(|s| {
-                view! {
-                    <p class="source">
-                        <span class="badge origin reported">"reported"</span>
-                        " rows are transcribed from " <cite>{s}</cite>
-                        "; they were not re-run here."
-                    </p>
-                }
-            });
-            let baselines = board.rows.iter().any(|r| r.origin == Origin::Baseline).then(|| {
+    let source =
+        move || {
+            data.get().and_then(|d| d.ok()).map(|board| {
+                let reported = board.rows.iter().find_map(|r| r.source.clone()).map(|s| {
+                    view! {
+                        <p class="source">
+                            <span class="badge origin reported">"reported"</span>
+                            " rows are transcribed from " <cite>{s}</cite>
+                            "; they were not re-run here."
+                        </p>
+                    }
+                });
+                let baselines = board.rows.iter().any(|r| r.origin == Origin::Baseline).then(|| {
                 view! {
                     <p class="source">
                         <span class="badge origin baseline">"baseline"</span>
@@ -303,9 +304,9 @@ pub(crate) fn LeaderboardPage() -> impl IntoView {
                     </p>
                 }
             });
-            view! { {reported} {baselines} }
-        })
-    };
+                view! { {reported} {baselines} }
+            })
+        };
 
     view! {
         <section class="leaderboard-page">

@@ -134,40 +134,16 @@ pub struct PytestCounts {
     pub failed: usize,
 }
 
-/// Counts the `<testcase>` elements of a JUnit XML report and those with a `<failure>`,
-/// `<error>` or `<skipped>` child.
+/// Counts the test cases of a JUnit XML report and those that passed (failed, errored and
+/// skipped ones do not); a missing or unreadable report counts nothing.
 pub fn parse_junit(xml: &str) -> PytestCounts {
-    let mut counts = PytestCounts::default();
-    let mut rest = xml;
-    while let Some(start) = rest.find("<testcase") {
-        rest = &rest[start + "<testcase".len()..];
-        // `<testcases` or similar is not a testcase element.
-        if !rest.starts_with([' ', '\t', '\n', '\r', '>', '/']) {
-            continue;
-        }
-        counts.collected += 1;
-        let Some(close) = rest.find('>') else {
-            counts.failed += 1;
-            break;
-        };
-        if rest[..close].ends_with('/') {
-            counts.passed += 1;
-            rest = &rest[close + 1..];
-            continue;
-        }
-        let end = rest.find("</testcase>").unwrap_or(rest.len());
-        let body = &rest[close + 1..end];
-        if ["<failure", "<error", "<skipped"]
-            .iter()
-            .any(|tag| body.contains(tag))
-        {
-            counts.failed += 1;
-        } else {
-            counts.passed += 1;
-        }
-        rest = &rest[end..];
+    let cases = wheelwright_core::hidden_tests::cases(xml).unwrap_or_default();
+    let passed = cases.iter().filter(|c| c.outcome.passed()).count();
+    PytestCounts {
+        collected: cases.len(),
+        passed,
+        failed: cases.len() - passed,
     }
-    counts
 }
 
 fn write_file(root: &Path, relative: &str, text: &str) -> Result<(), DatasetError> {
