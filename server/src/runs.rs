@@ -9,7 +9,8 @@ use std::sync::Arc;
 use sqlx::SqlitePool;
 use wheelwright_core::baseline::Baseline;
 use wheelwright_core::bundle::{BundleError, RunBundle};
-use wheelwright_core::score::{RunReport, score_run};
+use wheelwright_core::metrics::pass_rate::TestResults;
+use wheelwright_core::score::{ChainRun, Run, RunReport, TurnRun, score_run};
 
 use crate::datasets::{Catalog, LoadedDataset};
 use crate::error::AppError;
@@ -269,6 +270,79 @@ pub(crate) async fn ensure_baselines(
             Err(RunError::Duplicate { .. }) => {}
             Err(e) => return Err(anyhow::anyhow!("{e}")),
         }
+    }
+    Ok(())
+}
+
+/// The stored run `run` scored again, now with the hidden-test results `tests` by
+/// (chain, turn): the same files and trajectories, so only pass, resolve and their
+/// aggregates change.
+pub(crate) async fn rescored(
+    pool: &SqlitePool,
+    loaded: Arc<LoadedDataset>,
+    run: i64,
+    tests: std::collections::BTreeMap<(String, usize), TestResults>,
+) -> anyhow::Result<RunReport> {
+    let rows: Vec<(String, i64, String, Option<String>)> =
+        sqlx::query_as("SELECT chain, turn, files, trajectory FROM run_turn WHERE run_id = ?")
+            .bind(run)
+            .fetch_all(pool)
+            .await?;
+    let mut stored = std::collections::BTreeMap::new();
+    for (chain, turn, files, trajectory) in rows {
+        let files: std::collections::BTreeMap<String, String> = serde_json::from_str(&files)?;
+        stored.insert((chain, usize::try_from(turn)?), (files, trajectory));
+    }
+    tokio::task::spawn_blocking(move || {
+        let mut chains = std::collections::BTreeMap::new();
+        for chain in &loaded.dataset.chains {
+            let id = &chain.manifest.id;
+            let turns = chain
+                .turns
+                .iter()
+                .enumerate()
+                .map(|(i, turn)| {
+                    let key = (id.clone(), i + 1);
+                    let (mut files, trajectory) = stored.remove(&key).unwrap_or_default();
+                    TurnRun {
+                        submission: files.remove(&turn.manifest.module_path),
+                        other_files: files,
+                        trajectory: trajectory.map(serde_json::Value::String),
+                        tests: tests.get(&key).copied(),
+                    }
+                })
+                .collect();
+            chains.insert(id.clone(), ChainRun { turns });
+        }
+        let files = loaded.repository()?;
+        let dataset = loaded.dataset.to_score_dataset((*files).clone());
+        Ok(score_run(&dataset, &Run { chains }, &mut |_| {})?)
+    })
+    .await?
+}
+
+/// Replaces the stored scores of run `run` (its row, series, diagnostics and every turn's
+/// row) with `report`, inside `tx`.
+pub(crate) async fn write_rescore(
+    tx: &mut sqlx::Transaction<'static, sqlx::Sqlite>,
+    run: i64,
+    report: &RunReport,
+) -> anyhow::Result<()> {
+    sqlx::query("UPDATE run SET overall = ?, series = ?, diagnostics = ? WHERE id = ?")
+        .bind(serde_json::to_string(&report.overall)?)
+        .bind(serde_json::to_string(&report.series)?)
+        .bind(serde_json::to_string(&report.diagnostics)?)
+        .bind(run)
+        .execute(&mut **tx)
+        .await?;
+    for row in &report.turns {
+        sqlx::query("UPDATE run_turn SET score = ? WHERE run_id = ? AND chain = ? AND turn = ?")
+            .bind(serde_json::to_string(row)?)
+            .bind(run)
+            .bind(&row.chain)
+            .bind(i64::try_from(row.turn)?)
+            .execute(&mut **tx)
+            .await?;
     }
     Ok(())
 }

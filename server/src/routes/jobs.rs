@@ -1,0 +1,194 @@
+//! Hidden-test jobs: queue a run's tests, read their state and results, follow their progress live (server-sent events).
+//!
+//! - `POST /runs/{id}/tests`: queue the run's hidden tests (202, or 409 when queued before).
+//! - `GET /runs/{id}/tests`: the job's state, per turn passed/total and whether the report
+//!   was tampered with, and per test its name and outcome. Failure text is never sent: it
+//!   may quote the hidden tests.
+//! - `GET /jobs/{id}`: the job's progress; `GET /jobs/{id}/events`: the same as a
+//!   `text/event-stream`, one `progress` event per change, ending when the job ends.
+
+use std::convert::Infallible;
+use std::time::Duration;
+
+use axum::Json;
+use axum::extract::{Path, State};
+use axum::http::{StatusCode, header};
+use axum::response::sse::{Event, KeepAlive, Sse};
+use axum::response::{IntoResponse, Response};
+use futures_util::Stream;
+use serde::Serialize;
+use tokio::sync::broadcast::error::RecvError;
+
+use crate::AppState;
+use crate::error::AppError;
+use crate::jobs::{Progress, QueueError};
+
+impl From<QueueError> for AppError {
+    fn from(error: QueueError) -> Self {
+        let status = match &error {
+            QueueError::UnknownRun(_) => StatusCode::NOT_FOUND,
+            QueueError::Exists { .. } => StatusCode::CONFLICT,
+            QueueError::NoSandbox(_) => StatusCode::SERVICE_UNAVAILABLE,
+            QueueError::Internal(_) => return Self::Internal(anyhow::anyhow!(error)),
+        };
+        Self::Client {
+            status,
+            message: error.to_string(),
+        }
+    }
+}
+
+fn id(text: &str, what: &str) -> Result<i64, AppError> {
+    text.parse::<i64>()
+        .ok()
+        .filter(|id| *id > 0)
+        .ok_or_else(|| AppError::bad_request(format!("{what} id {text:?} is not a positive integer")))
+}
+
+pub(crate) async fn queue(
+    State(state): State<AppState>,
+    Path(run): Path<String>,
+) -> Result<Response, AppError> {
+    let run = id(&run, "run")?;
+    let job = state.queue.enqueue(run).await?;
+    let progress = state
+        .queue
+        .progress(job)
+        .await?
+        .ok_or_else(|| AppError::Internal(anyhow::anyhow!("job {job} vanished")))?;
+    Ok((
+        StatusCode::ACCEPTED,
+        [(header::LOCATION, format!("/api/v1/jobs/{job}"))],
+        Json(progress),
+    )
+        .into_response())
+}
+
+#[derive(Serialize, sqlx::FromRow)]
+pub(crate) struct TurnTests {
+    chain: String,
+    turn: i64,
+    passed: i64,
+    total: i64,
+    tampered: Option<String>,
+    duration_s: f64,
+}
+
+#[derive(Serialize, sqlx::FromRow)]
+pub(crate) struct TestOutcome {
+    chain: String,
+    turn: i64,
+    module: String,
+    name: String,
+    outcome: String,
+    duration_s: f64,
+}
+
+#[derive(Serialize)]
+pub(crate) struct RunTests {
+    #[serde(flatten)]
+    progress: Progress,
+    turns: Vec<TurnTests>,
+    tests: Vec<TestOutcome>,
+}
+
+pub(crate) async fn results(
+    State(state): State<AppState>,
+    Path(run): Path<String>,
+) -> Result<Json<RunTests>, AppError> {
+    let run = id(&run, "run")?;
+    let job: Option<i64> = sqlx::query_scalar("SELECT id FROM test_job WHERE run_id = ?")
+        .bind(run)
+        .fetch_optional(&state.pool)
+        .await
+        .map_err(anyhow::Error::from)?;
+    let job = job.ok_or_else(|| {
+        AppError::not_found(format!(
+            "run {run} has no hidden-test job; POST /api/v1/runs/{run}/tests queues one"
+        ))
+    })?;
+    let progress = state
+        .queue
+        .progress(job)
+        .await?
+        .ok_or_else(|| AppError::Internal(anyhow::anyhow!("job {job} vanished")))?;
+    let turns = sqlx::query_as::<_, TurnTests>(
+        "SELECT chain, turn, passed, total, tampered, duration_s FROM test_turn
+         WHERE job_id = ? ORDER BY rowid",
+    )
+    .bind(job)
+    .fetch_all(&state.pool)
+    .await
+    .map_err(anyhow::Error::from)?;
+    let tests = sqlx::query_as::<_, TestOutcome>(
+        "SELECT chain, turn, module, name, outcome, duration_s FROM test_result
+         WHERE job_id = ? ORDER BY rowid",
+    )
+    .bind(job)
+    .fetch_all(&state.pool)
+    .await
+    .map_err(anyhow::Error::from)?;
+    Ok(Json(RunTests {
+        progress,
+        turns,
+        tests,
+    }))
+}
+
+async fn progress_of(state: &AppState, job: i64) -> Result<Progress, AppError> {
+    state.queue.progress(job).await?.ok_or_else(|| {
+        AppError::not_found(format!("no job {job}; jobs are created by POST /api/v1/runs/{{id}}/tests"))
+    })
+}
+
+pub(crate) async fn get(
+    State(state): State<AppState>,
+    Path(job): Path<String>,
+) -> Result<Json<Progress>, AppError> {
+    Ok(Json(progress_of(&state, id(&job, "job")?).await?))
+}
+
+fn event(progress: &Progress) -> Event {
+    Event::default()
+        .event("progress")
+        .json_data(progress)
+        .unwrap_or_else(|_| Event::default().event("progress"))
+}
+
+/// The job's progress now, then every change until it ends. A listener that falls behind
+/// (the channel dropped events for it) gets the current state from the database instead.
+pub(crate) async fn events(
+    State(state): State<AppState>,
+    Path(job): Path<String>,
+) -> Result<Sse<impl Stream<Item = Result<Event, Infallible>>>, AppError> {
+    let job = id(&job, "job")?;
+    // Subscribe before reading the state, so no change between the two is missed.
+    let receiver = state.queue.subscribe();
+    let first = progress_of(&state, job).await?;
+    let stream = futures_util::stream::unfold(
+        (Some(first), receiver, state, false),
+        move |(pending, mut receiver, state, ended)| async move {
+            if ended {
+                return None;
+            }
+            if let Some(progress) = pending {
+                let ended = progress.finished();
+                return Some((Ok(event(&progress)), (None, receiver, state, ended)));
+            }
+            loop {
+                let progress = match receiver.recv().await {
+                    Ok(progress) if progress.job == job => progress,
+                    Ok(_) => continue,
+                    Err(RecvError::Lagged(_)) => match state.queue.progress(job).await {
+                        Ok(Some(progress)) => progress,
+                        _ => return None,
+                    },
+                    Err(RecvError::Closed) => return None,
+                };
+                let ended = progress.finished();
+                return Some((Ok(event(&progress)), (None, receiver, state, ended)));
+            }
+        },
+    );
+    Ok(Sse::new(stream).keep_alive(KeepAlive::new().interval(Duration::from_secs(15))))
+}
