@@ -1,0 +1,458 @@
+//! The backend-independent part of running a job: launch into a cgroup, wall clock, capped
+//! output, the result channel (fd 3) and killing whatever is left.
+//!
+//! Process tree (bubblewrap backend):
+//!
+//! ```text
+//! job thread ── /bin/sh SHIM (root: joins the cgroup, lowers rlimits, moves the result pipe
+//!                 from fd 0 to fd 3) ─exec→ setpriv ─exec→ bwrap
+//!                   └─ /bin/sh WRAPPER (pid 1 of the sandbox: copies /in to /work, runs the
+//!                        command with fd 3 closed, kills what it left, writes the result frame)
+//! ```
+//!
+//! The shim puts itself in the cgroup before it execs, so no descendant can be forked outside
+//! it (writing the pid from here after `spawn` would race with the first fork).
+
+use std::ffi::OsString;
+use std::io::{ErrorKind, PipeReader, Read};
+use std::path::PathBuf;
+use std::process::{Command, ExitStatus, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use nix::sys::signal::{Signal, kill};
+use nix::unistd::Pid;
+
+use crate::cgroup::JobCgroup;
+use crate::error::SandboxError;
+use crate::job::{Limits, Outcome, Status};
+
+/// Runs on the host as the server's user, before privileges are dropped. Arguments: the number
+/// of `cgroup.procs` files, those files, then the command to exec.
+const SHIM: &str = r#"n=$1; shift
+while [ "$n" -gt 0 ]; do
+  echo $$ > "$1" || { echo "wheelwright-sandbox: cannot join the cgroup $1" >&2; exit 125; }
+  shift; n=$((n - 1))
+done
+ulimit -c 0
+ulimit -n 4096 2>/dev/null
+exec 3>&0 0</dev/null
+exec "$@""#;
+
+/// Runs inside the sandbox as its init (pid 1), so the submission cannot kill it. Arguments: the relative
+/// path to collect (may be empty), the largest size to send back, then the command.
+///
+/// The command runs with fd 3 closed. It could still reach the pipe through
+/// `/proc/<wrapper>/fd/3`, so after it exits every other process in the namespace is killed
+/// (`kill -1` from init spares only init) and the frame written last is the only one the host
+/// trusts (see [`parse_frame`]).
+pub(crate) const WRAPPER: &str = r#"c=$1; cap=$2; shift 2
+mkdir -p /work/.tmp && cp -R /in/. /work/ && cd /work || exit 125
+"$@" 3>&-
+s=$?
+kill -9 -1 2>/dev/null; kill -9 -1 2>/dev/null
+if [ -n "$c" ] && [ -f "$c" ]; then
+  n=$(wc -c < "$c")
+  if [ "$n" -le "$cap" ]; then
+    cat -- "$c" >&3; printf '\nWWEND %s %s\n' "$s" "$n" >&3
+  else
+    printf '\nWWEND %s big\n' "$s" >&3
+  fi
+else
+  printf '\nWWEND %s none\n' "$s" >&3
+fi
+exit 0"#;
+
+/// Longest trailer line the wrapper writes (`\nWWEND <status> <size>\n`), with room to spare.
+const FRAME_SLACK: usize = 64;
+
+/// How long to wait for processes and pipes after the kill before giving up on them.
+const PATIENCE: Duration = Duration::from_secs(5);
+
+/// A command to start in the sandbox, as the backend built it.
+#[derive(Debug)]
+pub(crate) struct Launch {
+    pub(crate) program: PathBuf,
+    pub(crate) args: Vec<OsString>,
+    /// The host-side environment of the launcher (the environment is cleared first).
+    pub(crate) env: Vec<(OsString, OsString)>,
+}
+
+enum Event {
+    Started(u32),
+    SpawnFailed(std::io::Error),
+    Exited(std::io::Result<ExitStatus>),
+}
+
+/// Runs `launch` under `limits` inside `cgroup` and turns what happened into an `Outcome`.
+pub(crate) fn run(
+    launch: Launch,
+    limits: &Limits,
+    mut cgroup: Option<JobCgroup>,
+) -> Result<Outcome, SandboxError> {
+    let start = Instant::now();
+    let io_err = |source| SandboxError::Spawn {
+        program: "pipe".into(),
+        source,
+    };
+    let (out_r, out_w) = std::io::pipe().map_err(io_err)?;
+    let (frame_r, frame_w) = std::io::pipe().map_err(io_err)?;
+
+    close_inherited_fds();
+    let mut cmd = Command::new("/bin/sh");
+    let procs = cgroup
+        .as_ref()
+        .map(JobCgroup::procs_files)
+        .unwrap_or_default();
+    cmd.arg("-c")
+        .arg(SHIM)
+        .arg("sh")
+        .arg(procs.len().to_string())
+        .args(&procs);
+    cmd.arg(&launch.program).args(&launch.args);
+    cmd.env_clear().envs(launch.env);
+    // The result pipe goes in as stdin; the shim moves it to fd 3 (std offers no safe way to
+    // place an arbitrary fd in the child, and `pre_exec` is unsafe).
+    cmd.stdin(Stdio::from(frame_w));
+    cmd.stdout(Stdio::from(out_w.try_clone().map_err(io_err)?));
+    cmd.stderr(Stdio::from(out_w));
+
+    let output = reader(out_r, limits.output_bytes, Keep::Head)?;
+    let frame = reader(
+        frame_r,
+        limits.collect_bytes.saturating_add(FRAME_SLACK),
+        Keep::Tail,
+    )?;
+
+    // bwrap's --die-with-parent fires when the thread that spawned it ends, so the spawn and
+    // the wait happen on a thread that lives exactly as long as the job.
+    let (tx, rx) = mpsc::channel();
+    let program = launch.program.display().to_string();
+    std::thread::Builder::new()
+        .name("sandbox-job".into())
+        .spawn(move || {
+            let spawned = cmd.spawn();
+            // Our copies of the pipes' write ends must close now, or the readers never see EOF.
+            drop(cmd);
+            match spawned {
+                Err(e) => drop(tx.send(Event::SpawnFailed(e))),
+                Ok(mut child) => {
+                    let _ = tx.send(Event::Started(child.id()));
+                    let _ = tx.send(Event::Exited(child.wait()));
+                }
+            }
+        })
+        .map_err(|source| SandboxError::Spawn {
+            program: "a sandbox thread".into(),
+            source,
+        })?;
+
+    let spawn_err = |source| SandboxError::Spawn {
+        program: program.clone(),
+        source,
+    };
+    let pid = match rx.recv() {
+        Ok(Event::Started(pid)) => pid,
+        Ok(Event::SpawnFailed(e)) => return Err(spawn_err(e)),
+        Ok(Event::Exited(_)) | Err(_) => {
+            return Err(spawn_err(std::io::Error::other(
+                "the job thread ended early",
+            )));
+        }
+    };
+
+    let deadline = start + limits.wall;
+    let mut timed_out = false;
+    let exit = match rx.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
+        Ok(Event::Exited(status)) => Some(status),
+        Ok(_) | Err(mpsc::RecvTimeoutError::Disconnected) => None,
+        Err(mpsc::RecvTimeoutError::Timeout) => {
+            timed_out = true;
+            // Kill everything but our own child first, so that it can reap its child (the
+            // namespace's init) and exit by itself; the pid cannot have been reused, since
+            // the job thread has not reaped it yet.
+            let pid = pid as i32;
+            match &cgroup {
+                Some(cg) => cg.kill_all_but(Some(pid), PATIENCE)?,
+                // Without a cgroup, the namespace's init is our child's child; the namespace
+                // dies with it.
+                None => kill_children(pid),
+            }
+            let status = match rx.recv_timeout(Duration::from_secs(1)) {
+                Ok(Event::Exited(status)) => status,
+                _ => {
+                    let _ = kill(Pid::from_raw(pid), Signal::SIGKILL);
+                    match rx.recv_timeout(PATIENCE) {
+                        Ok(Event::Exited(status)) => status,
+                        _ => return Err(SandboxError::Unkillable(PATIENCE)),
+                    }
+                }
+            };
+            Some(status)
+        }
+    };
+    let exit = match exit {
+        Some(Ok(status)) => status,
+        Some(Err(e)) => return Err(spawn_err(e)),
+        None => return Err(spawn_err(std::io::Error::other("lost the sandbox process"))),
+    };
+
+    // Anything still in the cgroup (nothing, normally: the pid namespace died with bwrap).
+    let mut oom = false;
+    if let Some(cg) = &cgroup {
+        cg.kill_all(PATIENCE)?;
+        oom = cg.oom_killed();
+    }
+    // Every writer is gone, so both readers reach EOF promptly.
+    let (output, output_truncated) = output.recv_timeout(PATIENCE).unwrap_or((Vec::new(), true));
+    let (frame, _) = frame.recv_timeout(PATIENCE).unwrap_or_default();
+    if let Some(cg) = &mut cgroup {
+        cg.remove();
+    }
+    let duration = start.elapsed();
+
+    // Trust the frame only if the wrapper ran to its end (it always exits 0 there); a
+    // submission that killed the wrapper may have written a forged frame through /proc.
+    let parsed = if exit.code() == Some(0) {
+        parse_frame(&frame)
+    } else {
+        None
+    };
+    let status = if timed_out {
+        Status::TimedOut
+    } else if oom {
+        Status::OutOfMemory
+    } else if let Some(f) = &parsed {
+        shell_status(f.status)
+    } else {
+        exit_status(exit)
+    };
+    let collected = if timed_out {
+        None
+    } else {
+        parsed.and_then(|f| f.collected)
+    };
+    Ok(Outcome {
+        status,
+        output,
+        output_truncated,
+        collected,
+        duration,
+    })
+}
+
+/// Marks every open descriptor above stderr close-on-exec, so that none reaches the sandbox.
+///
+/// Rust opens everything close-on-exec, but descriptors the server inherited from whoever
+/// started it (a supervisor's pipe, a log file) are not, and neither setpriv nor bwrap closes
+/// them: a writable one would be a way out. `pre_exec` could close them in the child only, but
+/// it is unsafe; flipping the flag in this process is harmless, since nothing here means to
+/// pass them on.
+fn close_inherited_fds() {
+    use nix::fcntl::{FcntlArg, FdFlag, fcntl};
+    let Ok(entries) = std::fs::read_dir("/proc/self/fd") else {
+        return;
+    };
+    let fds: Vec<i32> = entries
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse().ok())
+        .filter(|&fd| fd > 2)
+        .collect();
+    for fd in fds {
+        if let Ok(flags) = fcntl(fd, FcntlArg::F_GETFD) {
+            let flags = FdFlag::from_bits_truncate(flags);
+            if !flags.contains(FdFlag::FD_CLOEXEC) {
+                let _ = fcntl(fd, FcntlArg::F_SETFD(flags | FdFlag::FD_CLOEXEC));
+            }
+        }
+    }
+}
+
+/// SIGKILLs the children of `pid` (from `/proc/<pid>/task/<pid>/children`), best effort.
+fn kill_children(pid: i32) {
+    let list = std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children"));
+    for child in list
+        .unwrap_or_default()
+        .split_whitespace()
+        .filter_map(|c| c.parse::<i32>().ok())
+    {
+        if child > 1 {
+            let _ = kill(Pid::from_raw(child), Signal::SIGKILL);
+        }
+    }
+}
+
+/// Maps a shell's `$?` (128 + n for a signal) to a status.
+fn shell_status(code: i32) -> Status {
+    if code > 128 {
+        Status::Signalled(code - 128)
+    } else {
+        Status::Exited(code)
+    }
+}
+
+fn exit_status(exit: ExitStatus) -> Status {
+    use std::os::unix::process::ExitStatusExt;
+    match (exit.code(), exit.signal()) {
+        (Some(code), _) => shell_status(code),
+        (None, Some(sig)) => Status::Signalled(sig),
+        (None, None) => Status::Exited(-1),
+    }
+}
+
+#[derive(Debug, Clone, Copy)]
+enum Keep {
+    /// The first `cap` bytes (output: the start says what went wrong).
+    Head,
+    /// The last `cap` bytes (the result frame is written last).
+    Tail,
+}
+
+/// Reads a pipe to EOF on its own thread, keeping at most `cap` bytes and discarding the rest,
+/// so a job printing gigabytes neither blocks nor fills the server's memory.
+fn reader(
+    pipe: PipeReader,
+    cap: usize,
+    keep: Keep,
+) -> Result<mpsc::Receiver<(Vec<u8>, bool)>, SandboxError> {
+    let (tx, rx) = mpsc::channel();
+    std::thread::Builder::new()
+        .name("sandbox-read".into())
+        .spawn(move || drop(tx.send(read_capped(pipe, cap, keep))))
+        .map_err(|source| SandboxError::Spawn {
+            program: "a sandbox thread".into(),
+            source,
+        })?;
+    Ok(rx)
+}
+
+fn read_capped(mut pipe: impl Read, cap: usize, keep: Keep) -> (Vec<u8>, bool) {
+    let mut kept = Vec::with_capacity(cap.min(64 << 10));
+    let mut buf = vec![0u8; 64 << 10];
+    let mut truncated = false;
+    loop {
+        let n = match pipe.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == ErrorKind::Interrupted => continue,
+            Err(_) => break,
+        };
+        match keep {
+            Keep::Head => {
+                let room = cap - kept.len();
+                truncated |= n > room;
+                kept.extend_from_slice(&buf[..n.min(room)]);
+            }
+            Keep::Tail => {
+                kept.extend_from_slice(&buf[..n]);
+                // Trim in batches so that a long stream costs linear time.
+                if kept.len() > cap.saturating_mul(2).max(cap + (64 << 10)) {
+                    truncated = true;
+                    kept.drain(..kept.len() - cap);
+                }
+            }
+        }
+    }
+    if matches!(keep, Keep::Tail) && kept.len() > cap {
+        truncated = true;
+        kept.drain(..kept.len() - cap);
+    }
+    (kept, truncated)
+}
+
+/// The wrapper's last words: the command's shell status and the collected file.
+#[derive(Debug, PartialEq, Eq)]
+struct Frame {
+    status: i32,
+    collected: Option<Vec<u8>>,
+}
+
+/// Parses the end of the result stream: `<file bytes>\nWWEND <status> <size|none|big>\n`.
+/// Bytes before the frame can only come from the submission (through `/proc`) and are ignored.
+fn parse_frame(stream: &[u8]) -> Option<Frame> {
+    let body = stream.strip_suffix(b"\n")?;
+    let line_start = body.iter().rposition(|&b| b == b'\n')?;
+    let line = std::str::from_utf8(&body[line_start + 1..]).ok()?;
+    let mut words = line.split(' ');
+    if words.next()? != "WWEND" {
+        return None;
+    }
+    let status: i32 = words.next()?.parse().ok()?;
+    let size = words.next()?;
+    if words.next().is_some() {
+        return None;
+    }
+    let collected = match size {
+        "none" | "big" => None,
+        n => {
+            let n: usize = n.trim().parse().ok()?;
+            let content = &body[..line_start];
+            Some(content.get(content.len().checked_sub(n)?..)?.to_vec())
+        }
+    };
+    Some(Frame { status, collected })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn frames() {
+        let f = parse_frame(b"<xml/>\nWWEND 1 6\n").expect("frame");
+        assert_eq!(
+            f,
+            Frame {
+                status: 1,
+                collected: Some(b"<xml/>".to_vec())
+            }
+        );
+        // Forged bytes before the real frame are ignored, forged frames included.
+        let f = parse_frame(b"evil\nWWEND 0 4\n<ok>\nWWEND 2 4\n").expect("frame");
+        assert_eq!(
+            f,
+            Frame {
+                status: 2,
+                collected: Some(b"<ok>".to_vec())
+            }
+        );
+        assert_eq!(
+            parse_frame(b"\nWWEND 0 none\n").expect("frame").collected,
+            None
+        );
+        assert_eq!(
+            parse_frame(b"\nWWEND 0 big\n").expect("frame").collected,
+            None
+        );
+        for bad in [
+            &b""[..],
+            b"\n",
+            b"x\nWWEND 0 5\n",
+            b"\nWWEND x 0\n",
+            b"\nWWEND 0 0 0\n",
+        ] {
+            assert_eq!(parse_frame(bad), None, "{:?}", String::from_utf8_lossy(bad));
+        }
+        assert_eq!(
+            parse_frame(b"\nWWEND 0 0\n").expect("empty file").collected,
+            Some(vec![])
+        );
+    }
+
+    #[test]
+    fn capped_reads() {
+        let data: Vec<u8> = (0..300_000u32).map(|i| i as u8).collect();
+        let (head, t) = read_capped(&data[..], 1000, Keep::Head);
+        assert_eq!((head.as_slice(), t), (&data[..1000], true));
+        let (tail, t) = read_capped(&data[..], 1000, Keep::Tail);
+        assert_eq!((tail.as_slice(), t), (&data[data.len() - 1000..], true));
+        let (all, t) = read_capped(&data[..10], 1000, Keep::Tail);
+        assert_eq!((all.as_slice(), t), (&data[..10], false));
+    }
+
+    #[test]
+    fn statuses() {
+        assert_eq!(shell_status(0), Status::Exited(0));
+        assert_eq!(shell_status(128), Status::Exited(128));
+        assert_eq!(shell_status(137), Status::Signalled(9));
+    }
+}

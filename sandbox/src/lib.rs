@@ -1,0 +1,46 @@
+//! Runs untrusted Python tests in a sandbox: the `Sandbox` trait, its job types and backends.
+//!
+//! A [`Job`] is a set of input files, an optional read-only Python environment, a command and
+//! the relative path of one result file to read back. A [`Sandbox`] runs it inside a fresh,
+//! size-limited workspace with no network, under the [`Limits`], and returns an [`Outcome`].
+//!
+//! The one backend today is [`BwrapSandbox`] (bubblewrap started as an unprivileged per-slot uid,
+//! in a cgroup per job). The shared harness (cgroup, wall clock, capped output, reading the
+//! result file back, killing whatever is left) is backend independent so that a container
+//! backend can reuse it.
+//!
+//! [`ensure_env`] builds the read-only Python environments the jobs run in.
+
+mod bwrap;
+mod cgroup;
+mod env;
+mod error;
+mod harness;
+mod job;
+mod slots;
+
+pub use bwrap::{BwrapConfig, BwrapSandbox};
+pub use env::{DEFAULT_ENV_ROOT, DEFAULT_PYTHON, EnvOptions, EnvStep, ensure_env, ensure_env_with};
+pub use error::SandboxError;
+pub use job::{Job, Limits, Outcome, Status};
+
+/// A place to run untrusted jobs. Object safe, so the server can hold a `Box<dyn Sandbox>`
+/// chosen at start (bubblewrap today, a container backend later).
+pub trait Sandbox: Send + Sync {
+    /// A short name for logs and error messages, e.g. `"bwrap"`.
+    fn name(&self) -> &'static str;
+
+    /// How many jobs can run at once; further calls to [`Sandbox::run`] wait for a free slot.
+    fn slots(&self) -> usize;
+
+    /// Runs one job to completion and cleans up after it (processes, workspace, cgroup).
+    ///
+    /// Blocks the calling thread for up to the job's wall limit plus a few seconds (and, before
+    /// that, while every slot is busy): from async code call it through
+    /// `tokio::task::spawn_blocking`. The child is spawned from a dedicated thread owned by the
+    /// harness, so the caller's thread may be a pooled one.
+    ///
+    /// `Err` means the sandbox itself failed (bad job, missing tool, cgroup trouble); whatever
+    /// the submission does, including crashing or being killed, is an `Ok(Outcome)`.
+    fn run(&self, job: &Job) -> Result<Outcome, SandboxError>;
+}
