@@ -107,6 +107,52 @@ pub struct ServeArgs {
     /// Where pinned repositories' wheels are cached [default: ~/.cache/wheelwright].
     #[arg(long, env = "WHEELWRIGHT_CACHE_DIR")]
     pub cache_dir: Option<PathBuf>,
+    #[command(flatten)]
+    pub tests: TestArgs,
+    /// Do not queue the hidden tests of the baselines at start.
+    #[arg(long, env = "WHEELWRIGHT_SKIP_BASELINE_TESTS")]
+    pub skip_baseline_tests: bool,
+}
+
+/// Where and how hidden tests run (shared by `serve` and `test`).
+#[derive(Debug, clap::Args)]
+pub struct TestArgs {
+    /// The sandbox backend for hidden tests; `none` disables them.
+    #[arg(long = "backend", env = "WHEELWRIGHT_SANDBOX", default_value = "bwrap")]
+    pub backend: BackendArg,
+    /// Test jobs run at once [default: cores - 1, at least 1].
+    #[arg(long, env = "WHEELWRIGHT_TEST_WORKERS")]
+    pub test_workers: Option<usize>,
+    /// Where read-only Python environments for the tests are built (world-readable).
+    #[arg(long, env = "WHEELWRIGHT_ENV_ROOT", default_value = wheelwright_sandbox::DEFAULT_ENV_ROOT)]
+    pub env_root: PathBuf,
+    /// Time limit of one turn's hidden tests, in seconds.
+    #[arg(long, env = "WHEELWRIGHT_TURN_TIMEOUT", default_value_t = 600)]
+    pub turn_timeout: u64,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum BackendArg {
+    Bwrap,
+    None,
+}
+
+impl TestArgs {
+    fn config(&self, test_baselines: bool) -> crate::TestConfig {
+        crate::TestConfig {
+            backend: match self.backend {
+                BackendArg::Bwrap => Some(crate::Backend::Bwrap),
+                BackendArg::None => None,
+            },
+            workers: self
+                .test_workers
+                .unwrap_or_else(crate::jobs::default_workers)
+                .max(1),
+            env_root: self.env_root.clone(),
+            turn_timeout: std::time::Duration::from_secs(self.turn_timeout.max(1)),
+            test_baselines,
+        }
+    }
 }
 
 impl From<ServeArgs> for ServeConfig {
@@ -119,6 +165,7 @@ impl From<ServeArgs> for ServeConfig {
             cache_dir: args
                 .cache_dir
                 .unwrap_or_else(crate::dataset::default_cache_dir),
+            tests: args.tests.config(!args.skip_baseline_tests),
         }
     }
 }

@@ -24,14 +24,14 @@ use wheelwright_sandbox::{Job, Limits, Sandbox, SandboxError, Status};
 const REPORT: &str = "wheelwright-report.xml";
 
 /// The pytest the environments get, pinned so reports are alike everywhere.
-pub const PYTEST: &str = "pytest==8.3.4";
+pub(crate) const PYTEST: &str = "pytest==8.3.4";
 
 /// Default time limit of one turn's test run.
-pub const DEFAULT_TURN_TIMEOUT: Duration = Duration::from_secs(600);
+pub(crate) const DEFAULT_TURN_TIMEOUT: Duration = Duration::from_secs(600);
 
 /// Why a turn could not be run (the sandbox or the environment failed, not the submission).
 #[derive(Debug, thiserror::Error)]
-pub enum RunError {
+pub(crate) enum RunError {
     #[error("the sandbox failed: {0}")]
     Sandbox(#[from] SandboxError),
     #[error(
@@ -41,14 +41,14 @@ pub enum RunError {
 }
 
 /// The read-only Python environments, one per pinned repository, built on first use.
-pub struct Environments {
+pub(crate) struct Environments {
     root: PathBuf,
     built: Mutex<BTreeMap<String, PathBuf>>,
 }
 
 impl Environments {
     /// Environments under `root` (world-readable; see `wheelwright_sandbox::DEFAULT_ENV_ROOT`).
-    pub fn new(root: PathBuf) -> Self {
+    pub(crate) fn new(root: PathBuf) -> Self {
         Self {
             root,
             built: Mutex::new(BTreeMap::new()),
@@ -57,7 +57,7 @@ impl Environments {
 
     /// The environment for `dataset`'s repository, built first if needed; `progress` hears
     /// each step of a build. Blocking (pip may run for minutes).
-    pub fn for_dataset(
+    pub(crate) fn for_dataset(
         &self,
         dataset: &RepoReuseDataset,
         progress: &mut dyn FnMut(&wheelwright_sandbox::EnvStep),
@@ -89,13 +89,13 @@ impl Environments {
 }
 
 /// One turn to test: which chain and turn, and the agent's files of turns 1..t in order.
-pub struct TurnTest<'a> {
-    pub dataset: &'a RepoReuseDataset,
-    pub chain: usize,
+pub(crate) struct TurnTest<'a> {
+    pub(crate) dataset: &'a RepoReuseDataset,
+    pub(crate) chain: usize,
     /// 1-based.
-    pub turn: usize,
+    pub(crate) turn: usize,
     /// Files the agent left, turn by turn, turns 1..=t.
-    pub files: &'a [BTreeMap<String, String>],
+    pub(crate) files: &'a [BTreeMap<String, String>],
 }
 
 /// A random test name no submission can predict: a canary per run.
@@ -117,7 +117,7 @@ fn module_of(file: &str) -> String {
 }
 
 /// Runs `test` in `sandbox` with the environment `env_dir`; the verdict on every hidden test.
-pub fn run_turn(
+pub(crate) fn run_turn(
     sandbox: &dyn Sandbox,
     env_dir: &std::path::Path,
     test: &TurnTest<'_>,

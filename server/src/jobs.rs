@@ -30,28 +30,28 @@ use crate::hidden_tests::{Environments, TurnTest, run_turn};
 
 /// A job's state as listeners see it.
 #[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct Progress {
-    pub job: i64,
-    pub run: i64,
+pub(crate) struct Progress {
+    pub(crate) job: i64,
+    pub(crate) run: i64,
     /// `queued`, `running`, `done` or `failed`.
-    pub state: String,
-    pub turns_done: u32,
-    pub turns_total: u32,
-    pub tests_passed: u32,
-    pub tests_total: u32,
+    pub(crate) state: String,
+    pub(crate) turns_done: u32,
+    pub(crate) turns_total: u32,
+    pub(crate) tests_passed: u32,
+    pub(crate) tests_total: u32,
     /// What is happening now (building the environment, testing a turn) or what failed.
-    pub message: Option<String>,
+    pub(crate) message: Option<String>,
 }
 
 impl Progress {
-    pub fn finished(&self) -> bool {
+    pub(crate) fn finished(&self) -> bool {
         self.state == "done" || self.state == "failed"
     }
 }
 
 /// Why a job was not queued.
 #[derive(Debug, thiserror::Error)]
-pub enum QueueError {
+pub(crate) enum QueueError {
     #[error("no run {0}; GET /api/v1/runs lists them")]
     UnknownRun(i64),
     #[error("run {run} already has hidden-test job {job}; GET /api/v1/jobs/{job} shows it")]
@@ -65,7 +65,7 @@ pub enum QueueError {
 }
 
 /// The queue and its workers.
-pub struct Queue {
+pub(crate) struct Queue {
     pool: SqlitePool,
     catalog: Arc<Catalog>,
     sandbox: Result<Arc<dyn Sandbox>, String>,
@@ -76,18 +76,18 @@ pub struct Queue {
 }
 
 /// How the queue runs jobs.
-pub struct QueueConfig {
+pub(crate) struct QueueConfig {
     /// The sandbox, or why there is none (jobs then cannot be queued).
-    pub sandbox: Result<Arc<dyn Sandbox>, String>,
-    pub environments: Arc<Environments>,
+    pub(crate) sandbox: Result<Arc<dyn Sandbox>, String>,
+    pub(crate) environments: Arc<Environments>,
     /// Jobs run at once.
-    pub workers: usize,
+    pub(crate) workers: usize,
     /// Time limit of one turn's test run.
-    pub turn_timeout: Duration,
+    pub(crate) turn_timeout: Duration,
 }
 
 /// Default workers: one core is left for the server itself.
-pub fn default_workers() -> usize {
+pub(crate) fn default_workers() -> usize {
     std::thread::available_parallelism()
         .map_or(1, |n| n.get().saturating_sub(1))
         .max(1)
@@ -95,7 +95,7 @@ pub fn default_workers() -> usize {
 
 impl Queue {
     /// Re-queues jobs a previous process left running and starts the workers.
-    pub async fn start(
+    pub(crate) async fn start(
         pool: SqlitePool,
         catalog: Arc<Catalog>,
         config: QueueConfig,
@@ -130,7 +130,7 @@ impl Queue {
     }
 
     /// Queues the hidden tests of `run`; the job's id.
-    pub async fn enqueue(&self, run: i64) -> Result<i64, QueueError> {
+    pub(crate) async fn enqueue(&self, run: i64) -> Result<i64, QueueError> {
         if let Err(why) = &self.sandbox {
             return Err(QueueError::NoSandbox(why.clone()));
         }
@@ -166,12 +166,12 @@ impl Queue {
     }
 
     /// Listens to every job's progress.
-    pub fn subscribe(&self) -> broadcast::Receiver<Progress> {
+    pub(crate) fn subscribe(&self) -> broadcast::Receiver<Progress> {
         self.events.subscribe()
     }
 
     /// A job's progress as stored; `None` for an unknown job.
-    pub async fn progress(&self, job: i64) -> anyhow::Result<Option<Progress>> {
+    pub(crate) async fn progress(&self, job: i64) -> anyhow::Result<Option<Progress>> {
         let row: Option<(i64, String, i64, Option<String>)> = sqlx::query_as(
             "SELECT run_id, state, turns_total, error FROM test_job WHERE id = ?",
         )

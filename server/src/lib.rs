@@ -10,6 +10,8 @@ pub mod dataset;
 mod datasets;
 pub mod db;
 mod error;
+mod hidden_tests;
+mod jobs;
 mod published;
 mod routes;
 mod runs;
@@ -31,6 +33,7 @@ pub struct AppState {
     pool: SqlitePool,
     app_dir: PathBuf,
     catalog: Arc<datasets::Catalog>,
+    queue: Arc<jobs::Queue>,
 }
 
 /// Everything `wheelwright serve` needs to know.
@@ -43,6 +46,60 @@ pub struct ServeConfig {
     pub datasets_dir: PathBuf,
     /// Where pinned repositories' wheels are cached.
     pub cache_dir: PathBuf,
+    /// How hidden tests run.
+    pub tests: TestConfig,
+}
+
+/// Where and how hidden tests run.
+#[derive(Clone, Debug)]
+pub struct TestConfig {
+    /// The sandbox backend; `None` disables hidden tests (queueing them answers 503).
+    pub backend: Option<Backend>,
+    /// Jobs run at once (each takes one sandbox slot).
+    pub workers: usize,
+    /// Where the read-only Python environments are built (must be world-readable).
+    pub env_root: PathBuf,
+    /// Time limit of one turn's test run.
+    pub turn_timeout: std::time::Duration,
+    /// Queue the hidden tests of every baseline at start (the public site wants their pass
+    /// rates; tests of the server itself do not).
+    pub test_baselines: bool,
+}
+
+/// A sandbox backend.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Backend {
+    /// bubblewrap, started as an unprivileged uid per slot (Linux).
+    Bwrap,
+}
+
+impl Default for TestConfig {
+    fn default() -> Self {
+        Self {
+            backend: Some(Backend::Bwrap),
+            workers: jobs::default_workers(),
+            env_root: PathBuf::from(wheelwright_sandbox::DEFAULT_ENV_ROOT),
+            turn_timeout: hidden_tests::DEFAULT_TURN_TIMEOUT,
+            test_baselines: false,
+        }
+    }
+}
+
+impl TestConfig {
+    /// The configured sandbox, or why there is none.
+    pub fn sandbox(&self) -> Result<Arc<dyn wheelwright_sandbox::Sandbox>, String> {
+        match self.backend {
+            None => Err("hidden tests are disabled (--sandbox none)".to_owned()),
+            Some(Backend::Bwrap) => wheelwright_sandbox::BwrapSandbox::new(
+                wheelwright_sandbox::BwrapConfig {
+                    slots: self.workers.max(1),
+                    ..wheelwright_sandbox::BwrapConfig::default()
+                },
+            )
+            .map(|s| Arc::new(s) as Arc<dyn wheelwright_sandbox::Sandbox>)
+            .map_err(|e| e.to_string()),
+        }
+    }
 }
 
 impl AppState {
@@ -66,10 +123,42 @@ impl AppState {
             unchanged = ?report.unchanged,
             "published results"
         );
+        let catalog = Arc::new(catalog);
+        let sandbox = config.tests.sandbox();
+        if let Err(why) = &sandbox {
+            tracing::warn!("hidden tests cannot run: {why}");
+        }
+        let queue = jobs::Queue::start(
+            pool.clone(),
+            Arc::clone(&catalog),
+            jobs::QueueConfig {
+                sandbox,
+                environments: Arc::new(hidden_tests::Environments::new(
+                    config.tests.env_root.clone(),
+                )),
+                workers: config.tests.workers,
+                turn_timeout: config.tests.turn_timeout,
+            },
+        )
+        .await?;
+        if config.tests.test_baselines {
+            let baselines: Vec<i64> = sqlx::query_scalar(
+                "SELECT id FROM run WHERE origin = 'baseline'
+                 AND id NOT IN (SELECT run_id FROM test_job) ORDER BY id",
+            )
+            .fetch_all(&pool)
+            .await?;
+            for run in baselines {
+                if let Err(error) = queue.enqueue(run).await {
+                    tracing::warn!(run, "baseline tests not queued: {error}");
+                }
+            }
+        }
         Ok(Self {
             pool,
             app_dir: config.app_dir.clone(),
-            catalog: Arc::new(catalog),
+            catalog,
+            queue,
         })
     }
 

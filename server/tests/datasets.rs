@@ -113,6 +113,7 @@ async fn a_broken_dataset_is_skipped_and_the_server_still_starts() {
         app_dir: dir.path().join("no-app"),
         datasets_dir: datasets,
         cache_dir: wheelwright_server::dataset::default_cache_dir(),
+        tests: wheelwright_server::TestConfig::default(),
     };
     let state = wheelwright_server::AppState::open(&config)
         .await

@@ -64,6 +64,7 @@ impl Server {
             app_dir: app_dir()?,
             datasets_dir: workspace_root().join("datasets"),
             cache_dir: wheelwright_server::dataset::default_cache_dir(),
+            tests: wheelwright_server::TestConfig::default(),
         };
         let state = AppState::open(&config).await?;
         let listener = tokio::net::TcpListener::bind(config.addr).await?;

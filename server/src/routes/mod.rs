@@ -5,6 +5,7 @@ mod app;
 mod benchmarks;
 mod datasets;
 mod health;
+mod jobs;
 mod leaderboard;
 mod openapi;
 mod runs;
@@ -49,6 +50,9 @@ pub fn router(state: AppState) -> Router {
         .route("/runs/{id}", get(runs::get))
         .route("/runs/{id}/turns", get(runs::turn_table))
         .route("/runs/{id}/chains/{chain}/turns/{turn}", get(runs::turn))
+        .route("/runs/{id}/tests", get(jobs::results).post(jobs::queue))
+        .route("/jobs/{id}", get(jobs::get))
+        .route("/jobs/{id}/events", get(jobs::events))
         .route("/openapi.json", get(openapi::get))
         .route(
             "/analyze",

@@ -30,6 +30,7 @@ pub async fn app_with_dist(dir: TempDir, dist: Option<&Path>) -> TestApp {
         app_dir: dist.map_or_else(|| dir.path().join("no-app"), Path::to_path_buf),
         datasets_dir: real_dataset().parent().unwrap().to_path_buf(),
         cache_dir: wheelwright_server::dataset::default_cache_dir(),
+        tests: wheelwright_server::TestConfig::default(),
     };
     let state = AppState::open(&config).await.expect("open state");
     TestApp {
