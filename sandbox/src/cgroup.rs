@@ -229,13 +229,14 @@ impl JobCgroup {
             return;
         }
         for dir in &self.dirs {
-            // An emptied cgroup can stay busy for a moment while the last tasks are reaped.
+            // An emptied cgroup can stay busy (EBUSY) for a moment while the last tasks are
+            // reaped; other errors do not go away by waiting.
             let deadline = Instant::now() + Duration::from_secs(2);
             loop {
                 match fs::remove_dir(dir) {
                     Ok(()) => break,
                     Err(e) if e.kind() == ErrorKind::NotFound => break,
-                    Err(e) if Instant::now() < deadline => {
+                    Err(e) if e.kind() == ErrorKind::ResourceBusy && Instant::now() < deadline => {
                         tracing::debug!(dir = %dir.display(), error = %e, "cgroup busy, retrying");
                         std::thread::sleep(Duration::from_millis(5));
                     }

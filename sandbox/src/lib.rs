@@ -44,3 +44,16 @@ pub trait Sandbox: Send + Sync {
     /// the submission does, including crashing or being killed, is an `Ok(Outcome)`.
     fn run(&self, job: &Job) -> Result<Outcome, SandboxError>;
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_trait_is_object_safe_and_shareable() {
+        fn shareable<T: Send + Sync>() {}
+        shareable::<BwrapSandbox>();
+        shareable::<Box<dyn Sandbox>>();
+        let _: Option<Box<dyn Sandbox>> = None;
+    }
+}

@@ -397,3 +397,31 @@ print("wrapper survived")
     assert_eq!(out.status, Status::Exited(0), "{output}");
     assert!(output.contains("wrapper survived"), "{output}");
 }
+
+#[test]
+fn cpu_is_throttled_to_the_limit() {
+    let sb = sandbox(65400, 1);
+    let limits = wheelwright_sandbox::Limits {
+        cpu: 0.25,
+        ..short()
+    };
+    let src = r#"
+import os, time
+start = time.monotonic()
+while time.monotonic() - start < 2:
+    pass
+t = os.times()
+print("share", (t.user + t.system) / (time.monotonic() - start))
+"#;
+    let out = sb.run(&python(src, limits)).expect("run");
+    let output = text(&out.output);
+    assert_eq!(out.status, Status::Exited(0), "{output}");
+    let share: f64 = output
+        .trim()
+        .strip_prefix("share ")
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| panic!("{output}"));
+    eprintln!("cpu share {share}");
+    // A quarter of a core, with room for the CFS period's granularity.
+    assert!(share < 0.4, "used {share} of a core with a limit of 0.25");
+}
