@@ -65,6 +65,24 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Run a run bundle's hidden tests in sandboxes, then score it with the results.
+    ///
+    /// Each turn's tests run in the sandbox on the agent's own files of turns 1..t, with
+    /// the pinned repository from a read-only environment built on first use. Prints the
+    /// tests per turn (passed, total, tampered reports) and the full report of `score`,
+    /// now with pass and resolve.
+    Test {
+        /// The run bundle: a directory, a .zip or a .jsonl file.
+        run: PathBuf,
+        /// The dataset directory (holding dataset.json).
+        #[arg(long)]
+        dataset: PathBuf,
+        #[command(flatten)]
+        tests: TestArgs,
+        /// Print the report and the test verdicts as JSON instead of tables.
+        #[arg(long)]
+        json: bool,
+    },
     /// Work with dataset directories.
     #[command(subcommand)]
     Dataset(DatasetCommand),
@@ -195,6 +213,18 @@ pub async fn execute(cli: Cli) -> anyhow::Result<()> {
             emit(json, &outline, print_outline)
         }
         Command::Score { run, dataset, json } => score(&run, &dataset, json),
+        Command::Test {
+            run,
+            dataset,
+            tests,
+            json,
+        } => {
+            let config = tests.config(false);
+            tokio::task::spawn_blocking(move || {
+                crate::test_command::run(&run, &dataset, &config, json)
+            })
+            .await?
+        }
         Command::Dataset(DatasetCommand::Verify {
             dir,
             python,
@@ -221,7 +251,9 @@ pub async fn execute(cli: Cli) -> anyhow::Result<()> {
 const PROGRESS_MIN_TURNS: usize = 200;
 
 /// A dataset directory and its repository's sources.
-fn read_dataset(path: &Path) -> anyhow::Result<(RepoReuseDataset, BTreeMap<String, String>)> {
+pub(crate) fn read_dataset(
+    path: &Path,
+) -> anyhow::Result<(RepoReuseDataset, BTreeMap<String, String>)> {
     if !path.is_dir() {
         anyhow::bail!(
             "{} is not a directory; a dataset is a directory holding dataset.json and chains/ (see docs/formats.md, \"Dataset (RepoReuse)\")",
@@ -237,14 +269,22 @@ fn read_dataset(path: &Path) -> anyhow::Result<(RepoReuseDataset, BTreeMap<Strin
     Ok((dataset, files))
 }
 
+/// A run bundle, checked against `dataset`.
+pub(crate) fn read_bundle(
+    path: &Path,
+    dataset: &RepoReuseDataset,
+) -> anyhow::Result<wheelwright_core::bundle::RunBundle> {
+    let bundle = crate::bundle::read_path(path)
+        .with_context(|| format!("{} is not a usable run bundle", path.display()))?;
+    bundle
+        .check_against(dataset)
+        .with_context(|| format!("{} does not fit the dataset", path.display()))?;
+    Ok(bundle)
+}
+
 fn score(run: &Path, dataset: &Path, json: bool) -> anyhow::Result<()> {
     let (dataset, files) = read_dataset(dataset)?;
-    let bundle = crate::bundle::read_path(run)
-        .with_context(|| format!("{} is not a usable run bundle", run.display()))?;
-    bundle
-        .check_against(&dataset)
-        .with_context(|| format!("{} does not fit the dataset", run.display()))?;
-    let run = bundle.to_run(&dataset);
+    let run = read_bundle(run, &dataset)?.to_run(&dataset);
     let dataset = dataset.to_score_dataset(files);
     let total = dataset.turn_count();
     let bar = if total >= PROGRESS_MIN_TURNS && std::io::stderr().is_terminal() {
@@ -265,7 +305,7 @@ fn score(run: &Path, dataset: &Path, json: bool) -> anyhow::Result<()> {
 }
 
 /// Prints `value` to standard output as pretty JSON, or as text with `print`.
-fn emit<T: serde::Serialize>(
+pub(crate) fn emit<T: serde::Serialize>(
     json: bool,
     value: &T,
     print: impl FnOnce(&mut std::io::StdoutLock<'static>, &T) -> std::io::Result<()>,
@@ -321,7 +361,7 @@ fn write_header(out: &mut impl Write, first: &str) -> std::io::Result<()> {
     writeln!(out)
 }
 
-fn print_report(out: &mut impl Write, report: &RunReport) -> std::io::Result<()> {
+pub(crate) fn print_report(out: &mut impl Write, report: &RunReport) -> std::io::Result<()> {
     let width = report
         .turns
         .iter()

@@ -15,13 +15,15 @@ use std::time::Duration;
 
 use wheelwright_core::dataset::{RepoReuseDataset, RepositorySource};
 use wheelwright_core::hidden_tests::{
-    ExpectedTest, RunEnd, TestOutcome, TestResult, Verdict, canary_source, expected_tests,
-    verdict,
+    ExpectedTest, RunEnd, TestOutcome, TestResult, Verdict, canary_source, expected_tests, verdict,
 };
 use wheelwright_sandbox::{Job, Limits, Sandbox, SandboxError, Status};
 
 /// The report pytest writes, relative to the workspace.
 const REPORT: &str = "wheelwright-report.xml";
+
+/// Where the sandbox shows a job's inputs, read-only (`wheelwright_sandbox::Job::inputs`).
+const INPUTS: &str = "/in";
 
 /// The pytest the environments get, pinned so reports are alike everywhere.
 pub(crate) const PYTEST: &str = "pytest==8.3.4";
@@ -157,17 +159,20 @@ pub(crate) fn run_turn(
         });
     }
     // The hidden tests are written last: an agent file of the same name never replaces them.
+    // pytest collects the read-only originals under /in (the sandbox keeps every input
+    // there), with /in as its root, so a conftest.py or pytest.ini the agent left in the
+    // writable workspace is not picked up, and the test files cannot be rewritten.
     let mut test_files = Vec::new();
     for (name, text) in &turn.tests {
         workspace.insert(name.clone(), text.clone().into_bytes());
         if name.ends_with(".py") {
-            test_files.push(name.clone());
+            test_files.push(format!("{INPUTS}/{name}"));
         }
     }
     let canary = canary_name();
     let canary_file = format!("{canary}.py");
     workspace.insert(canary_file.clone(), canary_source(&canary).into_bytes());
-    test_files.push(canary_file);
+    test_files.push(format!("{INPUTS}/{canary_file}"));
     let mut argv: Vec<String> = [
         "python",
         "-m",
@@ -177,7 +182,7 @@ pub(crate) fn run_turn(
         "no:cacheprovider",
         "-o",
         "addopts=",
-        "--rootdir=.",
+        "--rootdir=/in",
         "--junitxml",
         REPORT,
     ]

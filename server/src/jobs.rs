@@ -172,12 +172,11 @@ impl Queue {
 
     /// A job's progress as stored; `None` for an unknown job.
     pub(crate) async fn progress(&self, job: i64) -> anyhow::Result<Option<Progress>> {
-        let row: Option<(i64, String, i64, Option<String>)> = sqlx::query_as(
-            "SELECT run_id, state, turns_total, error FROM test_job WHERE id = ?",
-        )
-        .bind(job)
-        .fetch_optional(&self.pool)
-        .await?;
+        let row: Option<(i64, String, i64, Option<String>)> =
+            sqlx::query_as("SELECT run_id, state, turns_total, error FROM test_job WHERE id = ?")
+                .bind(job)
+                .fetch_optional(&self.pool)
+                .await?;
         let Some((run, state, turns_total, error)) = row else {
             return Ok(None);
         };
@@ -232,8 +231,8 @@ impl Queue {
                 }
                 Ok(None) => {
                     // Woken by enqueue; the timeout is a backstop for a missed wake-up.
-                    let _ = tokio::time::timeout(Duration::from_secs(5), self.wake.notified())
-                        .await;
+                    let _ =
+                        tokio::time::timeout(Duration::from_secs(5), self.wake.notified()).await;
                 }
                 Err(error) => {
                     tracing::error!("cannot claim a hidden-test job: {error:#}");
@@ -327,8 +326,16 @@ impl Queue {
                 } else {
                     None
                 };
-                self.commit_turn(job, run, id, t, &verdict, started.elapsed(), report.as_ref())
-                    .await?;
+                self.commit_turn(
+                    job,
+                    run,
+                    id,
+                    t,
+                    &verdict,
+                    started.elapsed(),
+                    report.as_ref(),
+                )
+                .await?;
                 self.publish(job, None).await;
             }
         }
@@ -421,7 +428,11 @@ impl Queue {
             .bind(turn)
             .bind(&test.module)
             .bind(&test.name)
-            .bind(serde_json::to_value(test.outcome)?.as_str().unwrap_or("failed"))
+            .bind(
+                serde_json::to_value(test.outcome)?
+                    .as_str()
+                    .unwrap_or("failed"),
+            )
             .bind(test.duration_s)
             .bind(&test.excerpt)
             .execute(&mut *tx)
@@ -447,7 +458,10 @@ async fn stored_files(
             .await?;
     let mut out = BTreeMap::new();
     for (chain, turn, files) in rows {
-        out.insert((chain, usize::try_from(turn)?), serde_json::from_str(&files)?);
+        out.insert(
+            (chain, usize::try_from(turn)?),
+            serde_json::from_str(&files)?,
+        );
     }
     Ok(out)
 }

@@ -15,6 +15,7 @@ mod jobs;
 mod published;
 mod routes;
 mod runs;
+mod test_command;
 
 use std::future::Future;
 use std::net::SocketAddr;
@@ -90,14 +91,14 @@ impl TestConfig {
     pub fn sandbox(&self) -> Result<Arc<dyn wheelwright_sandbox::Sandbox>, String> {
         match self.backend {
             None => Err("hidden tests are disabled (--sandbox none)".to_owned()),
-            Some(Backend::Bwrap) => wheelwright_sandbox::BwrapSandbox::new(
-                wheelwright_sandbox::BwrapConfig {
+            Some(Backend::Bwrap) => {
+                wheelwright_sandbox::BwrapSandbox::new(wheelwright_sandbox::BwrapConfig {
                     slots: self.workers.max(1),
                     ..wheelwright_sandbox::BwrapConfig::default()
-                },
-            )
-            .map(|s| Arc::new(s) as Arc<dyn wheelwright_sandbox::Sandbox>)
-            .map_err(|e| e.to_string()),
+                })
+                .map(|s| Arc::new(s) as Arc<dyn wheelwright_sandbox::Sandbox>)
+                .map_err(|e| e.to_string())
+            }
         }
     }
 }

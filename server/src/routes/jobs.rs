@@ -42,7 +42,9 @@ fn id(text: &str, what: &str) -> Result<i64, AppError> {
     text.parse::<i64>()
         .ok()
         .filter(|id| *id > 0)
-        .ok_or_else(|| AppError::bad_request(format!("{what} id {text:?} is not a positive integer")))
+        .ok_or_else(|| {
+            AppError::bad_request(format!("{what} id {text:?} is not a positive integer"))
+        })
 }
 
 pub(crate) async fn queue(
@@ -137,7 +139,9 @@ pub(crate) async fn results(
 
 async fn progress_of(state: &AppState, job: i64) -> Result<Progress, AppError> {
     state.queue.progress(job).await?.ok_or_else(|| {
-        AppError::not_found(format!("no job {job}; jobs are created by POST /api/v1/runs/{{id}}/tests"))
+        AppError::not_found(format!(
+            "no job {job}; jobs are created by POST /api/v1/runs/{{id}}/tests"
+        ))
     })
 }
 

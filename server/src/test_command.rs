@@ -1,0 +1,191 @@
+//! `wheelwright test`: a run bundle's hidden tests in sandboxes on this machine, with a progress bar, then the scored report.
+
+use std::collections::BTreeMap;
+use std::io::{IsTerminal, Write};
+use std::path::Path;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use anyhow::Context;
+use indicatif::{ProgressBar, ProgressStyle};
+use serde::Serialize;
+use wheelwright_core::hidden_tests::Verdict;
+use wheelwright_core::metrics::pass_rate::TestResults;
+use wheelwright_core::score::{RunReport, score_run};
+
+use crate::TestConfig;
+use crate::cli::{emit, print_report, read_bundle, read_dataset};
+use crate::hidden_tests::{Environments, TurnTest, run_turn};
+
+/// One turn's verdict, as printed.
+#[derive(Serialize)]
+struct TurnVerdict {
+    chain: String,
+    turn: usize,
+    #[serde(flatten)]
+    verdict: Verdict,
+}
+
+#[derive(Serialize)]
+struct Output {
+    tests: Vec<TurnVerdict>,
+    report: RunReport,
+}
+
+/// Runs the hidden tests of the bundle at `run` against the dataset at `dataset` and
+/// prints the verdicts and the scored report.
+pub(crate) fn run(
+    run: &Path,
+    dataset: &Path,
+    config: &TestConfig,
+    json: bool,
+) -> anyhow::Result<()> {
+    let (dataset, files) = read_dataset(dataset)?;
+    let bundle = read_bundle(run, &dataset)?;
+    let sandbox = config
+        .sandbox()
+        .map_err(|why| anyhow::anyhow!("no sandbox to run the tests in: {why}"))?;
+    let environments = Environments::new(config.env_root.clone());
+    let env_dir = environments
+        .for_dataset(&dataset, &mut |step| eprintln!("environment: {step:?}"))
+        .context("cannot prepare the Python environment for the tests")?;
+
+    // Every (chain index, turn) with the agent's files of turns 1..t of its chain.
+    let mut work = Vec::new();
+    let mut chain_files = Vec::new();
+    for (c, chain) in dataset.chains.iter().enumerate() {
+        let files: Vec<BTreeMap<String, String>> = (1..=chain.turns.len())
+            .map(|t| {
+                bundle
+                    .turns
+                    .get(&(chain.manifest.id.clone(), t))
+                    .map(|f| f.files.clone())
+                    .unwrap_or_default()
+            })
+            .collect();
+        chain_files.push(files);
+        for t in 1..=chain.turns.len() {
+            work.push((c, t));
+        }
+    }
+    let bar = if std::io::stderr().is_terminal() {
+        let bar = ProgressBar::new(work.len() as u64);
+        bar.set_style(
+            ProgressStyle::with_template(
+                "testing {bar:40} {pos}/{len} turns, {msg} tests passed, {eta} left",
+            )
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+        );
+        bar
+    } else {
+        ProgressBar::hidden()
+    };
+    let next = AtomicUsize::new(0);
+    let results: Mutex<Vec<(usize, anyhow::Result<Verdict>)>> = Mutex::new(Vec::new());
+    let passed = AtomicUsize::new(0);
+    // One thread per sandbox slot takes turns off the list until none is left.
+    std::thread::scope(|scope| {
+        for _ in 0..config.workers.max(1) {
+            scope.spawn(|| {
+                loop {
+                    let i = next.fetch_add(1, Ordering::SeqCst);
+                    let Some(&(c, t)) = work.get(i) else {
+                        return;
+                    };
+                    let verdict = run_turn(
+                        sandbox.as_ref(),
+                        &env_dir,
+                        &TurnTest {
+                            dataset: &dataset,
+                            chain: c,
+                            turn: t,
+                            files: &chain_files[c],
+                        },
+                        config.turn_timeout,
+                    )
+                    .map_err(anyhow::Error::from);
+                    if let Ok(v) = &verdict {
+                        let add = if v.tampered.is_some() { 0 } else { v.passed };
+                        passed.fetch_add(add as usize, Ordering::SeqCst);
+                    }
+                    bar.set_message(passed.load(Ordering::SeqCst).to_string());
+                    bar.inc(1);
+                    results
+                        .lock()
+                        .unwrap_or_else(std::sync::PoisonError::into_inner)
+                        .push((i, verdict));
+                }
+            });
+        }
+    });
+    bar.finish_and_clear();
+    let mut results = results
+        .into_inner()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    results.sort_by_key(|(i, _)| *i);
+    let mut verdicts = Vec::with_capacity(results.len());
+    let mut tests = BTreeMap::new();
+    for (i, verdict) in results {
+        let (c, t) = work[i];
+        let chain = dataset.chains[c].manifest.id.clone();
+        let verdict = verdict.with_context(|| format!("testing {chain} turn {t}"))?;
+        tests.insert(
+            (chain.clone(), t),
+            TestResults {
+                passed: if verdict.tampered.is_some() {
+                    0
+                } else {
+                    verdict.passed
+                },
+                total: verdict.total,
+            },
+        );
+        verdicts.push(TurnVerdict {
+            chain,
+            turn: t,
+            verdict,
+        });
+    }
+    let mut scored_run = bundle.to_run(&dataset);
+    for (chain, chain_run) in &mut scored_run.chains {
+        for (i, turn) in chain_run.turns.iter_mut().enumerate() {
+            turn.tests = tests.get(&(chain.clone(), i + 1)).copied();
+        }
+    }
+    let report = score_run(&dataset.to_score_dataset(files), &scored_run, &mut |_| {})?;
+    let output = Output {
+        tests: verdicts,
+        report,
+    };
+    emit(json, &output, |out, output| {
+        print_tests(out, &output.tests)?;
+        writeln!(out)?;
+        print_report(out, &output.report)
+    })
+}
+
+fn print_tests(out: &mut impl Write, verdicts: &[TurnVerdict]) -> std::io::Result<()> {
+    writeln!(out, "Hidden tests")?;
+    let width = verdicts
+        .iter()
+        .map(|v| v.chain.chars().count())
+        .max()
+        .unwrap_or(5)
+        .max(5);
+    writeln!(out, "{:<width$} turn  passed  total  verdict", "chain")?;
+    for v in verdicts {
+        let verdict = match &v.verdict.tampered {
+            Some(why) => format!("tampered: {why}"),
+            None if v.verdict.total > 0 && v.verdict.passed == v.verdict.total => {
+                "resolved".to_owned()
+            }
+            None => "not resolved".to_owned(),
+        };
+        writeln!(
+            out,
+            "{:<width$} {:>4}  {:>6}  {:>5}  {verdict}",
+            v.chain, v.turn, v.verdict.passed, v.verdict.total
+        )?;
+    }
+    Ok(())
+}
