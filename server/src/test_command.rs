@@ -22,6 +22,8 @@ use crate::hidden_tests::{Environments, TurnTest, run_turn};
 struct TurnVerdict {
     chain: String,
     turn: usize,
+    /// Wall time of the turn's test run in the sandbox (0 when nothing had to run).
+    duration_s: f64,
     #[serde(flatten)]
     verdict: Verdict,
 }
@@ -81,7 +83,7 @@ pub(crate) fn run(
         ProgressBar::hidden()
     };
     let next = AtomicUsize::new(0);
-    let results: Mutex<Vec<(usize, anyhow::Result<Verdict>)>> = Mutex::new(Vec::new());
+    let results: Mutex<Vec<(usize, f64, anyhow::Result<Verdict>)>> = Mutex::new(Vec::new());
     let passed = AtomicUsize::new(0);
     // One thread per sandbox slot takes turns off the list until none is left.
     std::thread::scope(|scope| {
@@ -92,6 +94,7 @@ pub(crate) fn run(
                     let Some(&(c, t)) = work.get(i) else {
                         return;
                     };
+                    let started = std::time::Instant::now();
                     let verdict = run_turn(
                         sandbox.as_ref(),
                         &env_dir,
@@ -113,7 +116,7 @@ pub(crate) fn run(
                     results
                         .lock()
                         .unwrap_or_else(std::sync::PoisonError::into_inner)
-                        .push((i, verdict));
+                        .push((i, started.elapsed().as_secs_f64(), verdict));
                 }
             });
         }
@@ -122,10 +125,10 @@ pub(crate) fn run(
     let mut results = results
         .into_inner()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
-    results.sort_by_key(|(i, _)| *i);
+    results.sort_by_key(|(i, _, _)| *i);
     let mut verdicts = Vec::with_capacity(results.len());
     let mut tests = BTreeMap::new();
-    for (i, verdict) in results {
+    for (i, duration_s, verdict) in results {
         let (c, t) = work[i];
         let chain = dataset.chains[c].manifest.id.clone();
         let verdict = verdict.with_context(|| format!("testing {chain} turn {t}"))?;
@@ -143,6 +146,7 @@ pub(crate) fn run(
         verdicts.push(TurnVerdict {
             chain,
             turn: t,
+            duration_s,
             verdict,
         });
     }
@@ -172,7 +176,7 @@ fn print_tests(out: &mut impl Write, verdicts: &[TurnVerdict]) -> std::io::Resul
         .max()
         .unwrap_or(5)
         .max(5);
-    writeln!(out, "{:<width$} turn  passed  total  verdict", "chain")?;
+    writeln!(out, "{:<width$} turn  passed  total  seconds  verdict", "chain")?;
     for v in verdicts {
         let verdict = match &v.verdict.tampered {
             Some(why) => format!("tampered: {why}"),
@@ -183,8 +187,8 @@ fn print_tests(out: &mut impl Write, verdicts: &[TurnVerdict]) -> std::io::Resul
         };
         writeln!(
             out,
-            "{:<width$} {:>4}  {:>6}  {:>5}  {verdict}",
-            v.chain, v.turn, v.verdict.passed, v.verdict.total
+            "{:<width$} {:>4}  {:>6}  {:>5}  {:>7.2}  {verdict}",
+            v.chain, v.turn, v.verdict.passed, v.verdict.total, v.duration_s
         )?;
     }
     Ok(())
