@@ -176,7 +176,11 @@ fn print_tests(out: &mut impl Write, verdicts: &[TurnVerdict]) -> std::io::Resul
         .max()
         .unwrap_or(5)
         .max(5);
-    writeln!(out, "{:<width$} turn  passed  total  seconds  verdict", "chain")?;
+    writeln!(
+        out,
+        "{:<width$} turn  passed  total  seconds  verdict",
+        "chain"
+    )?;
     for v in verdicts {
         let verdict = match &v.verdict.tampered {
             Some(why) => format!("tampered: {why}"),

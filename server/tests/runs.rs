@@ -181,6 +181,24 @@ async fn a_zip_upload_of_a_bundle_folder_is_the_same_run_as_its_json_lines() {
     assert_api_error(&again, StatusCode::CONFLICT, "already stored");
 }
 
+/// Rows of a table of the RepoReuse paper's published results.
+fn published_rows(table: &str) -> usize {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../data/published/reporeuse.json"
+    );
+    let file: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    file["tables"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["id"] == table)
+        .unwrap()["rows"]
+        .as_array()
+        .unwrap()
+        .len()
+}
+
 #[tokio::test]
 async fn tables_download_as_csv() {
     let app = app().await;
@@ -203,6 +221,11 @@ async fn tables_download_as_csv() {
             "/api/v1/datasets/reporeuse-networkx/1?format=csv".to_owned(),
             "chain,turn,title",
             20,
+        ),
+        (
+            "/api/v1/benchmarks/reporeuse/published?table=table2&format=csv".to_owned(),
+            "harness,model,reuse_repo",
+            published_rows("table2"),
         ),
     ] {
         let reply = get(&app, &uri).await;
@@ -371,6 +394,16 @@ async fn unknown_ids_and_malformed_parameters_are_clear_errors() {
             "/api/v1/runs/abc".to_owned(),
             StatusCode::BAD_REQUEST,
             "is not a positive integer",
+        ),
+        (
+            "/api/v1/benchmarks/reporeuse/published?format=csv".to_owned(),
+            StatusCode::BAD_REQUEST,
+            "format=csv needs table=<id>",
+        ),
+        (
+            "/api/v1/benchmarks/reporeuse/published?format=csv&table=nope".to_owned(),
+            StatusCode::NOT_FOUND,
+            "no table \"nope\"",
         ),
         (
             "/api/v1/runs/-1/turns".to_owned(),

@@ -1,8 +1,14 @@
-//! `GET /api/v1/benchmarks` and `GET /api/v1/benchmarks/{benchmark}/published`.
+//! `GET /api/v1/benchmarks` and `GET /api/v1/benchmarks/{benchmark}/published` (one table
+//! as CSV with `?table=<id>&format=csv`).
+
+use std::collections::BTreeMap;
 
 use axum::Json;
-use axum::extract::{Path, State};
+use axum::extract::{Path, Query, State};
+use axum::response::{IntoResponse, Response};
 use serde::Serialize;
+
+use super::table::Format;
 use wheelwright_core::benchmark::Benchmark;
 
 use crate::AppState;
@@ -74,15 +80,55 @@ pub(crate) fn benchmark(id: &str) -> Result<Benchmark, AppError> {
 pub(crate) async fn published(
     State(state): State<AppState>,
     Path(id): Path<String>,
-) -> Result<Json<Published>, AppError> {
+    Query(params): Query<BTreeMap<String, String>>,
+) -> Result<Response, AppError> {
     let benchmark = benchmark(&id)?;
+    let format = Format::parse(params.get("format").map(String::as_str))?;
     let source = published::source(&state.pool, benchmark)
         .await?
         .ok_or_else(|| AppError::not_found("no published results for this benchmark"))?;
+    let tables = published::tables(&state.pool, benchmark, None).await?;
+    if format == Format::Csv {
+        // A CSV file holds one table: the one named by `table`.
+        let ids: Vec<&str> = tables.iter().map(|t| t.id.as_str()).collect();
+        let wanted = params.get("table").ok_or_else(|| {
+            AppError::bad_request(format!(
+                "format=csv needs table=<id>, one of {}",
+                ids.join(", ")
+            ))
+        })?;
+        let table = tables.iter().find(|t| &t.id == wanted).ok_or_else(|| {
+            AppError::not_found(format!(
+                "no table {wanted:?}; the tables are {}",
+                ids.join(", ")
+            ))
+        })?;
+        let records: Vec<serde_json::Value> = table
+            .rows
+            .iter()
+            .map(|row| {
+                let mut record = serde_json::Map::new();
+                for (k, v) in &row.labels {
+                    record.insert(k.clone(), serde_json::Value::from(v.clone()));
+                }
+                for (k, v) in &row.metrics {
+                    record.insert(k.clone(), serde_json::Value::from(*v));
+                }
+                serde_json::Value::Object(record)
+            })
+            .collect();
+        let mut order: Vec<&str> = vec!["harness", "model", "memory", "setting"];
+        order.extend(table.columns.iter().map(String::as_str));
+        return Ok(super::table::csv(
+            &format!("{}-{}", benchmark.id(), table.id),
+            wheelwright_core::table::to_csv(&records, &order),
+        ));
+    }
     Ok(Json(Published {
         benchmark: benchmark.id(),
         source: source.source,
         notes: source.notes,
-        tables: published::tables(&state.pool, benchmark, None).await?,
-    }))
+        tables,
+    })
+    .into_response())
 }

@@ -11,7 +11,7 @@ use std::convert::Infallible;
 use std::time::Duration;
 
 use axum::Json;
-use axum::extract::{Path, State};
+use axum::extract::{Path, Query, State};
 use axum::http::{StatusCode, header};
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
@@ -97,7 +97,9 @@ pub(crate) struct RunTests {
 pub(crate) async fn results(
     State(state): State<AppState>,
     Path(run): Path<String>,
-) -> Result<Json<RunTests>, AppError> {
+    Query(params): Query<std::collections::BTreeMap<String, String>>,
+) -> Result<Response, AppError> {
+    let format = super::table::Format::parse(params.get("format").map(String::as_str))?;
     let run = id(&run, "run")?;
     let job: Option<i64> = sqlx::query_scalar("SELECT id FROM test_job WHERE run_id = ?")
         .bind(run)
@@ -130,11 +132,21 @@ pub(crate) async fn results(
     .fetch_all(&state.pool)
     .await
     .map_err(anyhow::Error::from)?;
+    if format == super::table::Format::Csv {
+        // The per-test table; per-turn counts are its sums.
+        return super::table::respond(
+            format,
+            &format!("run-{run}-tests"),
+            &["chain", "turn", "module", "name", "outcome", "duration_s"],
+            &tests,
+        );
+    }
     Ok(Json(RunTests {
         progress,
         turns,
         tests,
-    }))
+    })
+    .into_response())
 }
 
 async fn progress_of(state: &AppState, job: i64) -> Result<Progress, AppError> {
