@@ -300,6 +300,7 @@ impl Sandbox for BwrapSandbox {
             program,
             args,
             env: vec![("PATH".into(), "/usr/sbin:/usr/bin:/sbin:/bin".into())],
+            cwd: None,
             channel: Channel::Fd3,
             stop: None,
         };

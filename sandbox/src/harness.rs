@@ -94,6 +94,9 @@ pub(crate) struct Launch {
     pub(crate) args: Vec<OsString>,
     /// The host-side environment of the launcher (the environment is cleared first).
     pub(crate) env: Vec<(OsString, OsString)>,
+    /// The launcher's working directory (default: the server's). conmon, podman's monitor,
+    /// writes a file named `oom` into it when the container hits its memory limit.
+    pub(crate) cwd: Option<PathBuf>,
     /// Where the wrapper's result stream (its fd 3) reaches the host.
     pub(crate) channel: Channel,
     /// Run (to completion, output discarded) first when the wall limit passes, e.g. removing a
@@ -147,6 +150,9 @@ pub(crate) fn run(
         .args(&procs);
     cmd.arg(&launch.program).args(&launch.args);
     cmd.env_clear().envs(launch.env);
+    if let Some(dir) = &launch.cwd {
+        cmd.current_dir(dir);
+    }
     match launch.channel {
         Channel::Fd3 => {
             // The result pipe goes in as stdin; the shim moves it to fd 3 (std offers no safe

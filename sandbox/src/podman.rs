@@ -265,10 +265,20 @@ impl Sandbox for PodmanSandbox {
             JOBS.fetch_add(1, Ordering::Relaxed)
         );
         let staging = stage(&self.config.staging_root, &job.inputs, Some(uid))?;
+        // The client's working directory, where conmon drops its `oom` marker file; private
+        // to the server, removed with the job.
+        let cwd = tempfile::Builder::new()
+            .prefix("wheelwright-podman-")
+            .tempdir_in(&self.config.staging_root)
+            .map_err(|source| SandboxError::Staging {
+                path: self.config.staging_root.clone(),
+                source,
+            })?;
         let launch = Launch {
             program: self.program.clone(),
             args: self.run_args(job, &name, staging.path(), uid),
             env: vec![("PATH".into(), "/usr/sbin:/usr/bin:/sbin:/bin".into())],
+            cwd: Some(cwd.path().to_path_buf()),
             channel: Channel::Stderr,
             stop: Some(self.remove_command(&name)),
         };
@@ -280,9 +290,11 @@ impl Sandbox for PodmanSandbox {
                 tracing::warn!(container = %name, result = ?other, "cannot remove a container")
             }
         }
-        let path = staging.path().to_path_buf();
-        if let Err(e) = staging.close() {
-            tracing::warn!(path = %path.display(), error = %e, "cannot remove a staging directory");
+        for dir in [staging, cwd] {
+            let path = dir.path().to_path_buf();
+            if let Err(e) = dir.close() {
+                tracing::warn!(path = %path.display(), error = %e, "cannot remove a job directory");
+            }
         }
         drop(slot);
         outcome
