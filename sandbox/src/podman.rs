@@ -13,9 +13,10 @@
 //! count comes from the container's own cgroup, and the container is removed by name: on a
 //! timeout (killing the client would leave it running) and always at the end (`--rm` too).
 //!
-//! With `program: "docker"` the same flags apply except `--read-only-tmpfs=false` (podman
-//! only: podman would otherwise mount tmpfs over `/tmp`, `/var/tmp` and `/run`; docker mounts
-//! none). No docker engine runs on the development machines: only podman is tested.
+//! With `program: "docker"` the same flags apply except two podman-only ones:
+//! `--read-only-tmpfs=false` (podman would otherwise mount tmpfs over `/tmp`, `/var/tmp` and
+//! `/run`; docker mounts none) and `--timeout` (a backstop should the server die mid-job;
+//! docker has none). No docker engine runs on the development machines: only podman is tested.
 
 use std::ffi::OsString;
 use std::fs;
@@ -33,6 +34,10 @@ use crate::slots::Slots;
 
 /// The image [`ensure_image`] builds and [`PodmanConfig`] runs by default.
 pub const DEFAULT_IMAGE: &str = "localhost/wheelwright-sandbox:bookworm";
+
+/// Seconds past the wall limit after which podman's own `--timeout` kills a container that
+/// the harness did not (the server died).
+const BACKSTOP_SECS: u64 = 30;
 
 /// How to set up a [`PodmanSandbox`].
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -181,6 +186,12 @@ impl PodmanSandbox {
         if self.engine == Engine::Podman {
             // The image's /tmp is a link into the workspace; no unlimited tmpfs anywhere else.
             a.push("--read-only-tmpfs=false".into());
+            // A backstop should the server die mid-job (a container does not die with its
+            // client): conmon kills the container this long after it started.
+            a.push(format!(
+                "--timeout={}",
+                l.wall.as_secs().saturating_add(BACKSTOP_SECS)
+            ));
         }
         if let Some(runtime) = &self.config.runtime {
             a.push(format!("--runtime={runtime}"));
@@ -578,6 +589,7 @@ mod tests {
             "--volume=/var/tmp/env:/var/tmp/env:ro",
             "--env=PATH=/var/tmp/env/bin:/usr/local/bin:/usr/bin:/bin",
             "--read-only-tmpfs=false",
+            "--timeout=630",
         ] {
             assert!(args.iter().any(|a| a == flag), "{flag} missing: {args:?}");
         }

@@ -229,7 +229,10 @@ fn memory_hog_is_killed() {
         assert_eq!(out.status, Status::OutOfMemory, "{output}");
         assert!(!output.contains("ALLOCATED"), "{output}");
         // podman's conmon drops an `oom` file into the client's working directory: not ours.
-        assert!(!Path::new("oom").exists(), "an `oom` file appeared in the test's directory");
+        assert!(
+            !Path::new("oom").exists(),
+            "an `oom` file appeared in the test's directory"
+        );
     });
 }
 

@@ -55,6 +55,9 @@ pub fn each_backend(base: u32, slots: usize, case: impl Fn(&Backend)) {
         };
         eprintln!("--- on {name} ---");
         case(&backend);
+        // Whatever the case did, nothing of its uids runs on.
+        let uids = backend.base..backend.base + slots as u32;
+        assert_eq!(processes_of(uids), vec![], "left running on {name}");
     }
 }
 
