@@ -111,6 +111,17 @@ impl PodmanSandbox {
         }
         let engine = engine_of(&config.program);
         let program = find_program(&config.program).ok_or(missing_engine(engine))?;
+        // Rootless podman would map the slot uids into a user namespace, and staging
+        // directories could not be given to them.
+        if !nix::unistd::Uid::effective().is_root() {
+            return Err(SandboxError::Engine {
+                program: program.display().to_string(),
+                step: "checking privileges".into(),
+                detail: "the podman backend runs rootful containers as per-slot uids: run the \
+                         server as root"
+                    .into(),
+            });
+        }
         // Docker's runtimes live in its daemon; podman runs the runtime itself.
         if engine == Engine::Podman && config.runtime.as_deref() == Some("runc") {
             find_program(Path::new("runc")).ok_or(SandboxError::ToolMissing {
