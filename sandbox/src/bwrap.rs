@@ -16,7 +16,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use crate::Sandbox;
 use crate::cgroup::{JobCgroup, Layout, detect};
 use crate::error::SandboxError;
-use crate::harness::{Launch, WRAPPER, run};
+use crate::harness::{Channel, Launch, WRAPPER, run};
 use crate::job::{Job, Limits, Outcome, Status};
 use crate::slots::Slots;
 
@@ -300,6 +300,9 @@ impl Sandbox for BwrapSandbox {
             program,
             args,
             env: vec![("PATH".into(), "/usr/sbin:/usr/bin:/sbin:/bin".into())],
+            cwd: None,
+            channel: Channel::Fd3,
+            stop: None,
         };
         let outcome = run(launch, &job.limits, cgroup);
         let path = staging.path().to_path_buf();
@@ -326,7 +329,7 @@ fn probe_cgroups(config: &BwrapConfig) -> Result<Layout, SandboxError> {
 
 /// Writes the inputs into a fresh staging directory that only the slot's uid (and root) can
 /// enter: the directory is 0700 and owned by that uid; the files inside are world-readable.
-fn stage(
+pub(crate) fn stage(
     root: &Path,
     inputs: &[(String, Vec<u8>)],
     uid: Option<u32>,
@@ -360,7 +363,7 @@ fn stage(
 
 /// Resolves a program name on `PATH` (plus the usual system directories: the server may run
 /// with a minimal `PATH`).
-fn find_program(program: &Path) -> Option<PathBuf> {
+pub(crate) fn find_program(program: &Path) -> Option<PathBuf> {
     let is_exec = |p: &Path| {
         fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
     };

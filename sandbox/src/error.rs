@@ -32,6 +32,25 @@ pub enum SandboxError {
         /// What went wrong.
         message: String,
     },
+    /// The container image the podman backend runs is not there.
+    #[error(
+        "the container image {image} is missing: run scripts/podman-image (or call \
+         wheelwright_sandbox::ensure_image) to build it from a Debian root file system"
+    )]
+    ImageMissing {
+        /// The image reference, e.g. `localhost/wheelwright-sandbox:bookworm`.
+        image: String,
+    },
+    /// The container engine is installed but failed (a probe job, or building the image).
+    #[error("{program} failed while {step}: {detail}")]
+    Engine {
+        /// The program, e.g. `podman` or `debootstrap`.
+        program: String,
+        /// What it was doing, e.g. "running /bin/true in a container".
+        step: String,
+        /// Its output (the end) or the I/O error.
+        detail: String,
+    },
     /// The job itself is malformed (a bug in the caller, not in the submission).
     #[error("invalid sandbox job: {0}")]
     InvalidJob(String),

@@ -12,6 +12,11 @@
 //!
 //! The shim puts itself in the cgroup before it execs, so no descendant can be forked outside
 //! it (writing the pid from here after `spawn` would race with the first fork).
+//!
+//! A container backend (podman) has no cgroup of ours: the engine makes one per container,
+//! the wrapper reports that cgroup's OOM kills in its frame, the result stream arrives on the
+//! engine client's stderr ([`Channel::Stderr`]) and a stop command removes the container on a
+//! timeout (killing the client would leave it running).
 
 use std::ffi::OsString;
 use std::io::{ErrorKind, PipeReader, Read};
@@ -46,25 +51,38 @@ exec "$@""#;
 /// `/proc/<wrapper>/fd/3`, so after it exits every other process in the namespace is killed
 /// (`kill -1` from init spares only init) and the frame written last is the only one the host
 /// trusts (see [`parse_frame`]).
+///
+/// The frame also carries the OOM kill count of the cgroup the sandbox sees at
+/// `/sys/fs/cgroup` (v1 or v2 layout), `-` when there is none: containers see their own
+/// cgroup there, which the engine removes with the container; bwrap mounts no `/sys`. A
+/// submission cannot lower the count; faking one (only where no `/sys` is mounted) could only
+/// mark its own job as out of memory.
 pub(crate) const WRAPPER: &str = r#"c=$1; cap=$2; shift 2
 mkdir -p /work/.tmp && cp -R /in/. /work/ && cd /work || exit 125
 "$@" 3>&-
 s=$?
 kill -9 -1 2>/dev/null; kill -9 -1 2>/dev/null
+o=-
+for f in /sys/fs/cgroup/memory/memory.oom_control /sys/fs/cgroup/memory.events; do
+  if [ -r "$f" ]; then
+    while read -r k v; do if [ "$k" = oom_kill ]; then o=$v; fi; done < "$f"
+  fi
+done
 if [ -n "$c" ] && [ -f "$c" ]; then
   n=$(wc -c < "$c")
   if [ "$n" -le "$cap" ]; then
-    cat -- "$c" >&3; printf '\nWWEND %s %s\n' "$s" "$n" >&3
+    cat -- "$c" >&3; printf '\nWWEND %s %s %s\n' "$s" "$n" "$o" >&3
   else
-    printf '\nWWEND %s big\n' "$s" >&3
+    printf '\nWWEND %s big %s\n' "$s" "$o" >&3
   fi
 else
-  printf '\nWWEND %s none\n' "$s" >&3
+  printf '\nWWEND %s none %s\n' "$s" "$o" >&3
 fi
 exit 0"#;
 
-/// Longest trailer line the wrapper writes (`\nWWEND <status> <size>\n`), with room to spare.
-const FRAME_SLACK: usize = 64;
+/// Longest trailer line the wrapper writes (`\nWWEND <status> <size> <oom>\n`), with room to
+/// spare.
+const FRAME_SLACK: usize = 96;
 
 /// How long to wait for processes and pipes after the kill before giving up on them.
 const PATIENCE: Duration = Duration::from_secs(5);
@@ -76,6 +94,27 @@ pub(crate) struct Launch {
     pub(crate) args: Vec<OsString>,
     /// The host-side environment of the launcher (the environment is cleared first).
     pub(crate) env: Vec<(OsString, OsString)>,
+    /// The launcher's working directory (default: the server's). conmon, podman's monitor,
+    /// writes a file named `oom` into it when the container hits its memory limit.
+    pub(crate) cwd: Option<PathBuf>,
+    /// Where the wrapper's result stream (its fd 3) reaches the host.
+    pub(crate) channel: Channel,
+    /// Run (to completion, output discarded) first when the wall limit passes, e.g. removing a
+    /// container by name; then the launcher is killed as usual.
+    pub(crate) stop: Option<Command>,
+}
+
+/// How the result stream leaves the sandbox.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Channel {
+    /// The launcher's fd 3 (a pipe), inherited by the wrapper (bwrap). Stdout and stderr are
+    /// both the output.
+    Fd3,
+    /// The launcher's stderr; its stdout is the output. For engines that cannot pass extra
+    /// descriptors into a container (docker): the wrapper moves its stderr to fd 3 and sends
+    /// the command's stderr to stdout. What the engine itself prints on stderr lands in the
+    /// result stream; when no frame comes back, it is appended to the output.
+    Stderr,
 }
 
 enum Event {
@@ -111,11 +150,24 @@ pub(crate) fn run(
         .args(&procs);
     cmd.arg(&launch.program).args(&launch.args);
     cmd.env_clear().envs(launch.env);
-    // The result pipe goes in as stdin; the shim moves it to fd 3 (std offers no safe way to
-    // place an arbitrary fd in the child, and `pre_exec` is unsafe).
-    cmd.stdin(Stdio::from(frame_w));
-    cmd.stdout(Stdio::from(out_w.try_clone().map_err(io_err)?));
-    cmd.stderr(Stdio::from(out_w));
+    if let Some(dir) = &launch.cwd {
+        cmd.current_dir(dir);
+    }
+    match launch.channel {
+        Channel::Fd3 => {
+            // The result pipe goes in as stdin; the shim moves it to fd 3 (std offers no safe
+            // way to place an arbitrary fd in the child, and `pre_exec` is unsafe).
+            cmd.stdin(Stdio::from(frame_w));
+            cmd.stdout(Stdio::from(out_w.try_clone().map_err(io_err)?));
+            cmd.stderr(Stdio::from(out_w));
+        }
+        Channel::Stderr => {
+            cmd.stdin(Stdio::null());
+            cmd.stdout(Stdio::from(out_w));
+            cmd.stderr(Stdio::from(frame_w));
+        }
+    }
+    let mut stop = launch.stop;
 
     let output = reader(out_r, limits.output_bytes, Keep::Head)?;
     let frame = reader(
@@ -168,6 +220,16 @@ pub(crate) fn run(
         Ok(_) | Err(mpsc::RecvTimeoutError::Disconnected) => None,
         Err(mpsc::RecvTimeoutError::Timeout) => {
             timed_out = true;
+            if let Some(mut stop) = stop.take() {
+                let stopped = stop
+                    .stdin(Stdio::null())
+                    .stdout(Stdio::null())
+                    .stderr(Stdio::null())
+                    .status();
+                if !stopped.as_ref().is_ok_and(|s| s.success()) {
+                    tracing::warn!(command = ?stop, result = ?stopped, "the stop command failed");
+                }
+            }
             // Kill everything but our own child first, so that it can reap its child (the
             // namespace's init) and exit by itself; the pid cannot have been reused, since
             // the job thread has not reaped it yet.
@@ -204,7 +266,8 @@ pub(crate) fn run(
         oom = cg.oom_killed();
     }
     // Every writer is gone, so both readers reach EOF promptly.
-    let (output, output_truncated) = output.recv_timeout(PATIENCE).unwrap_or((Vec::new(), true));
+    let (mut output, output_truncated) =
+        output.recv_timeout(PATIENCE).unwrap_or((Vec::new(), true));
     let (frame, _) = frame.recv_timeout(PATIENCE).unwrap_or_default();
     if let Some(cg) = &mut cgroup {
         cg.remove();
@@ -218,6 +281,12 @@ pub(crate) fn run(
     } else {
         None
     };
+    if parsed.is_none() && launch.channel == Channel::Stderr {
+        // The engine's own complaint (a missing image, a bad flag) is all there is to show.
+        let room = limits.output_bytes.saturating_sub(output.len());
+        output.extend_from_slice(&frame[frame.len().saturating_sub(room)..]);
+    }
+    oom |= parsed.as_ref().is_some_and(|f| f.oom);
     let status = if timed_out {
         Status::TimedOut
     } else if oom {
@@ -359,14 +428,17 @@ fn read_capped(mut pipe: impl Read, cap: usize, keep: Keep) -> (Vec<u8>, bool) {
     (kept, truncated)
 }
 
-/// The wrapper's last words: the command's shell status and the collected file.
+/// The wrapper's last words: the command's shell status, the collected file and whether the
+/// sandbox's own cgroup saw an OOM kill.
 #[derive(Debug, PartialEq, Eq)]
 struct Frame {
     status: i32,
     collected: Option<Vec<u8>>,
+    oom: bool,
 }
 
-/// Parses the end of the result stream: `<file bytes>\nWWEND <status> <size|none|big>\n`.
+/// Parses the end of the result stream:
+/// `<file bytes>\nWWEND <status> <size|none|big> <oom kills|->\n`.
 /// Bytes before the frame can only come from the submission (through `/proc`) and are ignored.
 fn parse_frame(stream: &[u8]) -> Option<Frame> {
     let body = stream.strip_suffix(b"\n")?;
@@ -378,6 +450,10 @@ fn parse_frame(stream: &[u8]) -> Option<Frame> {
     }
     let status: i32 = words.next()?.parse().ok()?;
     let size = words.next()?;
+    let oom = match words.next()? {
+        "-" => false,
+        n => n.parse::<u64>().ok()? > 0,
+    };
     if words.next().is_some() {
         return None;
     }
@@ -389,7 +465,11 @@ fn parse_frame(stream: &[u8]) -> Option<Frame> {
             Some(content.get(content.len().checked_sub(n)?..)?.to_vec())
         }
     };
-    Some(Frame { status, collected })
+    Some(Frame {
+        status,
+        collected,
+        oom,
+    })
 }
 
 #[cfg(test)]
@@ -398,42 +478,46 @@ mod tests {
 
     #[test]
     fn frames() {
-        let f = parse_frame(b"<xml/>\nWWEND 1 6\n").expect("frame");
+        let f = parse_frame(b"<xml/>\nWWEND 1 6 -\n").expect("frame");
         assert_eq!(
             f,
             Frame {
                 status: 1,
-                collected: Some(b"<xml/>".to_vec())
+                collected: Some(b"<xml/>".to_vec()),
+                oom: false,
             }
         );
         // Forged bytes before the real frame are ignored, forged frames included.
-        let f = parse_frame(b"evil\nWWEND 0 4\n<ok>\nWWEND 2 4\n").expect("frame");
+        let f = parse_frame(b"evil\nWWEND 0 4 -\n<ok>\nWWEND 2 4 0\n").expect("frame");
         assert_eq!(
             f,
             Frame {
                 status: 2,
-                collected: Some(b"<ok>".to_vec())
+                collected: Some(b"<ok>".to_vec()),
+                oom: false,
             }
         );
         assert_eq!(
-            parse_frame(b"\nWWEND 0 none\n").expect("frame").collected,
+            parse_frame(b"\nWWEND 0 none -\n").expect("frame").collected,
             None
         );
-        assert_eq!(
-            parse_frame(b"\nWWEND 0 big\n").expect("frame").collected,
-            None
-        );
+        let f = parse_frame(b"\nWWEND 137 big 2\n").expect("frame");
+        assert_eq!((f.status, f.collected, f.oom), (137, None, true));
         for bad in [
             &b""[..],
             b"\n",
-            b"x\nWWEND 0 5\n",
-            b"\nWWEND x 0\n",
-            b"\nWWEND 0 0 0\n",
+            b"x\nWWEND 0 5 -\n",
+            b"\nWWEND x 0 -\n",
+            b"\nWWEND 0 0\n",
+            b"\nWWEND 0 0 x\n",
+            b"\nWWEND 0 0 0 0\n",
         ] {
             assert_eq!(parse_frame(bad), None, "{:?}", String::from_utf8_lossy(bad));
         }
         assert_eq!(
-            parse_frame(b"\nWWEND 0 0\n").expect("empty file").collected,
+            parse_frame(b"\nWWEND 0 0 -\n")
+                .expect("empty file")
+                .collected,
             Some(vec![])
         );
     }
