@@ -147,11 +147,17 @@ pub struct TestArgs {
     /// Time limit of one turn's hidden tests, in seconds.
     #[arg(long, env = "WHEELWRIGHT_TURN_TIMEOUT", default_value_t = 600)]
     pub turn_timeout: u64,
+    /// First uid of the sandbox slots (slot i runs as this + i) [default: 64000 for bwrap,
+    /// 63000 for podman]; give each server or test command on a host its own range.
+    #[arg(long, env = "WHEELWRIGHT_UID_BASE")]
+    pub uid_base: Option<u32>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum BackendArg {
     Bwrap,
+    Podman,
+    Docker,
     None,
 }
 
@@ -160,6 +166,8 @@ impl TestArgs {
         crate::TestConfig {
             backend: match self.backend {
                 BackendArg::Bwrap => Some(crate::Backend::Bwrap),
+                BackendArg::Podman => Some(crate::Backend::Podman),
+                BackendArg::Docker => Some(crate::Backend::Docker),
                 BackendArg::None => None,
             },
             workers: self
@@ -168,6 +176,7 @@ impl TestArgs {
                 .max(1),
             env_root: self.env_root.clone(),
             turn_timeout: std::time::Duration::from_secs(self.turn_timeout.max(1)),
+            uid_base: self.uid_base,
             test_baselines,
         }
     }

@@ -2,8 +2,9 @@
 //!
 //! Every case submits one module as turn 1 of `road-audit` (the rest of the run is
 //! missing, so only that turn runs). The module does its damage when the hidden tests
-//! import it. One helper runs a case; each test adds the checks on the host that its
-//! attack calls for. Containment itself (namespaces, cgroups, uids) is also tested one
+//! import it. One helper runs a case on each backend (bwrap and podman; list fewer in
+//! `WHEELWRIGHT_SANDBOX_BACKENDS` to leave one out, which is then reported as skipped);
+//! each test adds the checks on the host that its attack calls for. Containment itself (namespaces, cgroups, uids) is also tested one
 //! level down, in `sandbox/tests/hostile.rs`; here the point is the verdict.
 
 mod common;
@@ -19,8 +20,9 @@ use common::real_dataset;
 /// The module path of road-audit's turn 1, where each hostile module is submitted.
 const MODULE: &str = "solutions/road_audit/distances.py";
 
-/// What the run gave for the hostile turn.
+/// What the run gave for the hostile turn on one backend.
 struct Verdict {
+    backend: &'static str,
     passed: u64,
     total: u64,
     tampered: Option<String>,
@@ -28,9 +30,37 @@ struct Verdict {
     elapsed: Duration,
 }
 
-/// Submits `module` as road-audit turn 1 and runs the hidden tests with a turn time
-/// limit of `timeout` seconds.
-fn run_hostile(module: &str, timeout: u64) -> Verdict {
+/// The backends to run on: `WHEELWRIGHT_SANDBOX_BACKENDS` (comma-separated), by default
+/// both. A missing backend fails its run: CI installs both (`scripts/setup`).
+fn backends() -> Vec<&'static str> {
+    let wanted =
+        std::env::var("WHEELWRIGHT_SANDBOX_BACKENDS").unwrap_or_else(|_| "bwrap,podman".to_owned());
+    ["bwrap", "podman"]
+        .into_iter()
+        .filter(|b| {
+            let on = wanted.split(',').any(|w| w.trim() == *b);
+            if !on {
+                eprintln!("SKIPPED on {b}: not listed in WHEELWRIGHT_SANDBOX_BACKENDS");
+            }
+            on
+        })
+        .collect()
+}
+
+/// Submits `module` as road-audit turn 1 and runs the hidden tests with a turn time limit
+/// of `timeout` seconds, on every backend.
+fn run_hostile(module: &str, timeout: u64) -> Vec<Verdict> {
+    backends()
+        .into_iter()
+        .map(|backend| run_on(backend, module, timeout))
+        .collect()
+}
+
+fn run_on(backend: &'static str, module: &str, timeout: u64) -> Verdict {
+    // Tests of this file run at once, each in its own uid range: the kernel counts
+    // processes per uid, so a fork bomb would otherwise starve its neighbours.
+    static NEXT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+    let uid_base = 61000 + 10 * NEXT.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("run.jsonl");
     let metadata = serde_json::json!({"metadata": {
@@ -42,15 +72,24 @@ fn run_hostile(module: &str, timeout: u64) -> Verdict {
     let out = Command::new(env!("CARGO_BIN_EXE_wheelwright"))
         .args(["test", path.to_str().unwrap(), "--dataset"])
         .arg(real_dataset())
-        .args(["--json", "--test-workers", "1", "--turn-timeout"])
+        .args([
+            "--json",
+            "--test-workers",
+            "1",
+            "--backend",
+            backend,
+            "--turn-timeout",
+        ])
         .arg(timeout.to_string())
+        .arg("--uid-base")
+        .arg(uid_base.to_string())
         .env("WHEELWRIGHT_LOG", "warn")
         .output()
         .expect("the wheelwright binary runs");
     let elapsed = started.elapsed();
     assert!(
         out.status.success(),
-        "{}",
+        "{backend}: {}",
         String::from_utf8_lossy(&out.stderr)
     );
     let output: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON output");
@@ -62,6 +101,7 @@ fn run_hostile(module: &str, timeout: u64) -> Verdict {
         .expect("turn 1 of road-audit")
         .clone();
     Verdict {
+        backend,
         passed: turn["passed"].as_u64().unwrap(),
         total: turn["total"].as_u64().unwrap(),
         tampered: turn["tampered"].as_str().map(str::to_owned),
@@ -75,13 +115,17 @@ fn run_hostile(module: &str, timeout: u64) -> Verdict {
     }
 }
 
-/// The run is failed: nothing passed (or the report was not believed).
-fn assert_failed(verdict: &Verdict) {
-    assert_eq!(
-        verdict.total, 17,
-        "every hidden test of the turn is counted"
-    );
-    assert_eq!(verdict.passed, 0, "outcomes: {:?}", verdict.outcomes);
+/// The run is failed on every backend: nothing passed (or the report was not believed).
+fn assert_failed(verdicts: &[Verdict]) {
+    assert!(!verdicts.is_empty(), "no backend ran");
+    for v in verdicts {
+        assert_eq!(
+            v.total, 17,
+            "{}: every hidden test of the turn is counted",
+            v.backend
+        );
+        assert_eq!(v.passed, 0, "{}: outcomes {:?}", v.backend, v.outcomes);
+    }
 }
 
 /// No process on the host has `marker` in its command line. (Other tests of this file run
@@ -107,7 +151,7 @@ fn exec_if_readable(path: &str) -> String {
 }
 
 #[test]
-fn network_connections_fail_and_reach_nothing_needs_bwrap() {
+fn network_connections_fail_and_reach_nothing_needs_sandboxes() {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let port = listener.local_addr().unwrap().port();
     let module = format!(
@@ -124,7 +168,7 @@ fn network_connections_fail_and_reach_nothing_needs_bwrap() {
 }
 
 #[test]
-fn the_reference_solution_and_etc_shadow_are_out_of_reach_needs_bwrap() {
+fn the_reference_solution_and_etc_shadow_are_out_of_reach_needs_sandboxes() {
     let reference = real_dataset().join("chains/road-audit/turn-1/reference.py");
     let reference = reference.canonicalize().unwrap();
     let module = format!(
@@ -137,7 +181,7 @@ fn the_reference_solution_and_etc_shadow_are_out_of_reach_needs_bwrap() {
 }
 
 #[test]
-fn writes_outside_the_workspace_change_nothing_on_the_host_needs_bwrap() {
+fn writes_outside_the_workspace_change_nothing_on_the_host_needs_sandboxes() {
     let dir = tempfile::tempdir().unwrap();
     let target = dir.path().join("victim.txt");
     std::fs::write(&target, "ORIGINAL").unwrap();
@@ -158,7 +202,7 @@ fn writes_outside_the_workspace_change_nothing_on_the_host_needs_bwrap() {
 }
 
 #[test]
-fn rewriting_the_hidden_test_file_changes_no_test_needs_bwrap() {
+fn rewriting_the_hidden_test_file_changes_no_test_needs_sandboxes() {
     // The module rewrites the test file wherever it may be, then defines nothing.
     let module = "\
 import glob
@@ -170,7 +214,7 @@ for p in glob.glob('/in/*.py') + glob.glob('/work/*.py') + glob.glob('*.py'):
 ";
     let verdict = run_hostile(module, 60);
     assert_failed(&verdict);
-    assert!(verdict.tampered.is_none(), "{:?}", verdict.tampered);
+    assert!(verdict.iter().all(|v| v.tampered.is_none()));
     let test_file = real_dataset().join("chains/road-audit/turn-1/tests/test_turn.py");
     assert!(
         std::fs::read_to_string(test_file)
@@ -180,7 +224,7 @@ for p in glob.glob('/in/*.py') + glob.glob('/work/*.py') + glob.glob('*.py'):
 }
 
 #[test]
-fn a_fork_bomb_times_out_and_leaves_nothing_needs_bwrap() {
+fn a_fork_bomb_times_out_and_leaves_nothing_needs_sandboxes() {
     let module = "\
 import os
 while True:
@@ -191,43 +235,51 @@ while True:
 ";
     let verdict = run_hostile(module, 10);
     assert_failed(&verdict);
-    assert!(
-        verdict.outcomes.iter().all(|o| o == "timed_out"),
-        "{:?}",
-        verdict.outcomes
-    );
-    assert!(
-        verdict.elapsed < Duration::from_secs(60),
-        "{:?}",
-        verdict.elapsed
-    );
+    for v in &verdict {
+        assert!(
+            v.outcomes.iter().all(|o| o == "timed_out"),
+            "{}: {:?}",
+            v.backend,
+            v.outcomes
+        );
+        assert!(
+            v.elapsed < Duration::from_secs(60),
+            "{}: {:?}",
+            v.backend,
+            v.elapsed
+        );
+    }
 }
 
 #[test]
-fn allocating_8_gib_is_stopped_by_the_memory_limit_needs_bwrap() {
+fn allocating_8_gib_is_stopped_by_the_memory_limit_needs_sandboxes() {
     let module = "HOARD = bytearray(8 << 30)\n";
     let verdict = run_hostile(module, 60);
     assert_failed(&verdict);
 }
 
 #[test]
-fn an_infinite_loop_times_out_needs_bwrap() {
+fn an_infinite_loop_times_out_needs_sandboxes() {
     let verdict = run_hostile("while True:\n    pass\n", 5);
     assert_failed(&verdict);
-    assert!(
-        verdict.outcomes.iter().all(|o| o == "timed_out"),
-        "{:?}",
-        verdict.outcomes
-    );
-    assert!(
-        verdict.elapsed < Duration::from_secs(45),
-        "{:?}",
-        verdict.elapsed
-    );
+    for v in &verdict {
+        assert!(
+            v.outcomes.iter().all(|o| o == "timed_out"),
+            "{}: {:?}",
+            v.backend,
+            v.outcomes
+        );
+        assert!(
+            v.elapsed < Duration::from_secs(45),
+            "{}: {:?}",
+            v.backend,
+            v.elapsed
+        );
+    }
 }
 
 #[test]
-fn printing_a_gigabyte_is_capped_needs_bwrap() {
+fn printing_a_gigabyte_is_capped_needs_sandboxes() {
     let module = "\
 import os
 chunk = b'x' * (1 << 20)
@@ -236,15 +288,18 @@ for _ in range(1024):
 ";
     let verdict = run_hostile(module, 60);
     assert_failed(&verdict);
-    assert!(
-        verdict.elapsed < Duration::from_secs(90),
-        "{:?}",
-        verdict.elapsed
-    );
+    for v in &verdict {
+        assert!(
+            v.elapsed < Duration::from_secs(90),
+            "{}: {:?}",
+            v.backend,
+            v.elapsed
+        );
+    }
 }
 
 #[test]
-fn a_daemon_left_running_is_killed_with_the_job_needs_bwrap() {
+fn a_daemon_left_running_is_killed_with_the_job_needs_sandboxes() {
     // Unusual sleep lengths mark the daemons' command lines.
     let module = "\
 import os, subprocess
@@ -262,17 +317,21 @@ if os.fork() == 0:
 }
 
 #[test]
-fn exiting_with_status_0_at_import_is_tampering_needs_bwrap() {
+fn exiting_with_status_0_at_import_is_tampering_needs_sandboxes() {
     let verdict = run_hostile("import os\nos._exit(0)\n", 60);
     assert_failed(&verdict);
-    assert_eq!(
-        verdict.tampered.as_deref(),
-        Some("the run finished without writing its JUnit report")
-    );
+    for v in &verdict {
+        assert_eq!(
+            v.tampered.as_deref(),
+            Some("the run finished without writing its JUnit report"),
+            "{}",
+            v.backend
+        );
+    }
 }
 
 #[test]
-fn patching_pytest_to_report_passes_is_tampering_needs_bwrap() {
+fn patching_pytest_to_report_passes_is_tampering_needs_sandboxes() {
     // Registers a plugin in the running pytest that rewrites every outcome to "passed",
     // then implements nothing: without the canary, every test would read as passed.
     let module = "\
@@ -297,14 +356,18 @@ for _o in gc.get_objects():
 ";
     let verdict = run_hostile(module, 60);
     assert_failed(&verdict);
-    assert_eq!(
-        verdict.tampered.as_deref(),
-        Some("the canary test, which always fails, was reported as passed")
-    );
+    for v in &verdict {
+        assert_eq!(
+            v.tampered.as_deref(),
+            Some("the canary test, which always fails, was reported as passed"),
+            "{}",
+            v.backend
+        );
+    }
 }
 
 #[test]
-fn filling_the_disk_with_small_files_stops_at_the_workspace_limit_needs_bwrap() {
+fn filling_the_disk_with_small_files_stops_at_the_workspace_limit_needs_sandboxes() {
     let free_before = free_bytes();
     let module = "\
 import os
