@@ -10,6 +10,23 @@ use crate::api::{self, ApiError, Target, TurnDetail};
 use crate::components::score::{COLUMNS, ScoreCell, format_score, score_headers};
 use crate::components::source_view::{SourceView, changed_lines};
 
+/// A dotted name that may wrap after each dot, never inside a name.
+fn dotted(name: &str) -> impl IntoView + use<> {
+    let parts: Vec<String> = name.split('.').map(str::to_owned).collect();
+    let last = parts.len().saturating_sub(1);
+    parts
+        .into_iter()
+        .enumerate()
+        .map(|(i, part)| {
+            if i < last {
+                view! { {part} "." <wbr /> }.into_any()
+            } else {
+                view! { {part} }.into_any()
+            }
+        })
+        .collect_view()
+}
+
 fn flag(value: Option<bool>, yes: &'static str, no: &'static str) -> impl IntoView + use<> {
     match value {
         Some(true) => view! { <span class="flag yes">{yes}</span> }.into_any(),
@@ -71,7 +88,7 @@ fn targets_table(detail: &TurnDetail) -> impl IntoView + use<> {
             view! {
                 <tr class="target-row" data-target=t.target.clone()>
                     <td><span class=format!("badge kind {}", t.kind)>{t.kind.clone()}</span></td>
-                    <td class="target-name"><code>{t.target.clone()}</code>{canonical}</td>
+                    <td class="target-name"><code>{dotted(&t.target)}</code>{canonical}</td>
                     <td class="reused">{flag(Some(t.referenced), "reused", "not reused")}</td>
                     <td class="recalled">{flag(t.recalled, "recalled", "not recalled")}</td>
                     <td class="reimplemented">
