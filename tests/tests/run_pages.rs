@@ -112,6 +112,29 @@ async fn a_baseline_run_and_its_turn_cases_show_what_the_api_has() -> anyhow::Re
     let profile = tempfile::tempdir()?;
     let client = driver.browser(profile.path()).await?;
     let result = async {
+        // The run list: one row per run the API lists, each linking to its page.
+        let runs = api(&server, "/api/v1/runs").await?;
+        let ids: Vec<Value> = runs
+            .as_array()
+            .context("runs")?
+            .iter()
+            .map(|r| r["id"].clone())
+            .collect();
+        client.goto(&server.url("/")).await?;
+        client
+            .find(Locator::LinkText("Runs"))
+            .await?
+            .click()
+            .await?;
+        wait_for(
+            &client,
+            "return [...document.querySelectorAll('#runs tr.run-row')].map(r => Number(r.dataset.run));",
+            &Value::Array(ids),
+            Duration::from_secs(20),
+        )
+        .await?;
+        screenshot(&client, test, "runs.png").await?;
+
         // The leaderboard links the reference baseline's row to its run.
         let reference = baseline_run(&server, "reference").await?;
         client.goto(&server.url("/leaderboard/reporeuse")).await?;

@@ -53,7 +53,7 @@ pub(crate) fn RunsPage() -> impl IntoView {
                     <tr class="run-row" data-run=run.id>
                         <td class="num">{run.id}</td>
                         <td>{origin_badge(&run)}</td>
-                        <td><a class="run-link" href=href.clone()>{run.model.clone()}</a></td>
+                        <td><a class="run-link" href=href>{run.model.clone()}</a></td>
                         <td>{run.harness.clone()}</td>
                         <td>{run.memory.clone()}</td>
                         <td>
@@ -61,7 +61,6 @@ pub(crate) fn RunsPage() -> impl IntoView {
                         </td>
                         <td class="num">{run.turns}</td>
                         {scores}
-                        <td><a href=href>"Open →"</a></td>
                     </tr>
                 }
             })
@@ -79,7 +78,6 @@ pub(crate) fn RunsPage() -> impl IntoView {
                             <th>"dataset"</th>
                             <th class="num">"turns"</th>
                             {KEY_COLUMNS.iter().map(|c| view! { <th class="num">{header(c)}</th> }).collect_view()}
-                            <th></th>
                         </tr>
                     </thead>
                     <tbody>{body}</tbody>
