@@ -69,3 +69,354 @@ async fn read_json<T: serde::de::DeserializeOwned>(
         .await
         .map_err(|e| ApiError(format!("the server's answer was not understood: {e}")))
 }
+
+/// A metric value as the API sends it: `{"status":"defined","value":v}` or
+/// `{"status":"undefined","reason":r}`.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(tag = "status", rename_all = "snake_case")]
+pub(crate) enum Score {
+    Defined {
+        value: f64,
+    },
+    Undefined {
+        #[serde(default)]
+        reason: serde_json::Value,
+    },
+}
+
+impl Score {
+    pub(crate) fn value(&self) -> Option<f64> {
+        match self {
+            Score::Defined { value } => Some(*value),
+            Score::Undefined { .. } => None,
+        }
+    }
+
+    /// Why the score is undefined, as text (`None` when it is defined).
+    pub(crate) fn reason(&self) -> Option<String> {
+        match self {
+            Score::Defined { .. } => None,
+            Score::Undefined { reason } => Some(match reason {
+                serde_json::Value::String(s) => s.replace('_', " "),
+                serde_json::Value::Null => "undefined".to_owned(),
+                other => other.to_string(),
+            }),
+        }
+    }
+}
+
+/// Reads `key` of a JSON object as a [`Score`], if it is one.
+pub(crate) fn score_of(
+    map: &std::collections::BTreeMap<String, serde_json::Value>,
+    key: &str,
+) -> Option<Score> {
+    map.get(key)
+        .and_then(|v| serde_json::from_value(v.clone()).ok())
+}
+
+/// One stored run (`GET /api/v1/runs`), with its overall row.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+pub(crate) struct RunSummary {
+    pub(crate) id: i64,
+    /// `verified` or `baseline`.
+    pub(crate) origin: String,
+    #[serde(default)]
+    pub(crate) baseline: Option<String>,
+    pub(crate) benchmark: String,
+    pub(crate) dataset_name: String,
+    pub(crate) dataset_version: String,
+    #[serde(default)]
+    pub(crate) dataset_sha256: String,
+    pub(crate) model: String,
+    pub(crate) harness: String,
+    pub(crate) memory: String,
+    pub(crate) run_date: String,
+    #[serde(default)]
+    pub(crate) cost_usd: Option<f64>,
+    #[serde(default)]
+    pub(crate) notes: Option<String>,
+    pub(crate) scorer_version: String,
+    pub(crate) grammar_version: String,
+    #[serde(default)]
+    pub(crate) chains: i64,
+    pub(crate) turns: i64,
+    #[serde(default)]
+    pub(crate) created_at: String,
+    /// Column name -> score.
+    pub(crate) overall: std::collections::BTreeMap<String, Score>,
+}
+
+/// Every stored run, oldest first.
+pub(crate) async fn runs() -> Result<Vec<RunSummary>, ApiError> {
+    get_json("/api/v1/runs").await
+}
+
+/// One row of a run's turn table: a few fixed fields and one score per column.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+pub(crate) struct TurnRow {
+    pub(crate) chain: String,
+    pub(crate) turn: i64,
+    pub(crate) path: String,
+    /// `present` or `missing`.
+    pub(crate) submission: String,
+    #[serde(default)]
+    pub(crate) syntax_errors: bool,
+    #[serde(default)]
+    pub(crate) reimplemented: Vec<String>,
+    /// The score columns and anything else the row carries.
+    #[serde(flatten)]
+    pub(crate) columns: std::collections::BTreeMap<String, serde_json::Value>,
+}
+
+/// A chain of a run and its turns, in order.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+pub(crate) struct ChainTurns {
+    pub(crate) chain: String,
+    pub(crate) turns: Vec<TurnRow>,
+}
+
+/// One run with its turns (`GET /api/v1/runs/{id}`).
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+pub(crate) struct RunDetail {
+    #[serde(flatten)]
+    pub(crate) summary: RunSummary,
+    #[serde(default)]
+    pub(crate) diagnostics: Vec<serde_json::Value>,
+    pub(crate) chains: Vec<ChainTurns>,
+}
+
+/// One run and its turns. The answer names `chains` twice (the summary's count, then the
+/// list of chains); read as a JSON object the list wins, and the count is its length.
+pub(crate) async fn run(id: i64) -> Result<RunDetail, ApiError> {
+    let value: serde_json::Value = get_json(&format!("/api/v1/runs/{id}")).await?;
+    let mut detail: RunDetail = serde_json::from_value(value)
+        .map_err(|e| ApiError(format!("the server's answer was not understood: {e}")))?;
+    detail.summary.chains = i64::try_from(detail.chains.len()).unwrap_or(i64::MAX);
+    Ok(detail)
+}
+
+/// A file of a case; `text` is `None` when the agent left no file there.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+pub(crate) struct SourceFile {
+    pub(crate) path: String,
+    pub(crate) text: Option<String>,
+}
+
+/// Why a target was or was not counted as re-implemented.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+pub(crate) struct Reimplementation {
+    #[serde(default)]
+    pub(crate) callees: Vec<String>,
+    #[serde(default)]
+    pub(crate) matched: Vec<String>,
+    #[serde(default)]
+    pub(crate) share: Option<f64>,
+    #[serde(default)]
+    pub(crate) reimplemented: bool,
+}
+
+/// One target of a turn and its outcome.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+pub(crate) struct Target {
+    /// `repo` or `self`.
+    pub(crate) kind: String,
+    pub(crate) target: String,
+    #[serde(default)]
+    pub(crate) canonical: Option<String>,
+    /// Reused: the submission references it.
+    pub(crate) referenced: bool,
+    #[serde(default)]
+    pub(crate) recalled: Option<bool>,
+    #[serde(default)]
+    pub(crate) reimplementation: Option<Reimplementation>,
+}
+
+/// What the turn's trajectory showed.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+pub(crate) struct TrajectorySummary {
+    pub(crate) present: bool,
+    pub(crate) bytes: u64,
+    #[serde(default)]
+    pub(crate) counts: Option<std::collections::BTreeMap<String, serde_json::Value>>,
+    pub(crate) files: Option<Score>,
+    pub(crate) lines: Option<Score>,
+    #[serde(default)]
+    pub(crate) recall_repo: Option<Score>,
+    #[serde(default)]
+    pub(crate) recall_self: Option<Score>,
+}
+
+/// The case of one turn (`GET /api/v1/runs/{id}/chains/{chain}/turns/{turn}`).
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+pub(crate) struct TurnDetail {
+    pub(crate) run: i64,
+    pub(crate) chain: String,
+    pub(crate) turn: i64,
+    pub(crate) title: String,
+    pub(crate) requirement: String,
+    pub(crate) submission: SourceFile,
+    #[serde(default)]
+    pub(crate) other_files: Vec<SourceFile>,
+    pub(crate) reference: SourceFile,
+    #[serde(default)]
+    pub(crate) targets: Vec<Target>,
+    #[serde(default)]
+    pub(crate) unknown_targets: Vec<String>,
+    #[serde(default)]
+    pub(crate) scores: std::collections::BTreeMap<String, serde_json::Value>,
+    pub(crate) trajectory: TrajectorySummary,
+}
+
+pub(crate) async fn turn(run: i64, chain: &str, turn: i64) -> Result<TurnDetail, ApiError> {
+    get_json(&format!(
+        "/api/v1/runs/{run}/chains/{}/turns/{turn}",
+        js_sys::encode_uri_component(chain)
+    ))
+    .await
+}
+
+/// A hidden-test job's progress (`GET /api/v1/jobs/{id}` and each `progress` event).
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+pub(crate) struct Progress {
+    pub(crate) job: i64,
+    pub(crate) run: i64,
+    /// `queued`, `running`, `done` or `failed`.
+    pub(crate) state: String,
+    pub(crate) turns_done: u32,
+    pub(crate) turns_total: u32,
+    pub(crate) tests_passed: u32,
+    pub(crate) tests_total: u32,
+    #[serde(default)]
+    pub(crate) message: Option<String>,
+}
+
+impl Progress {
+    /// Whether the job has ended (no more events will come).
+    pub(crate) fn finished(&self) -> bool {
+        self.state == "done" || self.state == "failed"
+    }
+}
+
+/// One turn's hidden-test result.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+pub(crate) struct TurnTests {
+    pub(crate) chain: String,
+    pub(crate) turn: i64,
+    pub(crate) passed: i64,
+    pub(crate) total: i64,
+    #[serde(default)]
+    pub(crate) tampered: Option<String>,
+}
+
+/// One hidden test's outcome (never its failure text: the server does not send it).
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+pub(crate) struct TestOutcome {
+    pub(crate) chain: String,
+    pub(crate) turn: i64,
+    pub(crate) module: String,
+    pub(crate) name: String,
+    pub(crate) outcome: String,
+}
+
+/// A run's hidden-test job and its results so far (`GET /api/v1/runs/{id}/tests`).
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+pub(crate) struct RunTests {
+    #[serde(flatten)]
+    pub(crate) progress: Progress,
+    #[serde(default)]
+    pub(crate) turns: Vec<TurnTests>,
+    #[serde(default)]
+    pub(crate) tests: Vec<TestOutcome>,
+}
+
+/// The run's hidden-test job, or `None` when it has none yet (the API answers 404).
+pub(crate) async fn run_tests(run: i64) -> Result<Option<RunTests>, ApiError> {
+    let response = Request::get(&format!("/api/v1/runs/{run}/tests"))
+        .send()
+        .await
+        .map_err(|e| ApiError(format!("the server did not answer: {e}")))?;
+    if response.status() == 404 {
+        return Ok(None);
+    }
+    read_json(response).await.map(Some)
+}
+
+/// Queues the run's hidden tests (`POST /api/v1/runs/{id}/tests`). When they were queued
+/// before (409), the existing job's progress is returned instead.
+pub(crate) async fn queue_tests(run: i64) -> Result<Progress, ApiError> {
+    let response = Request::post(&format!("/api/v1/runs/{run}/tests"))
+        .send()
+        .await
+        .map_err(|e| ApiError(format!("the server did not answer: {e}")))?;
+    if response.status() == 409 {
+        return match run_tests(run).await? {
+            Some(tests) => Ok(tests.progress),
+            None => Err(ApiError(
+                "the job was queued but cannot be found".to_owned(),
+            )),
+        };
+    }
+    read_json(response).await
+}
+
+/// A live subscription to a job's progress (`GET /api/v1/jobs/{id}/events`, server-sent
+/// events). The connection closes when the job ends or when this handle is dropped.
+pub(crate) struct ProgressStream {
+    source: web_sys::EventSource,
+    _on_progress: wasm_bindgen::closure::Closure<dyn FnMut(web_sys::MessageEvent)>,
+    _on_error: wasm_bindgen::closure::Closure<dyn FnMut(web_sys::Event)>,
+}
+
+impl Drop for ProgressStream {
+    fn drop(&mut self) {
+        self.source.close();
+    }
+}
+
+/// Follows job `job`: `on_progress` gets every `progress` event (the first is the state
+/// now); `on_error` is told when the connection is lost for good.
+pub(crate) fn follow_job(
+    job: i64,
+    mut on_progress: impl FnMut(Progress) + 'static,
+    mut on_error: impl FnMut(ApiError) + 'static,
+) -> Result<ProgressStream, ApiError> {
+    use wasm_bindgen::JsCast;
+    use wasm_bindgen::closure::Closure;
+
+    let source = web_sys::EventSource::new(&format!("/api/v1/jobs/{job}/events"))
+        .map_err(|e| ApiError(format!("cannot follow the job: {e:?}")))?;
+    let for_progress = source.clone();
+    let on_progress =
+        Closure::<dyn FnMut(web_sys::MessageEvent)>::new(move |event: web_sys::MessageEvent| {
+            let Some(data) = event.data().as_string() else {
+                return;
+            };
+            let Ok(progress) = serde_json::from_str::<Progress>(&data) else {
+                return;
+            };
+            // The stream ends with the job; closing first keeps the browser from
+            // reconnecting to a finished job.
+            if progress.finished() {
+                for_progress.close();
+            }
+            on_progress(progress);
+        });
+    source
+        .add_event_listener_with_callback("progress", on_progress.as_ref().unchecked_ref())
+        .map_err(|e| ApiError(format!("cannot follow the job: {e:?}")))?;
+    let for_error = source.clone();
+    let on_error = Closure::<dyn FnMut(web_sys::Event)>::new(move |_: web_sys::Event| {
+        // The browser retries on its own unless the source is closed.
+        if for_error.ready_state() == web_sys::EventSource::CLOSED {
+            on_error(ApiError(
+                "lost the connection to the server's progress stream".to_owned(),
+            ));
+        }
+    });
+    source.set_onerror(Some(on_error.as_ref().unchecked_ref()));
+    Ok(ProgressStream {
+        source,
+        _on_progress: on_progress,
+        _on_error: on_error,
+    })
+}

@@ -30,6 +30,12 @@ pub fn App() -> impl IntoView {
                         path=path!("/leaderboard/:benchmark")
                         view=pages::leaderboard::LeaderboardPage
                     />
+                    <Route path=path!("/runs") view=pages::runs::RunsPage />
+                    <Route path=path!("/runs/:id") view=pages::run::RunPage />
+                    <Route
+                        path=path!("/runs/:id/:chain/:turn")
+                        view=pages::turn_case::TurnCasePage
+                    />
                 </Routes>
             </main>
             <components::footer::Footer />

@@ -14,6 +14,7 @@ pub(crate) fn Header() -> impl IntoView {
             <nav aria-label="Main">
                 <A href="/" exact=true>"Benchmarks"</A>
                 <A href="/leaderboard/reporeuse">"Leaderboard"</A>
+                <A href="/runs">"Runs"</A>
                 <A href="/analyze">"Analyze"</A>
                 <a href="/api/v1/health">"API status"</a>
             </nav>

@@ -3,3 +3,6 @@
 pub(crate) mod footer;
 pub(crate) mod header;
 pub(crate) mod outline_table;
+pub(crate) mod score;
+pub(crate) mod source_view;
+pub(crate) mod test_progress;

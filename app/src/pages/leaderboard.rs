@@ -234,9 +234,19 @@ pub(crate) fn LeaderboardPage() -> impl IntoView {
         let body = rows
             .into_iter()
             .map(|row| {
+                // Verified and baseline rows link their model to the run behind them.
                 let label_cells = labels
                     .iter()
-                    .map(|l| view! { <td>{row.labels.get(l).cloned().unwrap_or_default()}</td> })
+                    .map(|l| {
+                        let text = row.labels.get(l).cloned().unwrap_or_default();
+                        match row.run {
+                            Some(run) if l == "model" => view! {
+                                <td><a class="run-link" href=format!("/runs/{run}")>{text}</a></td>
+                            }
+                            .into_any(),
+                            _ => view! { <td>{text}</td> }.into_any(),
+                        }
+                    })
                     .collect_view();
                 let metric_cells = metrics
                     .iter()

@@ -4,3 +4,6 @@ pub(crate) mod analyze;
 pub(crate) mod home;
 pub(crate) mod leaderboard;
 pub(crate) mod not_found;
+pub(crate) mod run;
+pub(crate) mod runs;
+pub(crate) mod turn_case;

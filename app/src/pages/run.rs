@@ -1,0 +1,369 @@
+//! One run: its summary and overall row, the per-turn table grouped by chain (each turn
+//! links to its case), downloads, and its hidden tests: queue them and follow their
+//! progress live, then see the pass and resolve rates they produce.
+
+use std::collections::BTreeMap;
+
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+use leptos_router::hooks::use_params_map;
+
+use crate::api::{self, ApiError, Progress, ProgressStream, RunDetail, RunTests};
+use crate::components::score::{COLUMNS, ScoreCell, score_headers};
+use crate::components::test_progress::TestProgress;
+use crate::pages::runs::origin_badge;
+
+/// Loads the run and its hidden-test job into the page's signals; returns the job's
+/// progress, if the run has a job.
+async fn load(
+    id: i64,
+    set_run: WriteSignal<Option<Result<RunDetail, ApiError>>>,
+    set_tests: WriteSignal<Option<RunTests>>,
+) -> Option<Progress> {
+    let run = api::run(id).await;
+    let tests = api::run_tests(id).await.ok().flatten();
+    set_run.set(Some(run));
+    let progress = tests.as_ref().map(|t| t.progress.clone());
+    set_tests.set(tests);
+    progress
+}
+
+#[component]
+pub(crate) fn RunPage() -> impl IntoView {
+    let params = use_params_map();
+    let id = Memo::new(move |_| {
+        params
+            .read()
+            .get("id")
+            .and_then(|id| id.parse::<i64>().ok())
+    });
+    let (run, set_run) = signal::<Option<Result<RunDetail, ApiError>>>(None);
+    let (tests, set_tests) = signal::<Option<RunTests>>(None);
+    let (progress, set_progress) = signal::<Option<Progress>>(None);
+    let (test_error, set_test_error) = signal::<Option<String>>(None);
+    let (queueing, set_queueing) = signal(false);
+    // The live progress stream; replacing or disposing it closes the connection.
+    let stream = StoredValue::new_local(None::<ProgressStream>);
+
+    // Follows `job` live; when it ends, reloads the run so its pass and resolve appear.
+    let follow = move |job: i64| {
+        let run_id = id.get_untracked();
+        let handle = api::follow_job(
+            job,
+            move |p: Progress| {
+                let finished = p.finished();
+                set_progress.set(Some(p));
+                if finished && let Some(run_id) = run_id {
+                    spawn_local(async move {
+                        load(run_id, set_run, set_tests).await;
+                    });
+                }
+            },
+            move |e: ApiError| set_test_error.set(Some(e.to_string())),
+        );
+        match handle {
+            Ok(handle) => stream.set_value(Some(handle)),
+            Err(e) => set_test_error.set(Some(e.to_string())),
+        }
+    };
+
+    Effect::new(move |_| {
+        let Some(run_id) = id.get() else {
+            set_run.set(Some(Err(ApiError("no such run".to_owned()))));
+            return;
+        };
+        stream.set_value(None);
+        set_run.set(None);
+        set_tests.set(None);
+        set_progress.set(None);
+        set_test_error.set(None);
+        spawn_local(async move {
+            let progress = load(run_id, set_run, set_tests).await;
+            if let Some(p) = progress {
+                let finished = p.finished();
+                let job = p.job;
+                set_progress.set(Some(p));
+                if !finished {
+                    follow(job);
+                }
+            }
+        });
+    });
+
+    let queue = move |_| {
+        let Some(run_id) = id.get_untracked() else {
+            return;
+        };
+        set_queueing.set(true);
+        set_test_error.set(None);
+        spawn_local(async move {
+            match api::queue_tests(run_id).await {
+                Ok(p) => {
+                    let job = p.job;
+                    let finished = p.finished();
+                    set_progress.set(Some(p));
+                    if !finished {
+                        follow(job);
+                    }
+                }
+                Err(e) => set_test_error.set(Some(e.to_string())),
+            }
+            set_queueing.set(false);
+        });
+    };
+
+    let content = move || {
+        let detail = match run.get() {
+            None => return view! { <p class="muted">"Loading…"</p> }.into_any(),
+            Some(Err(e)) => return view! { <p class="error">{e.to_string()}</p> }.into_any(),
+            Some(Ok(detail)) => detail,
+        };
+        let summary = &detail.summary;
+        let run_id = summary.id;
+        let overall = COLUMNS
+            .iter()
+            .map(|c| view! { <ScoreCell column=c score=summary.overall.get(*c).cloned() /> })
+            .collect_view();
+        let meta = [
+            ("benchmark", summary.benchmark.clone()),
+            (
+                "dataset",
+                format!("{} {}", summary.dataset_name, summary.dataset_version),
+            ),
+            ("harness", summary.harness.clone()),
+            ("memory", summary.memory.clone()),
+            ("run date", summary.run_date.clone()),
+            (
+                "size",
+                format!("{} chains, {} turns", summary.chains, summary.turns),
+            ),
+            (
+                "scorer",
+                format!("{} · {}", summary.scorer_version, summary.grammar_version),
+            ),
+        ]
+        .into_iter()
+        .chain(summary.cost_usd.map(|c| ("cost", format!("${c:.2}"))))
+        .map(|(k, v)| view! { <dt>{k}</dt><dd>{v}</dd> })
+        .collect_view();
+        let notes = summary
+            .notes
+            .clone()
+            .map(|n| view! { <p class="muted notes">{n}</p> });
+        let diagnostics = (!detail.diagnostics.is_empty()).then(|| {
+            let items = detail
+                .diagnostics
+                .iter()
+                .map(|d| {
+                    let text = d
+                        .get("message")
+                        .and_then(|m| m.as_str())
+                        .map_or_else(|| d.to_string(), str::to_owned);
+                    view! { <li>{text}</li> }
+                })
+                .collect_view();
+            view! {
+                <details class="diagnostics">
+                    <summary>{format!("{} diagnostics", detail.diagnostics.len())}</summary>
+                    <ul>{items}</ul>
+                </details>
+            }
+        });
+        // Per turn: the hidden tests' passed/total, once there are results.
+        let turn_tests: BTreeMap<(String, i64), (i64, i64, bool)> = tests
+            .get()
+            .map(|t| {
+                t.turns
+                    .iter()
+                    .map(|r| {
+                        (
+                            (r.chain.clone(), r.turn),
+                            (r.passed, r.total, r.tampered.is_some()),
+                        )
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        let chains = detail
+            .chains
+            .iter()
+            .map(|chain| {
+                let rows = chain
+                    .turns
+                    .iter()
+                    .map(|t| {
+                        let href = format!(
+                            "/runs/{run_id}/{}/{}",
+                            js_sys::encode_uri_component(&t.chain),
+                            t.turn
+                        );
+                        let scores = COLUMNS
+                            .iter()
+                            .map(|c| {
+                                view! { <ScoreCell column=c score=api::score_of(&t.columns, c) /> }
+                            })
+                            .collect_view();
+                        let tested = turn_tests.get(&(t.chain.clone(), t.turn)).map_or_else(
+                            || "—".to_owned(),
+                            |(passed, total, tampered)| {
+                                if *tampered {
+                                    format!("{passed}/{total} (tampered)")
+                                } else {
+                                    format!("{passed}/{total}")
+                                }
+                            },
+                        );
+                        // Only an unusual submission gets a badge: missing, or broken.
+                        let status = if t.submission != "present" {
+                            Some(view! { <span class="badge missing">{t.submission.clone()}</span> }.into_any())
+                        } else if t.syntax_errors {
+                            Some(view! { <span class="badge warn">"syntax errors"</span> }.into_any())
+                        } else {
+                            None
+                        };
+                        let reimplemented = t
+                            .reimplemented
+                            .iter()
+                            .map(|r| view! { <code>{r.clone()}</code> " " })
+                            .collect_view();
+                        view! {
+                            <tr class="turn-row" data-chain=t.chain.clone() data-turn=t.turn>
+                                <td class="num"><a class="case-link" href=href>{format!("turn {}", t.turn)}</a></td>
+                                <td class="path"><code>{t.path.clone()}</code> {status}</td>
+                                {scores}
+                                <td class="num tests">{tested}</td>
+                                <td class="reimplemented">{reimplemented}</td>
+                            </tr>
+                        }
+                    })
+                    .collect_view();
+                view! {
+                    <tbody class="chain" data-chain=chain.chain.clone()>
+                        <tr class="chain-head">
+                            <th colspan="13">{format!("chain {}", chain.chain)}</th>
+                        </tr>
+                        {rows}
+                    </tbody>
+                }
+            })
+            .collect_view();
+
+        view! {
+            <header class="run-head">
+                <h1>{summary.model.clone()}</h1>
+                <div class="run-badges">
+                    {origin_badge(summary)}
+                    <span class="muted">{format!("run {run_id}")}</span>
+                </div>
+            </header>
+            <dl class="meta">{meta}</dl>
+            {notes}
+            {diagnostics}
+            <h2>"Overall"</h2>
+            <div class="table-scroll">
+                <table class="data" id="overall">
+                    <thead><tr>{score_headers()}</tr></thead>
+                    <tbody><tr>{overall}</tr></tbody>
+                </table>
+            </div>
+            <div class="downloads">
+                "Download the turns: "
+                <a href=format!("/api/v1/runs/{run_id}/turns?format=csv") download="">"CSV"</a>
+                " · "
+                <a href=format!("/api/v1/runs/{run_id}/turns")>"JSON"</a>
+                " · the whole run: "
+                <a href=format!("/api/v1/runs/{run_id}")>"JSON"</a>
+            </div>
+            <h2>"Turns"</h2>
+            <div class="table-scroll">
+                <table class="data turns" id="turns">
+                    <thead>
+                        <tr>
+                            <th>"case"</th>
+                            <th>"file"</th>
+                            {score_headers()}
+                            <th class="num">"tests"</th>
+                            <th>"re-implemented"</th>
+                        </tr>
+                    </thead>
+                    {chains}
+                </table>
+            </div>
+        }
+        .into_any()
+    };
+
+    let test_results = move || {
+        tests.get().filter(|t| !t.tests.is_empty()).map(|t| {
+            let passed = t.tests.iter().filter(|o| o.outcome == "passed").count();
+            let total = t.tests.len();
+            let rows = t
+                .tests
+                .iter()
+                .map(|o| {
+                    view! {
+                        <tr class="test-row">
+                            <td>{o.chain.clone()}</td>
+                            <td class="num">{o.turn}</td>
+                            <td><code>{o.module.clone()}</code></td>
+                            <td class="test-name"><code>{o.name.clone()}</code></td>
+                            <td>
+                                <span class=format!("badge outcome {}", o.outcome)>{o.outcome.clone()}</span>
+                            </td>
+                        </tr>
+                    }
+                })
+                .collect_view();
+            view! {
+                <details class="test-results" id="test-results">
+                    <summary>
+                        {format!("{total} hidden tests: {passed} passed, {} did not", total - passed)}
+                    </summary>
+                    <p class="muted">
+                        "Names and outcomes only: failure messages may quote the hidden tests, so they are not shown."
+                    </p>
+                    <table class="data">
+                        <thead>
+                            <tr>
+                                <th>"chain"</th>
+                                <th class="num">"turn"</th>
+                                <th>"module"</th>
+                                <th>"test"</th>
+                                <th>"outcome"</th>
+                            </tr>
+                        </thead>
+                        <tbody>{rows}</tbody>
+                    </table>
+                </details>
+            }
+        })
+    };
+
+    let has_job = move || progress.with(Option::is_some);
+    view! {
+        <section class="run-page">
+            <nav class="breadcrumbs"><a href="/runs">"Runs"</a> " / " {move || id.get().map(|i| format!("run {i}"))}</nav>
+            {content}
+            <section class="hidden-tests">
+                <h2>"Hidden tests"</h2>
+                <p class="muted">
+                    "The dataset's hidden tests run in a sandbox on the server; their results "
+                    "give the run its pass and resolve rates."
+                </p>
+                <Show when=move || !has_job()>
+                    <button
+                        id="run-tests"
+                        class="button primary"
+                        on:click=queue
+                        disabled=move || queueing.get() || run.with(|r| !matches!(r, Some(Ok(_))))
+                    >
+                        "Run hidden tests"
+                    </button>
+                </Show>
+                <TestProgress progress=progress />
+                {move || test_error.get().map(|e| view! { <p class="error" id="test-error">{e}</p> })}
+                {test_results}
+            </section>
+        </section>
+    }
+}

@@ -1,0 +1,106 @@
+//! Every stored run: verified agent runs and the baselines, with their overall scores.
+
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+
+use crate::api::{self, RunSummary};
+use crate::components::score::{ScoreCell, header};
+
+/// The scores the list shows (the run page has all of them).
+const KEY_COLUMNS: [&str; 6] = [
+    "reuse_repo",
+    "reuse_self",
+    "recall_repo",
+    "resolve",
+    "pass",
+    "c_dup",
+];
+
+/// The origin badge, naming the baseline for baseline runs.
+pub(crate) fn origin_badge(run: &RunSummary) -> impl IntoView + use<> {
+    let origin = run.origin.clone();
+    let text = match &run.baseline {
+        Some(b) => format!("{origin} · {b}"),
+        None => origin.clone(),
+    };
+    view! { <span class=format!("badge origin {origin}")>{text}</span> }
+}
+
+#[component]
+pub(crate) fn RunsPage() -> impl IntoView {
+    let (data, set_data) = signal::<Option<Result<Vec<RunSummary>, api::ApiError>>>(None);
+    spawn_local(async move {
+        set_data.set(Some(api::runs().await));
+    });
+    let table = move || {
+        let runs = match data.get() {
+            None => return view! { <p class="muted">"Loading…"</p> }.into_any(),
+            Some(Err(e)) => return view! { <p class="error">{e.to_string()}</p> }.into_any(),
+            Some(Ok(runs)) if runs.is_empty() => {
+                return view! { <p class="muted">"No runs are stored yet."</p> }.into_any();
+            }
+            Some(Ok(runs)) => runs,
+        };
+        let body = runs
+            .into_iter()
+            .map(|run| {
+                let href = format!("/runs/{}", run.id);
+                let scores = KEY_COLUMNS
+                    .iter()
+                    .map(|c| view! { <ScoreCell column=c score=run.overall.get(*c).cloned() /> })
+                    .collect_view();
+                view! {
+                    <tr class="run-row" data-run=run.id>
+                        <td class="num">{run.id}</td>
+                        <td>{origin_badge(&run)}</td>
+                        <td><a class="run-link" href=href>{run.model.clone()}</a></td>
+                        <td>{run.harness.clone()}</td>
+                        <td>{run.memory.clone()}</td>
+                        <td>
+                            <code>{format!("{} {}", run.dataset_name, run.dataset_version)}</code>
+                        </td>
+                        <td class="num">{run.turns}</td>
+                        {scores}
+                    </tr>
+                }
+            })
+            .collect_view();
+        view! {
+            <div class="table-scroll">
+                <table class="data runs" id="runs">
+                    <thead>
+                        <tr>
+                            <th class="num">"id"</th>
+                            <th>"origin"</th>
+                            <th>"model"</th>
+                            <th>"harness"</th>
+                            <th>"memory"</th>
+                            <th>"dataset"</th>
+                            <th class="num">"turns"</th>
+                            {KEY_COLUMNS.iter().map(|c| view! { <th class="num">{header(c)}</th> }).collect_view()}
+                        </tr>
+                    </thead>
+                    <tbody>{body}</tbody>
+                </table>
+            </div>
+        }
+        .into_any()
+    };
+    view! {
+        <section class="runs-page">
+            <h1>"Runs"</h1>
+            <p class="lead">
+                "Every run scored here: agents' runs uploaded as bundles ("
+                <span class="badge origin verified">"verified"</span>
+                ") and the baselines computed from the dataset itself ("
+                <span class="badge origin baseline">"baseline"</span>
+                "). Rates are percentages; a dash is an undefined score (hover for why)."
+            </p>
+            {table}
+            <div class="downloads">
+                "Download: " <a href="/api/v1/runs?format=csv" download="">"CSV"</a> " · "
+                <a href="/api/v1/runs">"JSON"</a>
+            </div>
+        </section>
+    }
+}

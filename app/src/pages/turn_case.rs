@@ -1,0 +1,317 @@
+//! The case of one turn: the requirement, the agent's file beside the reference (lines one
+//! has and the other lacks are marked), the targets with the evidence for each verdict, and
+//! what the trajectory showed.
+
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+use leptos_router::hooks::use_params_map;
+
+use crate::api::{self, ApiError, Target, TurnDetail};
+use crate::components::score::{COLUMNS, ScoreCell, format_score, score_headers};
+use crate::components::source_view::{SourceView, changed_lines};
+
+/// A dotted name that may wrap after each dot, never inside a name.
+fn dotted(name: &str) -> impl IntoView + use<> {
+    let parts: Vec<String> = name.split('.').map(str::to_owned).collect();
+    let last = parts.len().saturating_sub(1);
+    parts
+        .into_iter()
+        .enumerate()
+        .map(|(i, part)| {
+            if i < last {
+                view! { {part} "." <wbr /> }.into_any()
+            } else {
+                view! { {part} }.into_any()
+            }
+        })
+        .collect_view()
+}
+
+fn flag(value: Option<bool>, yes: &'static str, no: &'static str) -> impl IntoView + use<> {
+    match value {
+        Some(true) => view! { <span class="flag yes">{yes}</span> }.into_any(),
+        Some(false) => view! { <span class="flag no">{no}</span> }.into_any(),
+        None => view! { <span class="flag none" title="not measured">"—"</span> }.into_any(),
+    }
+}
+
+/// The re-implementation cell: the verdict and its evidence.
+fn evidence(target: &Target) -> impl IntoView + use<> {
+    let Some(r) = target.reimplementation.clone() else {
+        let why = if target.referenced {
+            "reused, so not re-implemented"
+        } else {
+            "unknown target"
+        };
+        return view! { <span class="muted">{why}</span> }.into_any();
+    };
+    let share = r
+        .share
+        .map_or_else(|| "—".to_owned(), |s| format!("{:.0}%", 100.0 * s));
+    let callees = r
+        .callees
+        .iter()
+        .map(|c| {
+            let matched = r.matched.contains(c);
+            view! { <code class="callee" class:matched=matched>{c.clone()}</code> " " }
+        })
+        .collect_view();
+    let summary = if r.callees.is_empty() {
+        "calls nothing, so cannot be re-implemented".to_owned()
+    } else {
+        format!(
+            "the submission calls {} of its {} callees ({share})",
+            r.matched.len(),
+            r.callees.len()
+        )
+    };
+    view! {
+        <div class="evidence">
+            <span class="muted">{summary}</span>
+            <div class="callees">{callees}</div>
+        </div>
+    }
+    .into_any()
+}
+
+fn targets_table(detail: &TurnDetail) -> impl IntoView + use<> {
+    let rows = detail
+        .targets
+        .iter()
+        .map(|t| {
+            let canonical = t
+                .canonical
+                .clone()
+                .filter(|c| *c != t.target)
+                .map(|c| view! { <div class="muted canonical">"→ " <code>{c}</code></div> });
+            let reimplemented = t.reimplementation.as_ref().map(|r| r.reimplemented);
+            view! {
+                <tr class="target-row" data-target=t.target.clone()>
+                    <td><span class=format!("badge kind {}", t.kind)>{t.kind.clone()}</span></td>
+                    <td class="target-name"><code>{dotted(&t.target)}</code>{canonical}</td>
+                    <td class="reused">{flag(Some(t.referenced), "reused", "not reused")}</td>
+                    <td class="recalled">{flag(t.recalled, "recalled", "not recalled")}</td>
+                    <td class="reimplemented">
+                        {match reimplemented {
+                            Some(true) => view! { <span class="flag bad">"re-implemented"</span> }.into_any(),
+                            Some(false) => view! { <span class="flag no">"no"</span> }.into_any(),
+                            None => view! { <span class="flag none">"—"</span> }.into_any(),
+                        }}
+                    </td>
+                    <td>{evidence(t)}</td>
+                </tr>
+            }
+        })
+        .collect_view();
+    view! {
+        <div class="table-scroll">
+            <table class="data targets" id="targets">
+                <thead>
+                    <tr>
+                        <th>"kind"</th>
+                        <th>"target"</th>
+                        <th>"reused"</th>
+                        <th>"recalled"</th>
+                        <th>"re-implemented"</th>
+                        <th>"evidence"</th>
+                    </tr>
+                </thead>
+                <tbody>{rows}</tbody>
+            </table>
+        </div>
+    }
+}
+
+fn files(detail: &TurnDetail) -> impl IntoView + use<> {
+    let reference = detail.reference.text.clone().unwrap_or_default();
+    let submission = detail.submission.text.clone();
+    let marks = submission
+        .as_deref()
+        .and_then(|s| changed_lines(s, &reference));
+    let (mine, theirs) = marks.unwrap_or_default();
+    let changed = mine.iter().filter(|m| **m).count();
+    let missing = theirs.iter().filter(|m| **m).count();
+    let diff_note = submission.as_ref().map(|_| {
+        if changed == 0 && missing == 0 {
+            "The agent's file is the reference, line for line.".to_owned()
+        } else {
+            format!(
+                "Marked: {changed} lines only the agent's file has, {missing} only the reference has."
+            )
+        }
+    });
+    let left = match submission {
+        Some(text) => view! { <SourceView text=text marked=mine mark="added" /> }.into_any(),
+        None => view! {
+            <p class="missing-file">"The agent left no file at this path."</p>
+        }
+        .into_any(),
+    };
+    view! {
+        <p class="muted">{diff_note}</p>
+        <div class="side-by-side">
+            <div class="file" id="submission">
+                <h3>"The agent's file " <code>{detail.submission.path.clone()}</code></h3>
+                {left}
+            </div>
+            <div class="file" id="reference">
+                <h3>"Reference " <code>{detail.reference.path.clone()}</code></h3>
+                <SourceView text=reference marked=theirs mark="removed" />
+            </div>
+        </div>
+    }
+}
+
+fn trajectory(detail: &TurnDetail) -> impl IntoView + use<> {
+    let t = &detail.trajectory;
+    if !t.present {
+        return view! {
+            <p class="muted" id="trajectory">
+                "No trajectory was submitted for this turn, so files, lines and recall are undefined."
+            </p>
+        }
+        .into_any();
+    }
+    let counts = t
+        .counts
+        .clone()
+        .unwrap_or_default()
+        .into_iter()
+        .map(|(k, v)| {
+            let v = match v {
+                serde_json::Value::String(s) => s,
+                other => other.to_string(),
+            };
+            view! { <dt>{k.replace('_', " ")}</dt><dd>{v}</dd> }
+        })
+        .collect_view();
+    let measures = [
+        ("files touched", "files", t.files.clone()),
+        ("lines viewed", "lines", t.lines.clone()),
+        ("recall repo", "recall_repo", t.recall_repo.clone()),
+        ("recall self", "recall_self", t.recall_self.clone()),
+    ]
+    .into_iter()
+    .map(|(label, column, score)| {
+        let text = format_score(column, score.as_ref());
+        let reason = score.as_ref().and_then(|s| s.reason()).unwrap_or_default();
+        view! { <dt>{label}</dt><dd title=reason>{text}</dd> }
+    })
+    .collect_view();
+    view! {
+        <dl class="meta" id="trajectory">
+            <dt>"size"</dt>
+            <dd>{format!("{} bytes", t.bytes)}</dd>
+            {measures}
+            {counts}
+        </dl>
+    }
+    .into_any()
+}
+
+#[component]
+pub(crate) fn TurnCasePage() -> impl IntoView {
+    let params = use_params_map();
+    let key = Memo::new(move |_| {
+        let p = params.read();
+        let id = p.get("id")?.parse::<i64>().ok()?;
+        let chain = p.get("chain")?;
+        let turn = p.get("turn")?.parse::<i64>().ok()?;
+        Some((id, chain, turn))
+    });
+    let (data, set_data) = signal::<Option<Result<TurnDetail, ApiError>>>(None);
+    Effect::new(move |_| {
+        let Some((id, chain, turn)) = key.get() else {
+            set_data.set(Some(Err(ApiError("no such turn".to_owned()))));
+            return;
+        };
+        set_data.set(None);
+        spawn_local(async move {
+            set_data.set(Some(api::turn(id, &chain, turn).await));
+        });
+    });
+    let content = move || {
+        let detail = match data.get() {
+            None => return view! { <p class="muted">"Loading…"</p> }.into_any(),
+            Some(Err(e)) => return view! { <p class="error">{e.to_string()}</p> }.into_any(),
+            Some(Ok(detail)) => detail,
+        };
+        let scores = COLUMNS
+            .iter()
+            .map(|c| view! { <ScoreCell column=c score=api::score_of(&detail.scores, c) /> })
+            .collect_view();
+        let unknown = (!detail.unknown_targets.is_empty()).then(|| {
+            let names = detail
+                .unknown_targets
+                .iter()
+                .map(|u| view! { <code>{u.clone()}</code> " " })
+                .collect_view();
+            view! {
+                <p class="warning">
+                    "Targets that name no definition in the repository (not counted): " {names}
+                </p>
+            }
+        });
+        let others = detail
+            .other_files
+            .iter()
+            .map(|f| {
+                let text = f.text.clone().unwrap_or_default();
+                view! {
+                    <details class="other-file">
+                        <summary><code>{f.path.clone()}</code></summary>
+                        <SourceView text=text />
+                    </details>
+                }
+            })
+            .collect_view();
+        let others = (!detail.other_files.is_empty()).then(|| {
+            view! {
+                <h2>"Other files the agent left"</h2>
+                {others}
+            }
+        });
+        view! {
+            <header class="run-head">
+                <h1>{detail.title.clone()}</h1>
+                <div class="run-badges muted">
+                    {format!("run {} · chain {} · turn {}", detail.run, detail.chain, detail.turn)}
+                </div>
+            </header>
+            <div class="table-scroll">
+                <table class="data" id="turn-scores">
+                    <thead><tr>{score_headers()}</tr></thead>
+                    <tbody><tr>{scores}</tr></tbody>
+                </table>
+            </div>
+            <h2>"Requirement"</h2>
+            <pre class="requirement" id="requirement">{detail.requirement.clone()}</pre>
+            <h2>"Files"</h2>
+            {files(&detail)}
+            {others}
+            <h2>"Targets"</h2>
+            <p class="muted">
+                "Reused: the file references the target. Recalled: the agent was shown the "
+                "target's lines. Re-implemented: not reused, yet the file calls at least 80% of "
+                "the target's (3 or more) callees; matched callees are highlighted."
+            </p>
+            {targets_table(&detail)}
+            {unknown}
+            <h2>"Trajectory"</h2>
+            {trajectory(&detail)}
+        }
+        .into_any()
+    };
+    view! {
+        <section class="case-page">
+            <nav class="breadcrumbs">
+                <a href="/runs">"Runs"</a>
+                " / "
+                {move || key.get().map(|(id, _, _)| view! { <a href=format!("/runs/{id}")>{format!("run {id}")}</a> })}
+                " / "
+                {move || key.get().map(|(_, chain, turn)| format!("{chain}, turn {turn}"))}
+            </nav>
+            {content}
+        </section>
+    }
+}

@@ -1,0 +1,430 @@
+//! The run pages end to end: from the leaderboard to a baseline's run, its per-turn table and
+//! one turn's case (requirement, both files, targets, all as the API has them), and hidden
+//! tests queued from the page with their progress followed live until the job is done.
+
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, bail};
+use fantoccini::{Client, Locator};
+use serde_json::Value;
+use wheelwright_tests::{Chromedriver, Server, screenshot};
+
+/// Runs `script` (a function body that returns a value) until it returns `expected`.
+async fn wait_for(
+    client: &Client,
+    script: &str,
+    expected: &Value,
+    timeout: Duration,
+) -> anyhow::Result<()> {
+    let deadline = Instant::now() + timeout;
+    loop {
+        let value = client.execute(script, vec![]).await?;
+        if &value == expected {
+            return Ok(());
+        }
+        if Instant::now() > deadline {
+            bail!("waited {timeout:?} for {script:?} to give {expected}, it gives {value}");
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+async fn api(server: &Server, path: &str) -> anyhow::Result<Value> {
+    Ok(reqwest::get(server.url(path))
+        .await?
+        .error_for_status()?
+        .json()
+        .await?)
+}
+
+/// A run's id by its baseline name, from `GET /api/v1/runs`.
+async fn baseline_run(server: &Server, baseline: &str) -> anyhow::Result<i64> {
+    api(server, "/api/v1/runs")
+        .await?
+        .as_array()
+        .context("runs")?
+        .iter()
+        .find(|r| r["baseline"] == baseline)
+        .and_then(|r| r["id"].as_i64())
+        .with_context(|| format!("no {baseline} baseline run"))
+}
+
+/// The text of the file view `selector` (`#submission`, `#reference`), one line per row.
+async fn file_text(client: &Client, selector: &str) -> anyhow::Result<Value> {
+    Ok(client
+        .execute(
+            &format!(
+                "return [...document.querySelectorAll('{selector} .line-text')]
+                   .map(l => l.textContent).join('\\n');"
+            ),
+            vec![],
+        )
+        .await?)
+}
+
+/// A source file's lines as the page shows them (`str::lines`, joined).
+fn lines(text: &Value) -> Value {
+    Value::String(
+        text.as_str()
+            .unwrap_or("")
+            .lines()
+            .collect::<Vec<_>>()
+            .join("\n"),
+    )
+}
+
+/// (target, reused, re-implemented) per row of the targets table.
+async fn page_targets(client: &Client) -> anyhow::Result<Value> {
+    Ok(client
+        .execute(
+            "return [...document.querySelectorAll('#targets tr.target-row')].map(r => [
+               r.dataset.target,
+               r.querySelector('.reused').textContent.trim() === 'reused',
+               r.querySelector('.reimplemented').textContent.trim() === 're-implemented',
+             ]);",
+            vec![],
+        )
+        .await?)
+}
+
+fn api_targets(case: &Value) -> Value {
+    Value::Array(
+        case["targets"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| {
+                serde_json::json!([
+                    t["target"],
+                    t["referenced"],
+                    t["reimplementation"]["reimplemented"] == true
+                ])
+            })
+            .collect(),
+    )
+}
+
+#[tokio::test]
+async fn a_baseline_run_and_its_turn_cases_show_what_the_api_has() -> anyhow::Result<()> {
+    let test = "a_baseline_run_and_its_turn_cases_show_what_the_api_has";
+    let server = Server::start().await?;
+    let driver = Chromedriver::start()?;
+    let profile = tempfile::tempdir()?;
+    let client = driver.browser(profile.path()).await?;
+    let result = async {
+        // The run list: one row per run the API lists, each linking to its page.
+        let runs = api(&server, "/api/v1/runs").await?;
+        let ids: Vec<Value> = runs
+            .as_array()
+            .context("runs")?
+            .iter()
+            .map(|r| r["id"].clone())
+            .collect();
+        client.goto(&server.url("/")).await?;
+        client
+            .find(Locator::LinkText("Runs"))
+            .await?
+            .click()
+            .await?;
+        wait_for(
+            &client,
+            "return [...document.querySelectorAll('#runs tr.run-row')].map(r => Number(r.dataset.run));",
+            &Value::Array(ids),
+            Duration::from_secs(20),
+        )
+        .await?;
+        screenshot(&client, test, "runs.png").await?;
+
+        // The leaderboard links the reference baseline's row to its run.
+        let reference = baseline_run(&server, "reference").await?;
+        client.goto(&server.url("/leaderboard/reporeuse")).await?;
+        let link = client
+            .wait()
+            .at_most(Duration::from_secs(20))
+            .for_element(Locator::XPath(
+                "//table[@id='leaderboard']//a[@class='run-link' and normalize-space()='reference baseline']",
+            ))
+            .await?;
+        assert_eq!(
+            link.attr("href").await?.as_deref(),
+            Some(format!("/runs/{reference}").as_str())
+        );
+        screenshot(&client, test, "leaderboard.png").await?;
+        link.click().await?;
+
+        // The run page: one row per turn, grouped by chain, as the API lists them.
+        let run = api(&server, &format!("/api/v1/runs/{reference}")).await?;
+        let chains = run["chains"].as_array().context("chains")?;
+        let expected: Vec<Value> = chains
+            .iter()
+            .flat_map(|c| c["turns"].as_array().unwrap())
+            .map(|t| serde_json::json!([t["chain"], t["turn"]]))
+            .collect();
+        wait_for(
+            &client,
+            "return [...document.querySelectorAll('#turns tr.turn-row')]
+               .map(r => [r.dataset.chain, Number(r.dataset.turn)]);",
+            &Value::Array(expected.clone()),
+            Duration::from_secs(20),
+        )
+        .await?;
+        assert_eq!(
+            client.current_url().await?.path(),
+            format!("/runs/{reference}")
+        );
+        let groups = client.find_all(Locator::Css("#turns tbody.chain")).await?;
+        assert_eq!(groups.len(), chains.len());
+        // The overall row shows the API's reuse rate.
+        let reuse = run["overall"]["reuse_repo"]["value"].as_f64().context("reuse")?;
+        let cell = client
+            .find(Locator::Css("#overall td[data-column='reuse_repo']"))
+            .await?;
+        assert_eq!(cell.text().await?, format!("{reuse:.1}"));
+        let csv = client
+            .find(Locator::LinkText("CSV"))
+            .await?
+            .attr("href")
+            .await?;
+        assert_eq!(
+            csv.as_deref(),
+            Some(format!("/api/v1/runs/{reference}/turns?format=csv").as_str())
+        );
+        screenshot(&client, test, "run.png").await?;
+
+        // A turn's case: requirement, both files and the targets as the API has them.
+        let (chain, turn) = (expected[1][0].as_str().unwrap(), expected[1][1].as_i64().unwrap());
+        client
+            .find(Locator::Css(&format!(
+                "#turns tr.turn-row[data-chain='{chain}'][data-turn='{turn}'] a.case-link"
+            )))
+            .await?
+            .click()
+            .await?;
+        let case = api(
+            &server,
+            &format!("/api/v1/runs/{reference}/chains/{chain}/turns/{turn}"),
+        )
+        .await?;
+        let requirement = client
+            .wait()
+            .at_most(Duration::from_secs(20))
+            .for_element(Locator::Css("#requirement"))
+            .await?;
+        assert_eq!(
+            requirement.text().await?.trim(),
+            case["requirement"].as_str().unwrap().trim()
+        );
+        assert_eq!(
+            client.current_url().await?.path(),
+            format!("/runs/{reference}/{chain}/{turn}")
+        );
+        assert_eq!(
+            file_text(&client, "#submission").await?,
+            lines(&case["submission"]["text"])
+        );
+        assert_eq!(
+            file_text(&client, "#reference").await?,
+            lines(&case["reference"]["text"])
+        );
+        assert!(!case["targets"].as_array().unwrap().is_empty());
+        assert_eq!(page_targets(&client).await?, api_targets(&case));
+        screenshot(&client, test, "case.png").await?;
+        client
+            .execute("document.querySelector('#submission').scrollIntoView();", vec![])
+            .await?;
+        screenshot(&client, test, "case-files.png").await?;
+
+        // The copy baseline's case of the same turn: re-implemented targets and evidence.
+        let copy = baseline_run(&server, "copy").await?;
+        let case = api(
+            &server,
+            &format!("/api/v1/runs/{copy}/chains/{chain}/turns/{turn}"),
+        )
+        .await?;
+        client
+            .goto(&server.url(&format!("/runs/{copy}/{chain}/{turn}")))
+            .await?;
+        client
+            .wait()
+            .at_most(Duration::from_secs(20))
+            .for_element(Locator::Css("#targets tr.target-row"))
+            .await?;
+        let targets = api_targets(&case);
+        assert!(
+            targets.as_array().unwrap().iter().any(|t| t[2] == true),
+            "the copy baseline re-implements a target of {chain} turn {turn}"
+        );
+        assert_eq!(page_targets(&client).await?, targets);
+        assert_eq!(
+            file_text(&client, "#submission").await?,
+            lines(&case["submission"]["text"])
+        );
+        client
+            .execute("document.querySelector('#targets').scrollIntoView();", vec![])
+            .await?;
+        screenshot(&client, test, "case-copy-targets.png").await?;
+        client
+            .execute("document.querySelector('#submission').scrollIntoView();", vec![])
+            .await?;
+        screenshot(&client, test, "case-copy-files.png").await?;
+        anyhow::Ok(())
+    }
+    .await;
+    client.close().await?;
+    server.stop().await?;
+    result
+}
+
+#[tokio::test]
+async fn hidden_tests_run_from_the_page_with_live_progress() -> anyhow::Result<()> {
+    let test = "hidden_tests_run_from_the_page_with_live_progress";
+    let server = Server::start().await?;
+    let driver = Chromedriver::start()?;
+    let profile = tempfile::tempdir()?;
+    let client = driver.browser(profile.path()).await?;
+    let result = async {
+        let reference = baseline_run(&server, "reference").await?;
+        client
+            .goto(&server.url(&format!("/runs/{reference}")))
+            .await?;
+        let button = client
+            .wait()
+            .at_most(Duration::from_secs(20))
+            .for_element(Locator::Css("#run-tests:not([disabled])"))
+            .await?;
+        // Before any test, pass is undefined.
+        let pass = Locator::Css("#overall td[data-column='pass']");
+        assert_eq!(client.find(pass).await?.text().await?, "—");
+        button.click().await?;
+
+        // Follow the progress shown on the page until the job is done.
+        let deadline = Instant::now() + Duration::from_secs(300);
+        let mut seen: Vec<(String, String)> = Vec::new();
+        let mut first_running: Option<String> = None;
+        let mut shot_running = false;
+        loop {
+            let now: Value = client
+                .execute(
+                    "const p = document.querySelector('#test-progress');
+                     return p ? [p.dataset.state, document.querySelector('#test-turn').textContent] : null;",
+                    vec![],
+                )
+                .await?;
+            if let Some([state, turn]) = now.as_array().map(Vec::as_slice) {
+                let entry = (
+                    state.as_str().unwrap_or("").to_owned(),
+                    turn.as_str().unwrap_or("").to_owned(),
+                );
+                if seen.last() != Some(&entry) {
+                    seen.push(entry.clone());
+                }
+                if entry.0 == "running" && first_running.is_none() {
+                    first_running = Some(entry.1.clone());
+                }
+                if entry.0 == "running" && first_running.as_ref() != Some(&entry.1) && !shot_running {
+                    client
+                        .execute(
+                            "document.querySelector('.hidden-tests').scrollIntoView();",
+                            vec![],
+                        )
+                        .await?;
+                    screenshot(&client, test, "running.png").await?;
+                    shot_running = true;
+                }
+                if entry.0 == "done" || entry.0 == "failed" {
+                    break;
+                }
+            }
+            if let Ok(error) = client.find(Locator::Css("#test-error")).await {
+                bail!("the page shows an error: {}", error.text().await?);
+            }
+            if Instant::now() > deadline {
+                bail!("the job did not finish in time; the page showed {seen:?}");
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        println!("progress the page showed: {seen:?}");
+        assert_eq!(seen.last().unwrap().0, "done", "{seen:?}");
+        // Live: the page showed the job before it was done, turn by turn.
+        assert!(
+            seen.iter().any(|(s, _)| s == "queued" || s == "running"),
+            "{seen:?}"
+        );
+        assert!(
+            seen.iter().filter(|(s, _)| s == "running").count() > 1,
+            "{seen:?}"
+        );
+        let total = api(&server, &format!("/api/v1/runs/{reference}/tests")).await?;
+        assert_eq!(total["state"], "done");
+        let passed = total["tests_passed"].as_u64().unwrap();
+        assert_eq!(passed, total["tests_total"].as_u64().unwrap());
+        assert_eq!(
+            client.find(Locator::Css("#test-passed")).await?.text().await?,
+            format!("{passed} of {passed} tests passed")
+        );
+
+        // The run is reloaded: the reference passes everything.
+        wait_for(
+            &client,
+            "return document.querySelector(\"#overall td[data-column='pass']\").textContent;",
+            &Value::String("100.0".to_owned()),
+            Duration::from_secs(20),
+        )
+        .await?;
+        assert_eq!(
+            client
+                .find(Locator::Css("#overall td[data-column='resolve']"))
+                .await?
+                .text()
+                .await?,
+            "100.0"
+        );
+        // Per turn: passed/total in the turn table, as the API has them.
+        let turns = total["turns"].as_array().context("turns")?;
+        assert!(!turns.is_empty());
+        for t in turns {
+            let cell = client
+                .find(Locator::Css(&format!(
+                    "#turns tr.turn-row[data-chain='{}'][data-turn='{}'] td.tests",
+                    t["chain"].as_str().unwrap(),
+                    t["turn"]
+                )))
+                .await?;
+            assert_eq!(cell.text().await?, format!("{}/{}", t["passed"], t["total"]));
+        }
+        // Per test: names and outcomes, as many as the API lists.
+        let tests = total["tests"].as_array().unwrap();
+        let rows = client
+            .find_all(Locator::Css("#test-results tr.test-row"))
+            .await?;
+        assert_eq!(rows.len(), tests.len());
+        assert!(client.find(Locator::Css("#run-tests")).await.is_err());
+        client
+            .find(Locator::Css("#test-results summary"))
+            .await?
+            .click()
+            .await?;
+        client
+            .execute(
+                "document.querySelector('.hidden-tests').scrollIntoView();",
+                vec![],
+            )
+            .await?;
+        screenshot(&client, test, "done.png").await?;
+
+        // A fresh visit shows the finished job without queueing it again.
+        client.refresh().await?;
+        wait_for(
+            &client,
+            "const p = document.querySelector('#test-progress'); return p && p.dataset.state;",
+            &Value::String("done".to_owned()),
+            Duration::from_secs(20),
+        )
+        .await?;
+        anyhow::Ok(())
+    }
+    .await;
+    client.close().await?;
+    server.stop().await?;
+    result
+}
