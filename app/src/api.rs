@@ -137,9 +137,8 @@ pub(crate) struct RunSummary {
     pub(crate) notes: Option<String>,
     pub(crate) scorer_version: String,
     pub(crate) grammar_version: String,
-    #[serde(default)]
-    pub(crate) chains: i64,
-    pub(crate) turns: i64,
+    pub(crate) chain_count: i64,
+    pub(crate) turn_count: i64,
     #[serde(default)]
     pub(crate) created_at: String,
     /// Column name -> score.
@@ -185,14 +184,9 @@ pub(crate) struct RunDetail {
     pub(crate) chains: Vec<ChainTurns>,
 }
 
-/// One run and its turns. The answer names `chains` twice (the summary's count, then the
-/// list of chains); read as a JSON object the list wins, and the count is its length.
+/// One run and its turns.
 pub(crate) async fn run(id: i64) -> Result<RunDetail, ApiError> {
-    let value: serde_json::Value = get_json(&format!("/api/v1/runs/{id}")).await?;
-    let mut detail: RunDetail = serde_json::from_value(value)
-        .map_err(|e| ApiError(format!("the server's answer was not understood: {e}")))?;
-    detail.summary.chains = i64::try_from(detail.chains.len()).unwrap_or(i64::MAX);
-    Ok(detail)
+    get_json(&format!("/api/v1/runs/{id}")).await
 }
 
 /// A file of a case; `text` is `None` when the agent left no file there.

@@ -19,8 +19,8 @@ async fn the_shipped_dataset_is_imported_with_its_hash_and_sizes() {
     assert_eq!(row["version"], files.manifest.version.as_str());
     assert_eq!(row["benchmark"], "reporeuse");
     assert_eq!(row["content_sha256"], files.content_hash().as_str());
-    assert_eq!(row["chains"], files.chains.len() as u64);
-    assert_eq!(row["turns"], files.turn_count() as u64);
+    assert_eq!(row["chain_count"], files.chains.len() as u64);
+    assert_eq!(row["turn_count"], files.turn_count() as u64);
     let cases: usize = files
         .chains
         .iter()
@@ -31,7 +31,7 @@ async fn the_shipped_dataset_is_imported_with_its_hash_and_sizes() {
                 .len()
         })
         .sum();
-    assert_eq!(row["tests"], cases as u64);
+    assert_eq!(row["test_count"], cases as u64);
 }
 
 /// (chain, turn, requirement, repo targets, self targets)

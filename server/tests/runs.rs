@@ -51,7 +51,7 @@ async fn every_dataset_gets_reference_empty_and_copy_baselines_scored_by_the_ser
         assert_eq!(run["origin"], "baseline");
         assert_eq!(run["dataset_name"], "reporeuse-networkx");
         assert_eq!(
-            (run["chains"].as_i64(), run["turns"].as_i64()),
+            (run["chain_count"].as_i64(), run["turn_count"].as_i64()),
             (Some(4), Some(20))
         );
         assert_eq!(run["harness"], "baseline");

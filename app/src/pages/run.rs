@@ -135,7 +135,10 @@ pub(crate) fn RunPage() -> impl IntoView {
             ("run date", summary.run_date.clone()),
             (
                 "size",
-                format!("{} chains, {} turns", summary.chains, summary.turns),
+                format!(
+                    "{} chains, {} turns",
+                    summary.chain_count, summary.turn_count
+                ),
             ),
             (
                 "scorer",

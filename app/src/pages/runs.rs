@@ -59,7 +59,7 @@ pub(crate) fn RunsPage() -> impl IntoView {
                         <td>
                             <code>{format!("{} {}", run.dataset_name, run.dataset_version)}</code>
                         </td>
-                        <td class="num">{run.turns}</td>
+                        <td class="num">{run.turn_count}</td>
                         {scores}
                     </tr>
                 }

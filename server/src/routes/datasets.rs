@@ -18,9 +18,9 @@ const DATASET_ORDER: [&str; 7] = [
     "name",
     "version",
     "benchmark",
-    "chains",
-    "turns",
-    "tests",
+    "chain_count",
+    "turn_count",
+    "test_count",
     "content_sha256",
 ];
 const DATASET_TURN_ORDER: [&str; 8] = [
@@ -43,8 +43,12 @@ pub(crate) struct DatasetSummary {
     version: String,
     benchmark: String,
     content_sha256: String,
+    /// Counts; a dataset's detail lists its `turns` themselves.
+    #[serde(rename = "chain_count")]
     chains: i64,
+    #[serde(rename = "turn_count")]
     turns: i64,
+    #[serde(rename = "test_count")]
     tests: i64,
 }
 

@@ -56,7 +56,10 @@ pub(crate) struct RunSummary {
     notes: Option<String>,
     scorer_version: String,
     grammar_version: String,
+    /// How many chains and turns were scored (`chains` of a run's detail lists them).
+    #[serde(rename = "chain_count")]
     chains: i64,
+    #[serde(rename = "turn_count")]
     turns: i64,
     created_at: String,
     /// The run's row: every column's score (`{"status", "value"}` or a reason).
@@ -85,8 +88,8 @@ const SUMMARY_ORDER: [&str; 28] = [
     "resolve",
     "pass",
     "c_dup",
-    "chains",
-    "turns",
+    "chain_count",
+    "turn_count",
     "cost_usd",
     "scaffold_version",
     "scorer_version",

@@ -47,7 +47,15 @@ pub struct Reply {
 }
 
 impl Reply {
+    /// The body as JSON. An object with the same key twice fails the test: a JSON parser
+    /// keeps only one of them, so a client would silently lose the other.
     pub fn json(&self) -> serde_json::Value {
+        serde_json::from_slice::<Unique>(&self.body).unwrap_or_else(|e| {
+            panic!(
+                "body is not JSON without duplicate keys ({e}): {}",
+                String::from_utf8_lossy(&self.body)
+            )
+        });
         serde_json::from_slice(&self.body).unwrap_or_else(|e| {
             panic!(
                 "body is not JSON ({e}): {}",
@@ -173,4 +181,56 @@ pub fn zip_of(entries: &[(&str, &[u8])]) -> Vec<u8> {
     }
     zip.finish().unwrap();
     out.into_inner()
+}
+
+/// Any JSON value, refusing objects that repeat a key (at any depth).
+struct Unique;
+
+impl<'de> serde::Deserialize<'de> for Unique {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(UniqueVisitor)
+    }
+}
+
+struct UniqueVisitor;
+
+impl<'de> serde::de::Visitor<'de> for UniqueVisitor {
+    type Value = Unique;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_bool<E>(self, _: bool) -> Result<Unique, E> {
+        Ok(Unique)
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<Unique, E> {
+        Ok(Unique)
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<Unique, E> {
+        Ok(Unique)
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<Unique, E> {
+        Ok(Unique)
+    }
+    fn visit_str<E>(self, _: &str) -> Result<Unique, E> {
+        Ok(Unique)
+    }
+    fn visit_unit<E>(self) -> Result<Unique, E> {
+        Ok(Unique)
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Unique, A::Error> {
+        while seq.next_element::<Unique>()?.is_some() {}
+        Ok(Unique)
+    }
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Unique, A::Error> {
+        let mut seen = std::collections::BTreeSet::new();
+        while let Some(key) = map.next_key::<String>()? {
+            if !seen.insert(key.clone()) {
+                return Err(serde::de::Error::custom(format!("duplicate key {key:?}")));
+            }
+            map.next_value::<Unique>()?;
+        }
+        Ok(Unique)
+    }
 }
