@@ -270,26 +270,7 @@ pub(crate) async fn turn(run: i64, chain: &str, turn: i64) -> Result<TurnDetail,
 }
 
 /// A hidden-test job's progress (`GET /api/v1/jobs/{id}` and each `progress` event).
-#[derive(Clone, Debug, PartialEq, Deserialize)]
-pub(crate) struct Progress {
-    pub(crate) job: i64,
-    pub(crate) run: i64,
-    /// `queued`, `running`, `done` or `failed`.
-    pub(crate) state: String,
-    pub(crate) turns_done: u32,
-    pub(crate) turns_total: u32,
-    pub(crate) tests_passed: u32,
-    pub(crate) tests_total: u32,
-    #[serde(default)]
-    pub(crate) message: Option<String>,
-}
-
-impl Progress {
-    /// Whether the job has ended (no more events will come).
-    pub(crate) fn finished(&self) -> bool {
-        self.state == "done" || self.state == "failed"
-    }
-}
+pub(crate) use wheelwright_core::hidden_tests::JobProgress as Progress;
 
 /// One turn's hidden-test result.
 #[derive(Clone, Debug, PartialEq, Deserialize)]

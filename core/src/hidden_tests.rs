@@ -85,6 +85,30 @@ pub struct Verdict {
     pub tampered: Option<String>,
 }
 
+/// A hidden-test job's progress as the server reports it and the app shows it (`GET
+/// /api/v1/jobs/{id}` and each server-sent `progress` event).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct JobProgress {
+    pub job: i64,
+    pub run: i64,
+    /// `queued`, `running`, `done` or `failed`.
+    pub state: String,
+    pub turns_done: u32,
+    pub turns_total: u32,
+    pub tests_passed: u32,
+    pub tests_total: u32,
+    /// What is happening now (building the environment, testing a turn) or what failed.
+    #[serde(default)]
+    pub message: Option<String>,
+}
+
+impl JobProgress {
+    /// Whether the job has ended: no further progress will come.
+    pub fn finished(&self) -> bool {
+        self.state == "done" || self.state == "failed"
+    }
+}
+
 /// The tests a hidden test file defines: top-level `test*` functions and the `test*`
 /// methods of top-level `Test*` classes, as pytest collects them by default.
 pub fn expected_tests(module: &str, source: &str) -> Vec<ExpectedTest> {

@@ -11,7 +11,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use tracing_subscriber::EnvFilter;
 use wheelwright_core::dataset::RepoReuseDataset;
 use wheelwright_core::metrics::Score;
-use wheelwright_core::metrics::run::RunColumns;
+use wheelwright_core::metrics::run::{COLUMNS, RunColumns};
 use wheelwright_core::score::{Progress, RunReport, format_score, score_run};
 
 use crate::ServeConfig;
@@ -328,18 +328,6 @@ pub(crate) fn emit<T: serde::Serialize>(
     }
     Ok(())
 }
-
-const COLUMNS: [&str; 9] = [
-    "reuse_repo",
-    "reuse_self",
-    "recall_repo",
-    "recall_self",
-    "files",
-    "lines",
-    "resolve",
-    "pass",
-    "c_dup",
-];
 
 fn columns(c: &RunColumns<Score>) -> [Score; 9] {
     [

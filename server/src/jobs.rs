@@ -18,7 +18,6 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use serde::Serialize;
 use sqlx::SqlitePool;
 use tokio::sync::{Notify, broadcast};
 use wheelwright_core::hidden_tests::Verdict;
@@ -28,26 +27,7 @@ use wheelwright_sandbox::Sandbox;
 use crate::datasets::{Catalog, LoadedDataset};
 use crate::hidden_tests::{Environments, TurnTest, run_turn};
 
-/// A job's state as listeners see it.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub(crate) struct Progress {
-    pub(crate) job: i64,
-    pub(crate) run: i64,
-    /// `queued`, `running`, `done` or `failed`.
-    pub(crate) state: String,
-    pub(crate) turns_done: u32,
-    pub(crate) turns_total: u32,
-    pub(crate) tests_passed: u32,
-    pub(crate) tests_total: u32,
-    /// What is happening now (building the environment, testing a turn) or what failed.
-    pub(crate) message: Option<String>,
-}
-
-impl Progress {
-    pub(crate) fn finished(&self) -> bool {
-        self.state == "done" || self.state == "failed"
-    }
-}
+pub(crate) use wheelwright_core::hidden_tests::JobProgress as Progress;
 
 /// Why a job was not queued.
 #[derive(Debug, thiserror::Error)]

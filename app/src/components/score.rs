@@ -5,18 +5,8 @@ use leptos::prelude::*;
 
 use crate::api::Score;
 
-/// The columns of every run and turn row, in display order (as the API orders them).
-pub(crate) const COLUMNS: [&str; 9] = [
-    "reuse_repo",
-    "reuse_self",
-    "recall_repo",
-    "recall_self",
-    "files",
-    "lines",
-    "resolve",
-    "pass",
-    "c_dup",
-];
+/// The columns of every run and turn row, in display order (core's, as the API orders them).
+pub(crate) use wheelwright_core::metrics::run::COLUMNS;
 
 /// `reuse_repo` -> `reuse repo`, for column headers.
 pub(crate) fn header(name: &str) -> String {

@@ -13,6 +13,20 @@ use super::duplicated_chains::duplicated_chains;
 use super::macro_average::{macro_average, per_turn_series};
 use super::turn::TurnScore;
 
+/// The names of [`RunColumns`]' fields in display order: every table of a run, its turns
+/// and the leaderboard uses them (and the published results name theirs alike).
+pub const COLUMNS: [&str; 9] = [
+    "reuse_repo",
+    "reuse_self",
+    "recall_repo",
+    "recall_self",
+    "files",
+    "lines",
+    "resolve",
+    "pass",
+    "c_dup",
+];
+
 /// One value per column of the table.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct RunColumns<T> {

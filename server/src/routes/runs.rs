@@ -17,6 +17,7 @@ use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 use serde_json::Value;
+use wheelwright_core::metrics::run::COLUMNS;
 
 use super::table::{Format, respond};
 use crate::AppState;
@@ -24,19 +25,6 @@ use crate::error::AppError;
 
 /// Largest run bundle accepted by upload (compressed, as sent).
 pub(crate) const UPLOAD_LIMIT: usize = 32 * 1024 * 1024;
-
-/// The columns every run and turn row carries, in display order.
-const COLUMNS: [&str; 9] = [
-    "reuse_repo",
-    "reuse_self",
-    "recall_repo",
-    "recall_self",
-    "files",
-    "lines",
-    "resolve",
-    "pass",
-    "c_dup",
-];
 
 #[derive(Serialize, sqlx::FromRow)]
 pub(crate) struct RunSummary {
@@ -67,8 +55,8 @@ pub(crate) struct RunSummary {
     overall: String,
 }
 
-/// Column order of the run table's CSV.
-const SUMMARY_ORDER: [&str; 28] = [
+/// Column order of the run table's CSV: these, the score columns, then the rest.
+const SUMMARY_FIRST: [&str; 10] = [
     "id",
     "origin",
     "baseline",
@@ -79,15 +67,8 @@ const SUMMARY_ORDER: [&str; 28] = [
     "harness",
     "memory",
     "run_date",
-    "reuse_repo",
-    "reuse_self",
-    "recall_repo",
-    "recall_self",
-    "files",
-    "lines",
-    "resolve",
-    "pass",
-    "c_dup",
+];
+const SUMMARY_LAST: [&str; 8] = [
     "chain_count",
     "turn_count",
     "cost_usd",
@@ -96,29 +77,21 @@ const SUMMARY_ORDER: [&str; 28] = [
     "grammar_version",
     "created_at",
     "dataset_sha256",
-    "notes",
 ];
 
-/// Column order of a run's turn table.
-const TURN_ORDER: [&str; 17] = [
-    "chain",
-    "turn",
-    "path",
-    "submission",
-    "syntax_errors",
-    "reuse_repo",
-    "reuse_self",
-    "recall_repo",
-    "recall_self",
-    "files",
-    "lines",
-    "resolve",
-    "pass",
-    "c_dup",
-    "reimplemented",
-    "unknown_targets",
-    "trajectory",
-];
+/// Column order of a run's turn table: these, the score columns, then the rest.
+const TURN_FIRST: [&str; 5] = ["chain", "turn", "path", "submission", "syntax_errors"];
+const TURN_LAST: [&str; 3] = ["reimplemented", "unknown_targets", "trajectory"];
+
+/// `first`, the score columns, then `last`: a CSV column order.
+fn csv_order<'a>(first: &[&'a str], last: &[&'a str]) -> Vec<&'a str> {
+    first
+        .iter()
+        .chain(COLUMNS.iter())
+        .chain(last.iter())
+        .copied()
+        .collect()
+}
 
 const SUMMARY_COLUMNS: &str = "id, origin, baseline, benchmark, dataset_name, dataset_version,
     dataset_sha256, model, harness, memory, run_date, cost_usd, scaffold_version, notes,
@@ -206,9 +179,19 @@ pub(crate) async fn list(
                 row
             })
             .collect();
-        return respond(format, "runs", &SUMMARY_ORDER, &flat);
+        return respond(
+            format,
+            "runs",
+            &csv_order(&SUMMARY_FIRST, &SUMMARY_LAST),
+            &flat,
+        );
     }
-    respond(format, "runs", &SUMMARY_ORDER, &rows)
+    respond(
+        format,
+        "runs",
+        &csv_order(&SUMMARY_FIRST, &SUMMARY_LAST),
+        &rows,
+    )
 }
 
 fn run_id(id: &str) -> Result<i64, AppError> {
@@ -325,7 +308,12 @@ pub(crate) async fn turn_table(
         .iter()
         .map(turn_row)
         .collect::<Result<Vec<_>, _>>()?;
-    respond(format, &format!("run-{id}-turns"), &TURN_ORDER, &rows)
+    respond(
+        format,
+        &format!("run-{id}-turns"),
+        &csv_order(&TURN_FIRST, &TURN_LAST),
+        &rows,
+    )
 }
 
 /// A file as the case shows it.
