@@ -76,7 +76,12 @@ async fn every_dataset_gets_reference_empty_and_copy_baselines_scored_by_the_ser
     for row in rows {
         assert_eq!(row["origin"], "baseline");
         assert!(row["run"].as_i64().is_some());
-        assert!(row["labels"]["baseline"].is_string());
+        assert!(
+            row["labels"]["model"]
+                .as_str()
+                .unwrap()
+                .ends_with(" baseline")
+        );
         assert!(row["source"].is_null());
     }
     let reported = get(&app, "/api/v1/leaderboard/reporeuse?origin=reported")

@@ -76,7 +76,7 @@ pub(crate) fn LeaderboardPage() -> impl IntoView {
         let map = query.read();
         let mut params = BTreeMap::new();
         for key in [
-            "sort", "order", "origin", "harness", "model", "memory", "setting", "baseline",
+            "sort", "order", "origin", "harness", "model", "memory", "setting",
         ] {
             if let Some(value) = map.get(key) {
                 params.insert(key.to_owned(), value);

@@ -131,7 +131,6 @@ pub(crate) async fn get(
 struct StoredRun {
     id: i64,
     origin: String,
-    baseline: Option<String>,
     model: String,
     harness: String,
     memory: String,
@@ -145,7 +144,7 @@ async fn run_rows(
     benchmark: wheelwright_core::benchmark::Benchmark,
 ) -> Result<Vec<LeaderboardRow>, AppError> {
     let stored: Vec<StoredRun> = sqlx::query_as(
-        "SELECT id, origin, baseline, model, harness, memory, overall FROM run
+        "SELECT id, origin, model, harness, memory, overall FROM run
              WHERE benchmark = ? ORDER BY id",
     )
     .bind(benchmark.id())
@@ -156,7 +155,6 @@ async fn run_rows(
     for StoredRun {
         id,
         origin,
-        baseline,
         model,
         harness,
         memory,
@@ -165,14 +163,13 @@ async fn run_rows(
     {
         let overall: BTreeMap<String, wheelwright_core::metrics::Score> =
             serde_json::from_str(&overall).map_err(|e| AppError::Internal(e.into()))?;
-        let mut labels = BTreeMap::from([
+        // A baseline's model is named after it ("copy baseline") and its origin badge sets
+        // it apart; no extra column is needed.
+        let labels = BTreeMap::from([
             ("model".to_owned(), model),
             ("harness".to_owned(), harness),
             ("memory".to_owned(), memory),
         ]);
-        if let Some(baseline) = baseline {
-            labels.insert("baseline".to_owned(), baseline);
-        }
         rows.push(LeaderboardRow {
             origin: Origin::from_id(&origin).unwrap_or(Origin::Verified),
             labels,
