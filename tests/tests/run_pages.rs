@@ -121,8 +121,11 @@ async fn a_baseline_run_and_its_turn_cases_show_what_the_api_has() -> anyhow::Re
             .map(|r| r["id"].clone())
             .collect();
         client.goto(&server.url("/")).await?;
+        // The header is rendered by the wasm app after it loads: wait for it, do not race it.
         client
-            .find(Locator::LinkText("Runs"))
+            .wait()
+            .at_most(std::time::Duration::from_secs(30))
+            .for_element(Locator::LinkText("Runs"))
             .await?
             .click()
             .await?;
