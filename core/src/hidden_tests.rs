@@ -109,6 +109,21 @@ impl JobProgress {
     }
 }
 
+impl Verdict {
+    /// The counts the scorer takes: a tampered report counts as failed, because a passed
+    /// test is only believed from an honest report.
+    pub fn results(&self) -> crate::metrics::pass_rate::TestResults {
+        crate::metrics::pass_rate::TestResults {
+            passed: if self.tampered.is_some() {
+                0
+            } else {
+                self.passed
+            },
+            total: self.total,
+        }
+    }
+}
+
 /// The tests a hidden test file defines: top-level `test*` functions and the `test*`
 /// methods of top-level `Test*` classes, as pytest collects them by default.
 pub fn expected_tests(module: &str, source: &str) -> Vec<ExpectedTest> {

@@ -301,7 +301,7 @@ impl Queue {
                 };
                 let report = if self.is_last_turn(job, &loaded).await? {
                     let mut tests = self.test_results(job).await?;
-                    tests.insert((id.clone(), t), results_of(&verdict));
+                    tests.insert((id.clone(), t), verdict.results());
                     Some(crate::runs::rescored(&self.pool, Arc::clone(&loaded), run, tests).await?)
                 } else {
                     None
@@ -383,7 +383,7 @@ impl Queue {
     ) -> anyhow::Result<()> {
         let turn = i64::try_from(turn)?;
         let mut tx = self.pool.begin().await?;
-        let passed = results_of(verdict).passed;
+        let passed = verdict.results().passed;
         sqlx::query(
             "INSERT INTO test_turn (job_id, chain, turn, passed, total, tampered, duration_s)
              VALUES (?, ?, ?, ?, ?, ?, ?)",
@@ -444,19 +444,6 @@ async fn stored_files(
         );
     }
     Ok(out)
-}
-
-/// A verdict's counts for the scorer. A tampered report counts as failed: a passed test
-/// is only believed from an honest report.
-fn results_of(verdict: &Verdict) -> TestResults {
-    TestResults {
-        passed: if verdict.tampered.is_some() {
-            0
-        } else {
-            verdict.passed
-        },
-        total: verdict.total,
-    }
 }
 
 /// Stores the run re-scored with its test results and marks the job done, inside `tx`.

@@ -10,7 +10,6 @@ use anyhow::Context;
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
 use wheelwright_core::hidden_tests::Verdict;
-use wheelwright_core::metrics::pass_rate::TestResults;
 use wheelwright_core::score::{RunReport, score_run};
 
 use crate::TestConfig;
@@ -108,7 +107,7 @@ pub(crate) fn run(
                     )
                     .map_err(anyhow::Error::from);
                     if let Ok(v) = &verdict {
-                        let add = if v.tampered.is_some() { 0 } else { v.passed };
+                        let add = v.results().passed;
                         passed.fetch_add(add as usize, Ordering::SeqCst);
                     }
                     bar.set_message(passed.load(Ordering::SeqCst).to_string());
@@ -132,17 +131,7 @@ pub(crate) fn run(
         let (c, t) = work[i];
         let chain = dataset.chains[c].manifest.id.clone();
         let verdict = verdict.with_context(|| format!("testing {chain} turn {t}"))?;
-        tests.insert(
-            (chain.clone(), t),
-            TestResults {
-                passed: if verdict.tampered.is_some() {
-                    0
-                } else {
-                    verdict.passed
-                },
-                total: verdict.total,
-            },
-        );
+        tests.insert((chain.clone(), t), verdict.results());
         verdicts.push(TurnVerdict {
             chain,
             turn: t,

@@ -82,7 +82,10 @@ pub(crate) struct TurnRow {
 }
 
 /// Sends a column that holds JSON (written by the importer) as JSON, not as a string.
-fn stored_json<S: serde::Serializer>(text: &str, serializer: S) -> Result<S::Ok, S::Error> {
+pub(crate) fn stored_json<S: serde::Serializer>(
+    text: &str,
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
     let value: serde_json::Value = serde_json::from_str(text).map_err(serde::ser::Error::custom)?;
     value.serialize(serializer)
 }

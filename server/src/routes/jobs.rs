@@ -38,20 +38,11 @@ impl From<QueueError> for AppError {
     }
 }
 
-fn id(text: &str, what: &str) -> Result<i64, AppError> {
-    text.parse::<i64>()
-        .ok()
-        .filter(|id| *id > 0)
-        .ok_or_else(|| {
-            AppError::bad_request(format!("{what} id {text:?} is not a positive integer"))
-        })
-}
-
 pub(crate) async fn queue(
     State(state): State<AppState>,
     Path(run): Path<String>,
 ) -> Result<Response, AppError> {
-    let run = id(&run, "run")?;
+    let run = super::positive_id(&run, "run")?;
     let job = state.queue.enqueue(run).await?;
     let progress = state
         .queue
@@ -100,7 +91,7 @@ pub(crate) async fn results(
     Query(params): Query<std::collections::BTreeMap<String, String>>,
 ) -> Result<Response, AppError> {
     let format = super::table::Format::parse(params.get("format").map(String::as_str))?;
-    let run = id(&run, "run")?;
+    let run = super::positive_id(&run, "run")?;
     let job: Option<i64> = sqlx::query_scalar("SELECT id FROM test_job WHERE run_id = ?")
         .bind(run)
         .fetch_optional(&state.pool)
@@ -161,7 +152,9 @@ pub(crate) async fn get(
     State(state): State<AppState>,
     Path(job): Path<String>,
 ) -> Result<Json<Progress>, AppError> {
-    Ok(Json(progress_of(&state, id(&job, "job")?).await?))
+    Ok(Json(
+        progress_of(&state, super::positive_id(&job, "job")?).await?,
+    ))
 }
 
 fn event(progress: &Progress) -> Event {
@@ -177,7 +170,7 @@ pub(crate) async fn events(
     State(state): State<AppState>,
     Path(job): Path<String>,
 ) -> Result<Sse<impl Stream<Item = Result<Event, Infallible>>>, AppError> {
-    let job = id(&job, "job")?;
+    let job = super::positive_id(&job, "job")?;
     // Subscribe before reading the state, so no change between the two is missed.
     let receiver = state.queue.subscribe();
     let first = progress_of(&state, job).await?;

@@ -73,6 +73,16 @@ pub fn router(state: AppState) -> Router {
         .with_state(state)
 }
 
+/// A path segment naming a run or job by id: a positive integer, else a 400 that says so.
+pub(crate) fn positive_id(text: &str, what: &str) -> Result<i64, AppError> {
+    text.parse::<i64>()
+        .ok()
+        .filter(|id| *id > 0)
+        .ok_or_else(|| {
+            AppError::bad_request(format!("{what} id {text:?} is not a positive integer"))
+        })
+}
+
 async fn api_not_found() -> AppError {
     AppError::not_found("no such API endpoint; see /api/v1/health")
 }

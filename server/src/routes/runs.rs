@@ -51,7 +51,7 @@ pub(crate) struct RunSummary {
     turns: i64,
     created_at: String,
     /// The run's row: every column's score (`{"status", "value"}` or a reason).
-    #[serde(serialize_with = "stored_json")]
+    #[serde(serialize_with = "super::datasets::stored_json")]
     overall: String,
 }
 
@@ -96,12 +96,6 @@ fn csv_order<'a>(first: &[&'a str], last: &[&'a str]) -> Vec<&'a str> {
 const SUMMARY_COLUMNS: &str = "id, origin, baseline, benchmark, dataset_name, dataset_version,
     dataset_sha256, model, harness, memory, run_date, cost_usd, scaffold_version, notes,
     scorer_version, grammar_version, chains, turns, created_at, overall";
-
-/// Sends a column that holds JSON (written by the server) as JSON, not as a string.
-fn stored_json<S: serde::Serializer>(text: &str, serializer: S) -> Result<S::Ok, S::Error> {
-    let value: Value = serde_json::from_str(text).map_err(serde::ser::Error::custom)?;
-    value.serialize(serializer)
-}
 
 fn parse_json(text: &str) -> Result<Value, AppError> {
     serde_json::from_str(text).map_err(|e| AppError::Internal(e.into()))
@@ -192,13 +186,6 @@ pub(crate) async fn list(
         &csv_order(&SUMMARY_FIRST, &SUMMARY_LAST),
         &rows,
     )
-}
-
-fn run_id(id: &str) -> Result<i64, AppError> {
-    id.parse::<i64>()
-        .ok()
-        .filter(|id| *id > 0)
-        .ok_or_else(|| AppError::bad_request(format!("run id {id:?} is not a positive integer")))
 }
 
 async fn summary(state: &AppState, id: i64) -> Result<RunSummary, AppError> {
@@ -292,7 +279,7 @@ pub(crate) async fn get(
     State(state): State<AppState>,
     Path(id): Path<String>,
 ) -> Result<Json<RunDetail>, AppError> {
-    Ok(Json(detail(&state, run_id(&id)?).await?))
+    Ok(Json(detail(&state, super::positive_id(&id, "run")?).await?))
 }
 
 pub(crate) async fn turn_table(
@@ -301,7 +288,7 @@ pub(crate) async fn turn_table(
     Query(params): Query<BTreeMap<String, String>>,
 ) -> Result<Response, AppError> {
     let format = Format::parse(params.get("format").map(String::as_str))?;
-    let id = run_id(&id)?;
+    let id = super::positive_id(&id, "run")?;
     summary(&state, id).await?;
     let rows = turns(&state, id)
         .await?
@@ -364,7 +351,7 @@ pub(crate) async fn turn(
     State(state): State<AppState>,
     Path((id, chain, turn)): Path<(String, String, String)>,
 ) -> Result<Json<TurnDetail>, AppError> {
-    let id = run_id(&id)?;
+    let id = super::positive_id(&id, "run")?;
     let run = summary(&state, id).await?;
     let number: i64 = turn.parse().ok().filter(|t| *t >= 1).ok_or_else(|| {
         AppError::bad_request(format!("turn {turn:?} is not a turn number (1, 2, ...)"))
