@@ -6,6 +6,7 @@
 
 pub mod baseline;
 pub mod benchmark;
+pub mod budget;
 pub mod bundle;
 pub mod dataset;
 pub mod hidden_tests;

@@ -10,6 +10,7 @@ use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 
+use crate::budget::{Cancel, Cancelled};
 use crate::syntax::{self, Diagnostic, Field, Kind, NodeId, SyntaxTree};
 
 /// What a definition is.
@@ -67,12 +68,24 @@ pub struct Outline {
 /// assert_eq!(outline.definitions[1].calls[0].callee.as_deref(), Some("len"));
 /// ```
 pub fn outline(source: &str) -> Outline {
+    match outline_with(source, &Cancel::never()) {
+        Ok(outline) => outline,
+        Err(Cancelled) => unreachable!("a Cancel::never() is never raised"),
+    }
+}
+
+/// [`outline`] that stops with [`Cancelled`] soon after `cancel` is raised.
+pub fn outline_with(source: &str, cancel: &Cancel) -> Result<Outline, Cancelled> {
+    cancel.check()?;
     let tree = syntax::parse(source);
     let mut definitions = Vec::new();
     // Definitions are found in pre-order, so an enclosing definition is always pushed before
     // the ones inside it; `open` maps the arena id of each definition node to its index.
     let mut open: HashMap<NodeId, usize> = HashMap::new();
-    for id in tree.descendants(tree.root()) {
+    for (i, id) in tree.descendants(tree.root()).enumerate() {
+        if i % 4096 == 0 {
+            cancel.check()?;
+        }
         match tree.kind(id) {
             Kind::FunctionDefinition | Kind::ClassDefinition => {
                 if let Some(definition) = definition(&tree, id) {
@@ -92,13 +105,13 @@ pub fn outline(source: &str) -> Outline {
             _ => {}
         }
     }
-    Outline {
+    Ok(Outline {
         definitions,
         syntax_errors: tree.has_syntax_errors(),
         diagnostics: tree.diagnostics().to_vec(),
         scorer: crate::SCORER_VERSION.to_owned(),
         grammar: syntax::GRAMMAR_VERSION.to_owned(),
-    }
+    })
 }
 
 pub(crate) fn definition(tree: &SyntaxTree<'_>, id: NodeId) -> Option<Definition> {

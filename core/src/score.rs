@@ -30,6 +30,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
 
+use crate::budget::{Cancel, Cancelled};
 use crate::metrics::pass_rate::TestResults;
 use crate::metrics::reimplementation::Reimplementation;
 use crate::metrics::run::{RunColumns, aggregate_run};
@@ -261,12 +262,35 @@ struct Base {
     index: RepoIndex,
 }
 
+/// Why [`score_run_with`] returned no report.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ScoreError {
+    #[error(transparent)]
+    Dataset(#[from] DatasetError),
+    #[error(transparent)]
+    Cancelled(#[from] Cancelled),
+}
+
 /// Scores `run` against `dataset`; `progress` is called after every turn.
 pub fn score_run(
     dataset: &Dataset,
     run: &Run,
     progress: &mut dyn FnMut(Progress),
 ) -> Result<RunReport, DatasetError> {
+    match score_run_with(dataset, run, progress, &Cancel::never()) {
+        Ok(report) => Ok(report),
+        Err(ScoreError::Dataset(e)) => Err(e),
+        Err(ScoreError::Cancelled(_)) => unreachable!("a Cancel::never() is never raised"),
+    }
+}
+
+/// [`score_run`] that stops with [`ScoreError::Cancelled`] soon after `cancel` is raised.
+pub fn score_run_with(
+    dataset: &Dataset,
+    run: &Run,
+    progress: &mut dyn FnMut(Progress),
+    cancel: &Cancel,
+) -> Result<RunReport, ScoreError> {
     dataset.validate()?;
     let mut diagnostics = Vec::new();
     for id in run.chains.keys() {
@@ -331,7 +355,8 @@ pub fn score_run(
                     turns_total,
                 });
             },
-        );
+            cancel,
+        )?;
         turns_done += chain.turns.len();
         rows.extend(chain_rows);
         scored.push(chain_scores);
@@ -400,7 +425,8 @@ fn score_chain(
     base: &mut Base,
     diagnostics: &mut Vec<Diagnostic>,
     progress: &mut dyn FnMut(usize),
-) -> (Vec<TurnRow>, Vec<TurnScore>) {
+    cancel: &Cancel,
+) -> Result<(Vec<TurnRow>, Vec<TurnScore>), Cancelled> {
     let mut index = base.index.clone();
     // The workspace is W0 again when the chain is done: what each insert replaced.
     let mut undo: Vec<(String, Option<String>)> = Vec::new();
@@ -410,6 +436,7 @@ fn score_chain(
     let mut duplicated = false;
     let missing_turn = TurnRun::default();
     for (i, spec) in chain.turns.iter().enumerate() {
+        cancel.check()?;
         let turn = i + 1;
         let turn_run = chain_run.turns.get(i).unwrap_or(&missing_turn);
         let reading = turn_run.trajectory.as_ref().and_then(|value| {
@@ -492,7 +519,7 @@ fn score_chain(
             }
         }
     }
-    (rows, scores)
+    Ok((rows, scores))
 }
 
 fn turn_row(
