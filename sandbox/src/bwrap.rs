@@ -126,6 +126,12 @@ impl BwrapSandbox {
             }
             Err(e) => return Err(e),
         };
+        // What a killed predecessor left: staging directories (copies of submissions and
+        // judge inputs) and cgroups (possibly with processes still in them).
+        crate::sweep::remove_stale_dirs(&config.staging_root, STAGING_PREFIX);
+        if let Some(layout) = &cgroups {
+            crate::cgroup::remove_stale(layout, &config.cgroup_group);
+        }
         let sandbox = BwrapSandbox {
             slots: Slots::new(config.slots),
             config,
@@ -225,7 +231,14 @@ impl BwrapSandbox {
             "/work/.tmp",
             "/tmp",
         ]);
-        a.extend(["--ro-bind".into(), staging.into(), "/in".into()]);
+        a.extend([
+            "--ro-bind".into(),
+            staging.join(STAGED_INPUTS).into(),
+            "/in".into(),
+            "--ro-bind".into(),
+            staging.join(STAGED_JUDGE).into(),
+            "/judge".into(),
+        ]);
         if let Some(env) = &job.env_dir {
             a.extend(["--ro-bind".into(), env.into(), env.into()]);
         }
@@ -239,7 +252,7 @@ impl BwrapSandbox {
             "-c",
             WRAPPER,
             "sh",
-            &job.collect,
+            &job.collect.wrapper_arg(),
             &cap,
         ]);
         a.extend(job.argv.iter().map(OsString::from));
@@ -269,7 +282,7 @@ impl Sandbox for BwrapSandbox {
             JOBS.fetch_add(1, Ordering::Relaxed)
         );
 
-        let staging = stage(&self.config.staging_root, &job.inputs, uid)?;
+        let staging = stage(&self.config.staging_root, job, uid)?;
         let cgroup = match &self.cgroups {
             Some(layout) => Some(JobCgroup::create(
                 layout,
@@ -303,6 +316,7 @@ impl Sandbox for BwrapSandbox {
             cwd: None,
             channel: Channel::Fd3,
             stop: None,
+            stream: job.collect == crate::Collect::Stream,
         };
         let outcome = run(launch, &job.limits, cgroup);
         let path = staging.path().to_path_buf();
@@ -327,11 +341,23 @@ fn probe_cgroups(config: &BwrapConfig) -> Result<Layout, SandboxError> {
     Ok(layout)
 }
 
-/// Writes the inputs into a fresh staging directory that only the slot's uid (and root) can
-/// enter: the directory is 0700 and owned by that uid; the files inside are world-readable.
+/// Staging directories are named `<prefix><server pid>-<random>`, so that a server starting
+/// after a crash can tell its dead predecessor's directories (which may hold a copy of hidden
+/// inputs) from those of other live servers, and remove them ([`crate::sweep`]).
+pub(crate) const STAGING_PREFIX: &str = "wheelwright-sandbox-";
+
+/// The staging directory's subdirectory shown at `/in` (the job's inputs).
+pub(crate) const STAGED_INPUTS: &str = "in";
+/// The staging directory's subdirectory shown at `/judge` (the host's trusted files).
+pub(crate) const STAGED_JUDGE: &str = "judge";
+
+/// Writes the job's inputs (under `in/`) and judge files (under `judge/`) into a fresh
+/// staging directory that only the slot's uid (and root) can enter: the directory is 0700
+/// and owned by that uid; everything inside is world-readable and owned by the server, so
+/// the sandbox can read but never change it.
 pub(crate) fn stage(
     root: &Path,
-    inputs: &[(String, Vec<u8>)],
+    job: &Job,
     uid: Option<u32>,
 ) -> Result<tempfile::TempDir, SandboxError> {
     let err = |path: &Path| {
@@ -339,21 +365,28 @@ pub(crate) fn stage(
         move |source| SandboxError::Staging { path, source }
     };
     let dir = tempfile::Builder::new()
-        .prefix("wheelwright-sandbox-")
+        .prefix(&format!("{STAGING_PREFIX}{}-", std::process::id()))
         .permissions(fs::Permissions::from_mode(0o700))
         .tempdir_in(root)
         .map_err(err(root))?;
-    for (rel, bytes) in inputs {
-        let path = dir.path().join(rel);
-        if let Some(parent) = path.parent() {
-            fs::DirBuilder::new()
-                .recursive(true)
-                .mode(0o755)
-                .create(parent)
-                .map_err(err(parent))?;
+    for (sub, files) in [(STAGED_INPUTS, &job.inputs), (STAGED_JUDGE, &job.judge)] {
+        let base = dir.path().join(sub);
+        fs::DirBuilder::new()
+            .mode(0o755)
+            .create(&base)
+            .map_err(err(&base))?;
+        for (rel, bytes) in files {
+            let path = base.join(rel);
+            if let Some(parent) = path.parent() {
+                fs::DirBuilder::new()
+                    .recursive(true)
+                    .mode(0o755)
+                    .create(parent)
+                    .map_err(err(parent))?;
+            }
+            fs::write(&path, bytes).map_err(err(&path))?;
+            fs::set_permissions(&path, fs::Permissions::from_mode(0o644)).map_err(err(&path))?;
         }
-        fs::write(&path, bytes).map_err(err(&path))?;
-        fs::set_permissions(&path, fs::Permissions::from_mode(0o644)).map_err(err(&path))?;
     }
     if let Some(uid) = uid {
         std::os::unix::fs::chown(dir.path(), Some(uid), Some(uid)).map_err(err(dir.path()))?;
@@ -384,11 +417,20 @@ mod tests {
     #[test]
     fn staging_is_private_to_the_slot() {
         let root = tempfile::tempdir().expect("tempdir");
-        let inputs = vec![("a/b.txt".to_string(), b"hi".to_vec())];
-        let dir = stage(root.path(), &inputs, None).expect("stage");
+        let mut job = Job::command(["true"]);
+        job.inputs = vec![("a/b.txt".to_string(), b"hi".to_vec())];
+        job.judge = vec![("run.py".to_string(), b"print()".to_vec())];
+        let dir = stage(root.path(), &job, None).expect("stage");
         let mode = fs::metadata(dir.path()).expect("stat").permissions().mode() & 0o777;
         assert_eq!(mode, 0o700);
-        assert_eq!(fs::read(dir.path().join("a/b.txt")).expect("read"), b"hi");
+        assert_eq!(
+            fs::read(dir.path().join("in/a/b.txt")).expect("read"),
+            b"hi"
+        );
+        assert_eq!(
+            fs::read(dir.path().join("judge/run.py")).expect("read"),
+            b"print()"
+        );
     }
 
     #[test]

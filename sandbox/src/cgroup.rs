@@ -251,6 +251,38 @@ impl JobCgroup {
     }
 }
 
+/// Kills and removes the job cgroups under `group` left by servers that are gone (named
+/// `<pid>-<n>` or `probe-<pid>`, see [`crate::sweep`]); how many were removed.
+pub(crate) fn remove_stale(layout: &Layout, group: &str) -> usize {
+    let (v2, parents): (bool, Vec<PathBuf>) = match layout {
+        Layout::V1(root) => (
+            false,
+            V1_CONTROLLERS
+                .iter()
+                .map(|c| root.join(c).join(group))
+                .collect(),
+        ),
+        Layout::V2(root) => (true, vec![root.join(group)]),
+    };
+    let mut names: Vec<String> = ["", "probe-"]
+        .iter()
+        .flat_map(|prefix| crate::sweep::stale(&parents[0], prefix))
+        .filter_map(|p| Some(p.file_name()?.to_str()?.to_owned()))
+        .collect();
+    names.sort();
+    names.dedup();
+    for name in &names {
+        tracing::info!(cgroup = %name, "removing the cgroup of a job whose server is gone");
+        // Dropping kills whatever is still inside and removes the directories.
+        drop(JobCgroup {
+            v2,
+            dirs: parents.iter().map(|p| p.join(name)).collect(),
+            removed: false,
+        });
+    }
+    names.len()
+}
+
 impl Drop for JobCgroup {
     fn drop(&mut self) {
         if let Err(e) = self.kill_all(Duration::from_secs(5)) {

@@ -44,22 +44,23 @@ ulimit -n 4096 2>/dev/null
 exec 3>&0 0</dev/null
 exec "$@""#;
 
-/// Runs inside the sandbox as its init (pid 1), so the submission cannot kill it. Arguments: the relative
-/// path to collect (may be empty), the largest size to send back, then the command.
+/// Runs inside the sandbox as its init (pid 1), so the submission cannot kill it. Arguments:
+/// what to collect (`none`, `file:<relative path>` or `stream`, see [`crate::Collect`]), the
+/// largest size to send back, then the command.
 ///
-/// The command runs with fd 3 closed. It could still reach the pipe through
-/// `/proc/<wrapper>/fd/3`, so after it exits every other process in the namespace is killed
-/// (`kill -1` from init spares only init) and the frame written last is the only one the host
-/// trusts (see [`parse_frame`]).
+/// The command runs with fd 3 closed (with `stream`, fd 4 is the result channel). It could
+/// still reach the pipe through `/proc/<wrapper>/fd/3`, so after it exits every other process
+/// in the namespace is killed (`kill -1` from init spares only init) and the frame written
+/// last is the only one the host trusts (see [`parse_frame`]).
 ///
 /// The frame also carries the OOM kill count of the cgroup the sandbox sees at
 /// `/sys/fs/cgroup` (v1 or v2 layout), `-` when there is none: containers see their own
 /// cgroup there, which the engine removes with the container; bwrap mounts no `/sys`. A
 /// submission cannot lower the count; faking one (only where no `/sys` is mounted) could only
 /// mark its own job as out of memory.
-pub(crate) const WRAPPER: &str = r#"c=$1; cap=$2; shift 2
+pub(crate) const WRAPPER: &str = r#"m=$1; cap=$2; shift 2
 mkdir -p /work/.tmp && cp -R /in/. /work/ && cd /work || exit 125
-"$@" 3>&-
+if [ "$m" = stream ]; then "$@" 4>&3 3>&-; else "$@" 3>&-; fi
 s=$?
 kill -9 -1 2>/dev/null; kill -9 -1 2>/dev/null
 o=-
@@ -68,16 +69,22 @@ for f in /sys/fs/cgroup/memory/memory.oom_control /sys/fs/cgroup/memory.events; 
     while read -r k v; do if [ "$k" = oom_kill ]; then o=$v; fi; done < "$f"
   fi
 done
-if [ -n "$c" ] && [ -f "$c" ]; then
-  n=$(wc -c < "$c")
-  if [ "$n" -le "$cap" ]; then
-    cat -- "$c" >&3; printf '\nWWEND %s %s %s\n' "$s" "$n" "$o" >&3
-  else
-    printf '\nWWEND %s big %s\n' "$s" "$o" >&3
-  fi
-else
-  printf '\nWWEND %s none %s\n' "$s" "$o" >&3
-fi
+case "$m" in
+  stream) printf '\nWWEND %s stream %s\n' "$s" "$o" >&3 ;;
+  file:*)
+    c=${m#file:}
+    if [ -f "$c" ]; then
+      n=$(wc -c < "$c")
+      if [ "$n" -le "$cap" ]; then
+        cat -- "$c" >&3; printf '\nWWEND %s %s %s\n' "$s" "$n" "$o" >&3
+      else
+        printf '\nWWEND %s big %s\n' "$s" "$o" >&3
+      fi
+    else
+      printf '\nWWEND %s none %s\n' "$s" "$o" >&3
+    fi ;;
+  *) printf '\nWWEND %s none %s\n' "$s" "$o" >&3 ;;
+esac
 exit 0"#;
 
 /// Longest trailer line the wrapper writes (`\nWWEND <status> <size> <oom>\n`), with room to
@@ -102,6 +109,9 @@ pub(crate) struct Launch {
     /// Run (to completion, output discarded) first when the wall limit passes, e.g. removing a
     /// container by name; then the launcher is killed as usual.
     pub(crate) stop: Option<Command>,
+    /// The job collects a stream ([`crate::Collect::Stream`]): what came before the frame is
+    /// the result, and without a frame (a timeout) everything that came is.
+    pub(crate) stream: bool,
 }
 
 /// How the result stream leaves the sandbox.
@@ -268,7 +278,7 @@ pub(crate) fn run(
     // Every writer is gone, so both readers reach EOF promptly.
     let (mut output, output_truncated) =
         output.recv_timeout(PATIENCE).unwrap_or((Vec::new(), true));
-    let (frame, _) = frame.recv_timeout(PATIENCE).unwrap_or_default();
+    let (frame, frame_truncated) = frame.recv_timeout(PATIENCE).unwrap_or_default();
     if let Some(cg) = &mut cgroup {
         cg.remove();
     }
@@ -296,16 +306,30 @@ pub(crate) fn run(
     } else {
         exit_status(exit)
     };
-    let collected = if timed_out {
-        None
+    // A stream counts as far as it got: on a timeout there is no frame, and every byte is the
+    // stream. A file is only read after the command ended, so a timeout leaves none.
+    let (collected, collected_truncated) = if launch.stream {
+        if frame_truncated {
+            (None, true)
+        } else {
+            match parsed {
+                Some(f) => (f.collected, false),
+                None if timed_out => (Some(frame), false),
+                None => (None, false),
+            }
+        }
+    } else if timed_out {
+        (None, false)
     } else {
-        parsed.and_then(|f| f.collected)
+        let big = parsed.as_ref().is_some_and(|f| f.too_big);
+        (parsed.and_then(|f| f.collected), big)
     };
     Ok(Outcome {
         status,
         output,
         output_truncated,
         collected,
+        collected_truncated,
         duration,
     })
 }
@@ -434,11 +458,14 @@ fn read_capped(mut pipe: impl Read, cap: usize, keep: Keep) -> (Vec<u8>, bool) {
 struct Frame {
     status: i32,
     collected: Option<Vec<u8>>,
+    /// The result file was over the size limit and not sent.
+    too_big: bool,
     oom: bool,
 }
 
 /// Parses the end of the result stream:
-/// `<file bytes>\nWWEND <status> <size|none|big> <oom kills|->\n`.
+/// `<file bytes>\nWWEND <status> <size|none|big|stream> <oom kills|->\n`; with `stream`,
+/// everything before the trailer is the result.
 /// Bytes before the frame can only come from the submission (through `/proc`) and are ignored.
 fn parse_frame(stream: &[u8]) -> Option<Frame> {
     let body = stream.strip_suffix(b"\n")?;
@@ -459,6 +486,7 @@ fn parse_frame(stream: &[u8]) -> Option<Frame> {
     }
     let collected = match size {
         "none" | "big" => None,
+        "stream" => Some(body[..line_start].to_vec()),
         n => {
             let n: usize = n.trim().parse().ok()?;
             let content = &body[..line_start];
@@ -468,6 +496,7 @@ fn parse_frame(stream: &[u8]) -> Option<Frame> {
     Some(Frame {
         status,
         collected,
+        too_big: size == "big",
         oom,
     })
 }
@@ -484,6 +513,7 @@ mod tests {
             Frame {
                 status: 1,
                 collected: Some(b"<xml/>".to_vec()),
+                too_big: false,
                 oom: false,
             }
         );
@@ -494,6 +524,7 @@ mod tests {
             Frame {
                 status: 2,
                 collected: Some(b"<ok>".to_vec()),
+                too_big: false,
                 oom: false,
             }
         );
@@ -502,7 +533,17 @@ mod tests {
             None
         );
         let f = parse_frame(b"\nWWEND 137 big 2\n").expect("frame");
-        assert_eq!((f.status, f.collected, f.oom), (137, None, true));
+        assert_eq!(
+            (f.status, f.collected, f.too_big, f.oom),
+            (137, None, true, true)
+        );
+        // A stream is everything before the trailer, a forged trailer in it included.
+        let f =
+            parse_frame(b"WWR 1\nWWEND 0 stream -\nWWR 2\n\nWWEND 1 stream -\n").expect("frame");
+        assert_eq!(
+            (f.status, f.collected.as_deref()),
+            (1, Some(&b"WWR 1\nWWEND 0 stream -\nWWR 2\n"[..]))
+        );
         for bad in [
             &b""[..],
             b"\n",

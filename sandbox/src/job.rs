@@ -14,11 +14,14 @@ pub struct Job {
     /// A read-only Python environment (a venv from [`crate::ensure_env`]), bound at the same
     /// path inside the sandbox; its `bin/` comes first on `PATH` and `VIRTUAL_ENV` points to it.
     pub env_dir: Option<PathBuf>,
-    /// The command, run in the workspace (`/work`), e.g. `["python", "-m", "pytest", ...]`.
+    /// Trusted files of the host (the judge's runner, the case list): a relative path and its
+    /// bytes, shown read-only under `/judge` and never copied into the workspace, so nothing
+    /// a submission leaves can stand in for them.
+    pub judge: Vec<(String, Vec<u8>)>,
+    /// The command, run in the workspace (`/work`), e.g. `["python", "-I", "/judge/run.py"]`.
     pub argv: Vec<String>,
-    /// The relative path of the one result file read back after the command, e.g.
-    /// `report.xml`. Empty: read nothing back.
-    pub collect: String,
+    /// What comes back besides the output.
+    pub collect: Collect,
     /// Resource limits.
     pub limits: Limits,
 }
@@ -32,9 +35,10 @@ impl Job {
     {
         Job {
             inputs: Vec::new(),
+            judge: Vec::new(),
             env_dir: None,
             argv: argv.into_iter().map(Into::into).collect(),
-            collect: String::new(),
+            collect: Collect::Nothing,
             limits: Limits::default(),
         }
     }
@@ -54,8 +58,11 @@ impl Job {
         for (path, _) in &self.inputs {
             check_relative(path, "input")?;
         }
-        if !self.collect.is_empty() {
-            check_relative(&self.collect, "collect")?;
+        for (path, _) in &self.judge {
+            check_relative(path, "judge")?;
+        }
+        if let Collect::File(path) = &self.collect {
+            check_relative(path, "collect")?;
         }
         if let Some(env) = &self.env_dir {
             if !env.is_absolute() || env.to_str().is_none_or(|s| s.contains('\0')) {
@@ -77,7 +84,12 @@ impl Job {
                 )));
             }
         }
-        let total: u64 = self.inputs.iter().map(|(_, b)| b.len() as u64).sum();
+        let total: u64 = self
+            .inputs
+            .iter()
+            .chain(&self.judge)
+            .map(|(_, b)| b.len() as u64)
+            .sum();
         if total > self.limits.workspace_bytes {
             return Err(SandboxError::InvalidJob(format!(
                 "the inputs ({total} bytes) do not fit the workspace ({} bytes): raise \
@@ -86,6 +98,32 @@ impl Job {
             )));
         }
         self.limits.validate()
+    }
+}
+
+/// What a job sends back to the host besides its output.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Collect {
+    /// Nothing.
+    Nothing,
+    /// One result file, read by the sandbox's init after the command and everything it
+    /// started are gone: a relative path in the workspace, e.g. `report.xml`.
+    File(String),
+    /// A stream the command writes as it goes: its fd 4 is the result channel. Whatever it
+    /// wrote (up to `limits.collect_bytes`) comes back, also when the job times out, so
+    /// results written before the limit still count. Anything in the sandbox can write to
+    /// it, so the host must treat every byte as the submission's.
+    Stream,
+}
+
+impl Collect {
+    /// The wrapper's first argument: `none`, `file:<path>` or `stream`.
+    pub(crate) fn wrapper_arg(&self) -> String {
+        match self {
+            Collect::Nothing => "none".to_owned(),
+            Collect::File(path) => format!("file:{path}"),
+            Collect::Stream => "stream".to_owned(),
+        }
     }
 }
 
@@ -119,7 +157,7 @@ pub struct Limits {
     pub workspace_bytes: u64,
     /// Captured stdout and stderr together; the rest is read and discarded.
     pub output_bytes: usize,
-    /// Largest result file read back; a larger one is not collected.
+    /// Largest result file or stream read back; a larger one is not collected.
     pub collect_bytes: usize,
 }
 
@@ -184,8 +222,12 @@ pub struct Outcome {
     pub output: Vec<u8>,
     /// Whether more output was written (and discarded).
     pub output_truncated: bool,
-    /// The result file, if it existed, was a regular file, and fit `limits.collect_bytes`.
+    /// The result file, if it existed, was a regular file, and fit `limits.collect_bytes`;
+    /// or the stream ([`Collect::Stream`]), if it fit.
     pub collected: Option<Vec<u8>>,
+    /// More than `limits.collect_bytes` came back (the file or the stream), so nothing was
+    /// kept.
+    pub collected_truncated: bool,
     /// Wall time from spawning the sandbox until everything was gone.
     pub duration: Duration,
 }

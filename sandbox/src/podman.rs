@@ -39,6 +39,9 @@ pub const DEFAULT_IMAGE: &str = "localhost/wheelwright-sandbox:bookworm";
 /// the harness did not (the server died).
 const BACKSTOP_SECS: u64 = 30;
 
+/// The podman client's per-job working directories: `<prefix><server pid>-<random>`.
+pub(crate) const PODMAN_DIR_PREFIX: &str = "wheelwright-podman-";
+
 /// How to set up a [`PodmanSandbox`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PodmanConfig {
@@ -140,6 +143,7 @@ impl PodmanSandbox {
             program,
             engine,
         };
+        sandbox.sweep();
         let mut probe = Job::command(["/bin/true"]);
         probe.limits = Limits {
             wall: Duration::from_secs(60),
@@ -191,7 +195,14 @@ impl PodmanSandbox {
             ),
             // rm -f then kills at once (pid 1 ignores the default SIGTERM).
             "--stop-signal=KILL".into(),
-            format!("--volume={}:/in:ro", staging.display()),
+            format!(
+                "--volume={}:/in:ro",
+                staging.join(crate::bwrap::STAGED_INPUTS).display()
+            ),
+            format!(
+                "--volume={}:/judge:ro",
+                staging.join(crate::bwrap::STAGED_JUDGE).display()
+            ),
             "--workdir=/".into(),
         ];
         if self.engine == Engine::Podman {
@@ -226,11 +237,45 @@ impl PodmanSandbox {
             // its stdout.
             format!("exec 3>&2 2>&1\n{WRAPPER}"),
             "sh".into(),
-            job.collect.clone(),
+            job.collect.wrapper_arg(),
             l.collect_bytes.to_string(),
         ]);
         a.extend(job.argv.iter().cloned());
         a.into_iter().map(OsString::from).collect()
+    }
+
+    /// Removes what servers that are gone left behind: their containers (a container
+    /// outlives its client) and their job directories.
+    fn sweep(&self) {
+        crate::sweep::remove_stale_dirs(&self.config.staging_root, crate::bwrap::STAGING_PREFIX);
+        crate::sweep::remove_stale_dirs(&self.config.staging_root, PODMAN_DIR_PREFIX);
+        let listed = Command::new(&self.program)
+            .args([
+                "ps",
+                "-a",
+                "--filter",
+                "label=wheelwright.sandbox=1",
+                "--format",
+                "{{.Names}}",
+            ])
+            .env_clear()
+            .env("PATH", "/usr/sbin:/usr/bin:/sbin:/bin")
+            .stdin(Stdio::null())
+            .stderr(Stdio::null())
+            .output();
+        let Ok(listed) = listed else { return };
+        let me = std::process::id();
+        for name in String::from_utf8_lossy(&listed.stdout).lines() {
+            let stale = crate::sweep::owner_pid(name.trim(), "wheelwright-")
+                .is_some_and(|pid| pid != me && !crate::sweep::pid_alive(pid));
+            if stale {
+                tracing::info!(
+                    container = name,
+                    "removing a container whose server is gone"
+                );
+                let _ = self.remove_command(name.trim()).status();
+            }
+        }
     }
 
     /// `<program> rm -f <name>`: kills the container (SIGKILL, its stop signal) and removes
@@ -286,11 +331,11 @@ impl Sandbox for PodmanSandbox {
             std::process::id(),
             JOBS.fetch_add(1, Ordering::Relaxed)
         );
-        let staging = stage(&self.config.staging_root, &job.inputs, Some(uid))?;
+        let staging = stage(&self.config.staging_root, job, Some(uid))?;
         // The client's working directory, where conmon drops its `oom` marker file; private
         // to the server, removed with the job.
         let cwd = tempfile::Builder::new()
-            .prefix("wheelwright-podman-")
+            .prefix(&format!("{PODMAN_DIR_PREFIX}{}-", std::process::id()))
             .tempdir_in(&self.config.staging_root)
             .map_err(|source| SandboxError::Staging {
                 path: self.config.staging_root.clone(),
@@ -303,6 +348,7 @@ impl Sandbox for PodmanSandbox {
             cwd: Some(cwd.path().to_path_buf()),
             channel: Channel::Stderr,
             stop: Some(self.remove_command(&name)),
+            stream: job.collect == crate::Collect::Stream,
         };
         let outcome = run(launch, &job.limits, None);
         // Always, whatever happened: a client that died early leaves its container running.
@@ -596,7 +642,8 @@ mod tests {
             "--cpus=1",
             "--ulimit=nproc=256:256",
             "--runtime=runc",
-            "--volume=/tmp/s:/in:ro",
+            "--volume=/tmp/s/in:/in:ro",
+            "--volume=/tmp/s/judge:/judge:ro",
             "--volume=/var/tmp/env:/var/tmp/env:ro",
             "--env=PATH=/var/tmp/env/bin:/usr/local/bin:/usr/bin:/bin",
             "--read-only-tmpfs=false",

@@ -6,7 +6,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use common::{each_backend, processes_of, text};
-use wheelwright_sandbox::{DEFAULT_ENV_ROOT, EnvStep, Job, Limits, Status, ensure_env};
+use wheelwright_sandbox::{Collect, DEFAULT_ENV_ROOT, EnvStep, Job, Limits, Status, ensure_env};
 
 #[test]
 fn python_runs_and_the_result_file_comes_back() {
@@ -22,7 +22,7 @@ fn python_runs_and_the_result_file_comes_back() {
             ("data/in.txt".into(), b"shout".to_vec()),
             ("out/.keep".into(), vec![]),
         ];
-        job.collect = "out/result.txt".into();
+        job.collect = Collect::File("out/result.txt".into());
         job.limits = Limits {
             wall: Duration::from_secs(20),
             ..Limits::default()
@@ -35,7 +35,7 @@ fn python_runs_and_the_result_file_comes_back() {
 
         // A missing result file is None, and the exit code comes through.
         let mut job = Job::command(["python3", "-c", "raise SystemExit(4)"]);
-        job.collect = "missing.xml".into();
+        job.collect = Collect::File("missing.xml".into());
         let out = sb.run(&job).expect("run");
         assert_eq!((out.status, out.collected), (Status::Exited(4), None));
         assert_eq!(processes_of(b.base..b.base + 1), vec![]);
@@ -88,7 +88,7 @@ fn pytest_in_a_built_environment_writes_junit_xml() {
         b"def test_passes():\n    assert 1 + 1 == 2\n\ndef test_fails():\n    assert 1 + 1 == 3\n"
             .to_vec(),
     )];
-        job.collect = "report.xml".into();
+        job.collect = Collect::File("report.xml".into());
         job.limits = Limits {
             wall: Duration::from_secs(60),
             ..Limits::default()
@@ -133,4 +133,59 @@ fn podman_says_what_is_missing() {
         "{message}"
     );
     assert!(message.contains("scripts/podman-image"), "{message}");
+}
+
+#[test]
+fn judge_files_are_read_only_and_the_stream_comes_back_even_on_a_timeout() {
+    each_backend(65700, 1, |b| {
+        let sb = &*b.sandbox;
+        let runner = br#"
+import os, sys, time
+out = 4
+os.write(out, b"WWR first\n")
+try:
+    open("/judge/run.py", "a").write("x")
+    os.write(out, b"WWR judge writable\n")
+except OSError:
+    os.write(out, b"WWR judge read-only\n")
+os.write(out, ("WWR workspace %s\n" % sorted(os.listdir("/work"))).encode())
+if sys.argv[1] == "sleep":
+    time.sleep(60)
+if sys.argv[1] == "flood":
+    os.write(out, b"x" * (2 << 20))
+os.write(out, b"WWR last\n")
+"#;
+        let job = |mode: &str, wall: u64| {
+            let mut job = Job::command(["python3", "-I", "/judge/run.py", mode]);
+            job.inputs = vec![("submission.py".into(), b"x = 1\n".to_vec())];
+            job.judge = vec![("run.py".into(), runner.to_vec())];
+            job.collect = Collect::Stream;
+            job.limits = Limits {
+                wall: Duration::from_secs(wall),
+                collect_bytes: 1 << 20,
+                ..Limits::default()
+            };
+            job
+        };
+        let expected_start =
+            "WWR first\nWWR judge read-only\nWWR workspace ['.tmp', 'submission.py']\n";
+
+        let out = sb.run(&job("plain", 20)).expect("run");
+        assert_eq!(out.status, Status::Exited(0), "{}", text(&out.output));
+        let stream = text(out.collected.as_deref().expect("the stream"));
+        assert_eq!(stream, format!("{expected_start}WWR last\n"));
+        assert!(!out.collected_truncated);
+
+        // Killed at the wall limit: what was written before still comes back.
+        let out = sb.run(&job("sleep", 3)).expect("run");
+        assert_eq!(out.status, Status::TimedOut);
+        assert_eq!(
+            text(out.collected.as_deref().expect("the partial stream")),
+            expected_start
+        );
+
+        // Over the limit: nothing is kept, and the host is told.
+        let out = sb.run(&job("flood", 20)).expect("run");
+        assert_eq!((out.collected, out.collected_truncated), (None, true));
+    });
 }

@@ -12,7 +12,7 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use common::{each_backend, processes_of, python, short, text};
-use wheelwright_sandbox::Status;
+use wheelwright_sandbox::{Collect, Status};
 
 #[test]
 fn network_is_unreachable() {
@@ -385,7 +385,7 @@ sys.exit(3)
 "#,
             short(),
         );
-        job.collect = "report.xml".into();
+        job.collect = Collect::File("report.xml".into());
         let out = sb.run(&job).expect("run");
         let output = text(&out.output);
         assert!(
@@ -412,7 +412,7 @@ print("wrapper survived")
 "#,
             short(),
         );
-        job.collect = "report.xml".into();
+        job.collect = Collect::File("report.xml".into());
         let out = sb.run(&job).expect("run");
         let output = text(&out.output);
         assert_eq!(out.collected, None, "{output}");
