@@ -93,7 +93,7 @@ mod tests {
         for name in [
             format!("wheelwright-sandbox-{me}-live"),
             format!("wheelwright-sandbox-{dead}-dead"),
-            format!("wheelwright-sandbox-1-init"),
+            "wheelwright-sandbox-1-init".to_owned(),
             "unrelated".to_owned(),
         ] {
             fs::create_dir_all(root.path().join(&name).join("in")).expect("mkdir");
