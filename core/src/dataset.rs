@@ -97,6 +97,30 @@ pub struct DatasetManifest {
     pub repository: RepositorySource,
     /// Chain ids (directory names under `chains/`), in report order.
     pub chains: Vec<String>,
+    /// How the hidden tests run; omitted: as cases judged on the host.
+    #[serde(default, skip_serializing_if = "HiddenTests::is_cases")]
+    pub hidden_tests: HiddenTests,
+}
+
+/// `dataset.json` `"hidden_tests"`: how a turn's hidden tests run in the sandbox
+/// (`docs/hidden-tests.md`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum HiddenTests {
+    /// `cases.json` calls run in the sandbox; `expected.json` stays on the host, which
+    /// compares (`crate::hidden_tests::cases`). The default, and the only kind whose
+    /// verdicts a submission cannot forge without computing the results.
+    #[default]
+    Cases,
+    /// `tests/*.py` run as a hardened pytest session in the sandbox
+    /// (`crate::hidden_tests::pytest`), for tests that cannot be written as cases.
+    Pytest,
+}
+
+impl HiddenTests {
+    fn is_cases(&self) -> bool {
+        *self == Self::Cases
+    }
 }
 
 /// `chains/<chain>/chain.json`.
@@ -488,17 +512,46 @@ impl RepoReuseDataset {
                             .to_owned(),
                     );
                 }
-                if turn.tests.is_empty() {
-                    problem(
+                match self.manifest.hidden_tests {
+                    HiddenTests::Pytest if turn.tests.is_empty() => problem(
                         &format!("{}/tests", turn_dir(id, t)),
                         "no test files; run tools/generate_tests.py".to_owned(),
-                    );
+                    ),
+                    HiddenTests::Pytest => {}
+                    HiddenTests::Cases => match self.case_suite(chain, t - 1) {
+                        Err(message) => {
+                            problem(&format!("{}/cases.json", turn_dir(id, t)), message)
+                        }
+                        Ok(suite) if suite.expected_tests().is_empty() => problem(
+                            &format!("{}/cases.json", turn_dir(id, t)),
+                            "no cases: every turn needs hidden tests".to_owned(),
+                        ),
+                        Ok(_) => {}
+                    },
                 }
                 let module = tm.module_name();
                 earlier.extend(tm.functions.iter().map(|f| format!("{module}.{}", f.name)));
             }
         }
         problems
+    }
+
+    /// The case suite of turn `index` (0-based) of `chain`: its calls and expected values.
+    pub fn case_suite(
+        &self,
+        chain: &Chain,
+        index: usize,
+    ) -> Result<crate::hidden_tests::cases::CaseSuite, String> {
+        let turn = chain
+            .turns
+            .get(index)
+            .ok_or_else(|| format!("chain {:?} has no turn {}", chain.manifest.id, index + 1))?;
+        crate::hidden_tests::cases::CaseSuite::new(
+            &turn.manifest.module_name(),
+            self.manifest.repository.import(),
+            &turn.cases_json,
+            &turn.expected_json,
+        )
     }
 
     /// The input of [`crate::score::score_run`]: every chain runs on the one repository,
@@ -703,8 +756,11 @@ mod tests {
                 "test_turn.py".to_owned(),
                 "def test_x():\n    pass\n".to_owned(),
             )],
-            cases_json: "[]\n".to_owned(),
-            expected_json: "{}\n".to_owned(),
+            cases_json: "[{\"id\": \"a\", \"function\": \"f\", \"args\": \"[]\", \"compare\": \"exact\"}]\n"
+                .to_owned(),
+            expected_json:
+                "{\"cases\": [{\"id\": \"a\", \"function\": \"f\", \"compare\": \"exact\", \"expected\": 1}]}\n"
+                    .to_owned(),
         }
     }
 
@@ -720,6 +776,7 @@ mod tests {
                     import: "textkit".to_owned(),
                 }),
                 chains: vec!["slugs".to_owned()],
+                hidden_tests: HiddenTests::Cases,
             },
             chains: vec![Chain {
                 manifest: ChainManifest {

@@ -1,29 +1,24 @@
-//! Runs one turn's hidden tests on an agent's files in a sandbox and turns the JUnit report into a verdict.
+//! Runs one turn's hidden tests on an agent's files in a sandbox; the sandbox computes, core judges.
 //!
 //! RepoReuse, turn t of a chain: the workspace holds the agent's own files of turns 1..t
-//! (later turns overwrite earlier ones; never reference solutions), the turn's hidden test
-//! files and a canary test with a random name. The pinned repository and pytest come from a
-//! read-only environment ([`Environments`]). pytest runs inside the sandbox from the
-//! temporary workspace, which disappears with the sandbox. The verdict comes from
-//! [`wheelwright_core::hidden_tests::verdict`]. A turn without a file at its required path
-//! fails every test without running anything.
+//! (later turns overwrite earlier ones; never reference solutions) and nothing else. The
+//! judge's files are read-only under `/judge`: for a case suite the project's case runner
+//! and the turn's calls without their expected values; for a pytest suite the hardened
+//! runner, a trusted ini and the test files with canaries (`docs/hidden-tests.md`). The
+//! pinned repository and pytest come from a read-only environment ([`Environments`]). What
+//! the runner streams back is judged by `wheelwright_core::hidden_tests`. A turn without a
+//! file at its required path fails every test without running anything.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Mutex;
 use std::time::Duration;
 
-use wheelwright_core::dataset::{RepoReuseDataset, RepositorySource};
-use wheelwright_core::hidden_tests::{
-    ExpectedTest, RunEnd, TestOutcome, TestResult, Verdict, canary_source, expected_tests, verdict,
-};
-use wheelwright_sandbox::{Job, Limits, Sandbox, SandboxError, Status};
-
-/// The report pytest writes, relative to the workspace.
-const REPORT: &str = "wheelwright-report.xml";
-
-/// Where the sandbox shows a job's inputs, read-only (`wheelwright_sandbox::Job::inputs`).
-const INPUTS: &str = "/in";
+use wheelwright_core::dataset::{HiddenTests, RepoReuseDataset, RepositorySource};
+use wheelwright_core::hidden_tests::cases::{self, CaseSuite};
+use wheelwright_core::hidden_tests::pytest::PytestSuite;
+use wheelwright_core::hidden_tests::{ExpectedTest, RunEnd, TestOutcome, Verdict};
+use wheelwright_sandbox::{Collect, Job, Limits, Sandbox, SandboxError, Status};
 
 /// The pytest the environments get, pinned so reports are alike everywhere.
 pub(crate) const PYTEST: &str = "pytest==8.3.4";
@@ -40,6 +35,8 @@ pub(crate) enum RunError {
         "the dataset's repository is local ({0}); hidden tests run only for repositories pinned on PyPI"
     )]
     LocalRepository(String),
+    #[error("the dataset's hidden tests cannot run: {0}")]
+    Dataset(String),
 }
 
 /// The read-only Python environments, one per pinned repository, built on first use.
@@ -100,10 +97,10 @@ pub(crate) struct TurnTest<'a> {
     pub(crate) files: &'a [BTreeMap<String, String>],
 }
 
-/// A random test name no submission can predict: a canary per run.
-fn canary_name() -> String {
+/// A random seed no submission can predict (it picks the pytest canaries' names).
+fn random_seed() -> u64 {
     // std's RandomState is seeded from the operating system's randomness per process and
-    // mixed per instance, which is enough for a name that must not be guessable in advance.
+    // mixed per instance, which is enough for names that must not be guessable in advance.
     use std::hash::{BuildHasher, Hasher};
     let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
     hasher.write_u128(
@@ -111,14 +108,82 @@ fn canary_name() -> String {
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_nanos()),
     );
-    format!("test_wheelwright_canary_{:016x}", hasher.finish())
+    hasher.finish()
 }
 
-fn module_of(file: &str) -> String {
-    file.trim_end_matches(".py").replace('/', ".")
+/// A suite prepared for one run: how to judge what comes back.
+enum Prepared {
+    Cases(CaseSuite),
+    Pytest(PytestSuite),
+}
+
+impl Prepared {
+    fn expected_tests(&self) -> Vec<ExpectedTest> {
+        match self {
+            Self::Cases(s) => s.expected_tests(),
+            Self::Pytest(s) => s.expected_tests(),
+        }
+    }
+
+    fn verdict(&self, stream: Option<&[u8]>, truncated: bool, end: RunEnd) -> Verdict {
+        match self {
+            Self::Cases(s) => s.verdict(stream, truncated, end),
+            Self::Pytest(s) => s.verdict(stream, truncated, end),
+        }
+    }
+}
+
+/// The suite of `test`'s turn and the judge files and command that run it.
+fn prepare(
+    test: &TurnTest<'_>,
+) -> Result<(Prepared, Vec<(String, Vec<u8>)>, Vec<String>), RunError> {
+    let dataset = test.dataset;
+    let chain = &dataset.chains[test.chain];
+    let turn = &chain.turns[test.turn - 1];
+    let python = |runner: &str| {
+        ["python", "-I", &format!("/judge/{runner}")]
+            .map(str::to_owned)
+            .to_vec()
+    };
+    match dataset.manifest.hidden_tests {
+        HiddenTests::Cases => {
+            let suite = dataset
+                .case_suite(chain, test.turn - 1)
+                .map_err(RunError::Dataset)?;
+            let tool = |name: &str| {
+                dataset
+                    .tools
+                    .iter()
+                    .find(|(path, _)| path == &format!("tools/{name}"))
+                    .map(|(_, text)| (name.to_owned(), text.as_bytes().to_vec()))
+            };
+            let mut judge = vec![
+                ("run_cases.py".to_owned(), cases::RUNNER.as_bytes().to_vec()),
+                (cases::INPUT.to_owned(), suite.judge_input().into_bytes()),
+                tool("canon.py").ok_or_else(|| {
+                    RunError::Dataset(
+                        "the dataset has no tools/canon.py, which puts results in the canonical \
+                         form its expected values have"
+                            .to_owned(),
+                    )
+                })?,
+            ];
+            judge.extend(tool("prelude.py"));
+            Ok((Prepared::Cases(suite), judge, python("run_cases.py")))
+        }
+        HiddenTests::Pytest => {
+            let suite = PytestSuite::new(&turn.tests, random_seed());
+            let judge = suite.judge_files();
+            Ok((Prepared::Pytest(suite), judge, python("run_pytest.py")))
+        }
+    }
 }
 
 /// Runs `test` in `sandbox` with the environment `env_dir`; the verdict on every hidden test.
+///
+/// The workspace holds the agent's own files of turns 1..t and nothing else; the judge's
+/// files (runner, cases without expected values, or the pytest files) are read-only under
+/// `/judge`. The verdict comes from the result stream, judged here.
 pub(crate) fn run_turn(
     sandbox: &dyn Sandbox,
     env_dir: &std::path::Path,
@@ -128,12 +193,7 @@ pub(crate) fn run_turn(
     let chain = &test.dataset.chains[test.chain];
     let turn = &chain.turns[test.turn - 1];
     let module_path = &turn.manifest.module_path;
-    let mut expected: Vec<ExpectedTest> = Vec::new();
-    for (name, text) in &turn.tests {
-        if name.ends_with(".py") {
-            expected.extend(expected_tests(&module_of(name), text));
-        }
-    }
+    let (suite, judge, argv) = prepare(test)?;
     let mut workspace: BTreeMap<String, Vec<u8>> = BTreeMap::new();
     for files in test.files.iter().take(test.turn) {
         for (path, text) in files {
@@ -142,59 +202,19 @@ pub(crate) fn run_turn(
     }
     if !workspace.contains_key(module_path) {
         // D8: no file at the required path fails every test; nothing to run.
-        return Ok(Verdict {
-            tests: expected
-                .iter()
-                .map(|t| TestResult {
-                    module: t.module.clone(),
-                    name: t.name.clone(),
-                    outcome: TestOutcome::Failed,
-                    duration_s: 0.0,
-                    excerpt: format!("no file at {module_path}"),
-                })
-                .collect(),
-            passed: 0,
-            total: u32::try_from(expected.len()).unwrap_or(u32::MAX),
-            tampered: None,
-        });
+        return Ok(Verdict::all(
+            &suite.expected_tests(),
+            TestOutcome::Failed,
+            &format!("no file at {module_path}"),
+            None,
+        ));
     }
-    // The hidden tests are written last: an agent file of the same name never replaces them.
-    // pytest collects the read-only originals under /in (the sandbox keeps every input
-    // there), with /in as its root, so a conftest.py or pytest.ini the agent left in the
-    // writable workspace is not picked up, and the test files cannot be rewritten.
-    let mut test_files = Vec::new();
-    for (name, text) in &turn.tests {
-        workspace.insert(name.clone(), text.clone().into_bytes());
-        if name.ends_with(".py") {
-            test_files.push(format!("{INPUTS}/{name}"));
-        }
-    }
-    let canary = canary_name();
-    let canary_file = format!("{canary}.py");
-    workspace.insert(canary_file.clone(), canary_source(&canary).into_bytes());
-    test_files.push(format!("{INPUTS}/{canary_file}"));
-    let mut argv: Vec<String> = [
-        "python",
-        "-m",
-        "pytest",
-        "-q",
-        "-p",
-        "no:cacheprovider",
-        "-o",
-        "addopts=",
-        "--rootdir=/in",
-        "--junitxml",
-        REPORT,
-    ]
-    .iter()
-    .map(|s| (*s).to_owned())
-    .collect();
-    argv.extend(test_files);
     let job = Job {
         inputs: workspace.into_iter().collect(),
+        judge,
         env_dir: Some(env_dir.to_owned()),
         argv,
-        collect: REPORT.to_owned(),
+        collect: Collect::Stream,
         limits: Limits {
             wall: timeout,
             ..Limits::default()
@@ -204,15 +224,12 @@ pub(crate) fn run_turn(
     let end = match outcome.status {
         Status::TimedOut => RunEnd::TimedOut,
         Status::OutOfMemory => RunEnd::OutOfMemory,
-        Status::Exited(_) | Status::Signalled(_) => RunEnd::Finished,
+        Status::Exited(code) => RunEnd::Exited(code),
+        Status::Signalled(signal) => RunEnd::Signalled(signal),
     };
-    let report = outcome
-        .collected
-        .as_deref()
-        .map(|bytes| String::from_utf8_lossy(bytes).into_owned());
-    let canary = ExpectedTest {
-        module: canary.clone(),
-        name: canary,
-    };
-    Ok(verdict(report.as_deref(), end, &expected, &canary))
+    Ok(suite.verdict(
+        outcome.collected.as_deref(),
+        outcome.collected_truncated,
+        end,
+    ))
 }

@@ -137,7 +137,7 @@ pub struct PytestCounts {
 /// Counts the test cases of a JUnit XML report and those that passed (failed, errored and
 /// skipped ones do not); a missing or unreadable report counts nothing.
 pub fn parse_junit(xml: &str) -> PytestCounts {
-    let cases = wheelwright_core::hidden_tests::cases(xml).unwrap_or_default();
+    let cases = wheelwright_core::hidden_tests::junit::testcases(xml).unwrap_or_default();
     let passed = cases.iter().filter(|c| c.outcome.passed()).count();
     PytestCounts {
         collected: cases.len(),
