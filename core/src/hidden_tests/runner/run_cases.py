@@ -1,6 +1,7 @@
 # Wheelwright's case runner: calls the submitted functions on each case and streams results.
 #
-# Run in the sandbox as `python -I /judge/run_cases.py`, with fd 4 as the result channel.
+# Run in the sandbox as `python -I /judge/run_cases.py`, with fd 4 as the result channel
+# (`run_cases.py JUDGE_DIR WORK_DIR` runs it elsewhere, as the fixture generator does).
 # It reads /judge/cases.json ({"module", "cases": [{"id", "function", "args", "kwargs"?,
 # "compare"}]}: no expected values), evaluates each case's arguments with the dataset's
 # prelude (/judge/prelude.py) in scope, calls the function of the module under test, and
@@ -23,6 +24,8 @@ import time
 
 OUT = 4
 MAX_RECORD = 1 << 20
+JUDGE = sys.argv[1] if len(sys.argv) > 1 else "/judge"
+WORK = sys.argv[2] if len(sys.argv) > 2 else "/work"
 
 
 def emit(record):
@@ -54,12 +57,13 @@ def describe(error):
 
 
 def main():
-    with open("/judge/cases.json", encoding="utf-8") as f:
+    with open(os.path.join(JUDGE, "cases.json"), encoding="utf-8") as f:
         spec = json.load(f)
-    as_kind = load("/judge/canon.py")["as_kind"]
-    prelude = load("/judge/prelude.py") if os.path.exists("/judge/prelude.py") else {}
-    sys.path.append("/work")
-    os.chdir("/work")
+    as_kind = load(os.path.join(JUDGE, "canon.py"))["as_kind"]
+    prelude_path = os.path.join(JUDGE, "prelude.py")
+    prelude = load(prelude_path) if os.path.exists(prelude_path) else {}
+    sys.path.append(WORK)
+    os.chdir(WORK)
     import importlib
 
     written = 0

@@ -1,6 +1,7 @@
 # Wheelwright's pytest runner: a hardened pytest session whose plugin streams each test's result as it finishes.
 #
-# Run in the sandbox as `python -I /judge/run_pytest.py`, with fd 4 as the result channel.
+# Run in the sandbox as `python -I /judge/run_pytest.py`, with fd 4 as the result channel
+# (`run_pytest.py JUDGE_DIR WORK_DIR` runs it elsewhere, as the fixture generator does).
 # The test files are judge files under /judge/tests (read-only, never in the workspace);
 # /judge/pytest.json lists them. The session is started so that nothing the submission
 # leaves in its workspace changes how it runs:
@@ -21,6 +22,8 @@ import os
 import sys
 
 OUT = 4
+JUDGE = sys.argv[1] if len(sys.argv) > 1 else "/judge"
+WORK = sys.argv[2] if len(sys.argv) > 2 else "/work"
 os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
 os.environ.pop("PYTEST_ADDOPTS", None)
 os.environ.pop("PYTEST_PLUGINS", None)
@@ -48,13 +51,13 @@ class Stream:
         emit({"end": int(exitstatus)})
 
 
-with open("/judge/pytest.json", encoding="utf-8") as f:
+with open(os.path.join(JUDGE, "pytest.json"), encoding="utf-8") as f:
     files = json.load(f)["files"]
-sys.path.append("/work")
-os.chdir("/work")
+sys.path.append(WORK)
+os.chdir(WORK)
 pytest.main(
-    ["-c", "/judge/pytest.ini", "--rootdir=/judge", "--noconftest", "-p", "no:cacheprovider",
-     "-q", "-o", "addopts="] + ["/judge/" + f for f in files],
+    ["-c", os.path.join(JUDGE, "pytest.ini"), "--rootdir=" + JUDGE, "--noconftest",
+     "-p", "no:cacheprovider", "-q", "-o", "addopts="] + [os.path.join(JUDGE, f) for f in files],
     plugins=[Stream()],
 )
 sys.stdout.flush()
