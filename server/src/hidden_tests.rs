@@ -111,13 +111,21 @@ fn random_seed() -> u64 {
     hasher.finish()
 }
 
-/// A suite prepared for one run: how to judge what comes back.
-enum Prepared {
+/// A turn's suite, ready to judge what comes back.
+enum Suite {
     Cases(CaseSuite),
     Pytest(PytestSuite),
 }
 
-impl Prepared {
+/// A suite prepared for one run: how to judge, and what the sandbox runs.
+struct Prepared {
+    suite: Suite,
+    /// The judge's files, read-only under `/judge`.
+    judge: Vec<(String, Vec<u8>)>,
+    argv: Vec<String>,
+}
+
+impl Suite {
     fn expected_tests(&self) -> Vec<ExpectedTest> {
         match self {
             Self::Cases(s) => s.expected_tests(),
@@ -134,9 +142,7 @@ impl Prepared {
 }
 
 /// The suite of `test`'s turn and the judge files and command that run it.
-fn prepare(
-    test: &TurnTest<'_>,
-) -> Result<(Prepared, Vec<(String, Vec<u8>)>, Vec<String>), RunError> {
+fn prepare(test: &TurnTest<'_>) -> Result<Prepared, RunError> {
     let dataset = test.dataset;
     let chain = &dataset.chains[test.chain];
     let turn = &chain.turns[test.turn - 1];
@@ -169,12 +175,20 @@ fn prepare(
                 })?,
             ];
             judge.extend(tool("prelude.py"));
-            Ok((Prepared::Cases(suite), judge, python("run_cases.py")))
+            Ok(Prepared {
+                suite: Suite::Cases(suite),
+                judge,
+                argv: python("run_cases.py"),
+            })
         }
         HiddenTests::Pytest => {
             let suite = PytestSuite::new(&turn.tests, random_seed());
             let judge = suite.judge_files();
-            Ok((Prepared::Pytest(suite), judge, python("run_pytest.py")))
+            Ok(Prepared {
+                suite: Suite::Pytest(suite),
+                judge,
+                argv: python("run_pytest.py"),
+            })
         }
     }
 }
@@ -193,7 +207,7 @@ pub(crate) fn run_turn(
     let chain = &test.dataset.chains[test.chain];
     let turn = &chain.turns[test.turn - 1];
     let module_path = &turn.manifest.module_path;
-    let (suite, judge, argv) = prepare(test)?;
+    let Prepared { suite, judge, argv } = prepare(test)?;
     let mut workspace: BTreeMap<String, Vec<u8>> = BTreeMap::new();
     for files in test.files.iter().take(test.turn) {
         for (path, text) in files {
