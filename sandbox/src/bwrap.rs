@@ -318,7 +318,7 @@ impl Sandbox for BwrapSandbox {
             stop: None,
             stream: job.collect == crate::Collect::Stream,
         };
-        let outcome = run(launch, &job.limits, cgroup);
+        let outcome = run(launch, &job.limits, job.stop.as_ref(), cgroup);
         let path = staging.path().to_path_buf();
         if let Err(e) = staging.close() {
             tracing::warn!(path = %path.display(), error = %e, "cannot remove a staging directory");

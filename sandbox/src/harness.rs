@@ -137,6 +137,7 @@ enum Event {
 pub(crate) fn run(
     launch: Launch,
     limits: &Limits,
+    stop_flag: Option<&crate::job::StopFlag>,
     mut cgroup: Option<JobCgroup>,
 ) -> Result<Outcome, SandboxError> {
     let start = Instant::now();
@@ -225,11 +226,13 @@ pub(crate) fn run(
 
     let deadline = start + limits.wall;
     let mut timed_out = false;
-    let exit = match rx.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
+    let mut stopped = false;
+    let exit = match wait(&rx, deadline, stop_flag) {
         Ok(Event::Exited(status)) => Some(status),
         Ok(_) | Err(mpsc::RecvTimeoutError::Disconnected) => None,
         Err(mpsc::RecvTimeoutError::Timeout) => {
-            timed_out = true;
+            stopped = stop_flag.is_some_and(crate::job::StopFlag::is_raised);
+            timed_out = !stopped;
             if let Some(mut stop) = stop.take() {
                 let stopped = stop
                     .stdin(Stdio::null())
@@ -297,7 +300,9 @@ pub(crate) fn run(
         output.extend_from_slice(&frame[frame.len().saturating_sub(room)..]);
     }
     oom |= parsed.as_ref().is_some_and(|f| f.oom);
-    let status = if timed_out {
+    let status = if stopped {
+        Status::Stopped
+    } else if timed_out {
         Status::TimedOut
     } else if oom {
         Status::OutOfMemory
@@ -308,6 +313,7 @@ pub(crate) fn run(
     };
     // A stream counts as far as it got: on a timeout there is no frame, and every byte is the
     // stream. A file is only read after the command ended, so a timeout leaves none.
+    let timed_out = timed_out || stopped;
     let (collected, collected_truncated) = if launch.stream {
         if frame_truncated {
             (None, true)
@@ -332,6 +338,28 @@ pub(crate) fn run(
         collected_truncated,
         duration,
     })
+}
+
+/// Waits for the job thread's next event until `deadline`, or until `stop` is raised (then
+/// as if the deadline had passed).
+fn wait(
+    rx: &mpsc::Receiver<Event>,
+    deadline: Instant,
+    stop: Option<&crate::job::StopFlag>,
+) -> Result<Event, mpsc::RecvTimeoutError> {
+    // A raised flag is noticed within this long.
+    const POLL: Duration = Duration::from_millis(50);
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() || stop.is_some_and(crate::job::StopFlag::is_raised) {
+            return Err(mpsc::RecvTimeoutError::Timeout);
+        }
+        let step = if stop.is_some() { left.min(POLL) } else { left };
+        match rx.recv_timeout(step) {
+            Err(mpsc::RecvTimeoutError::Timeout) => continue,
+            other => return other,
+        }
+    }
 }
 
 /// Marks every open descriptor above stderr close-on-exec, so that none reaches the sandbox.

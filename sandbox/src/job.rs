@@ -24,6 +24,35 @@ pub struct Job {
     pub collect: Collect,
     /// Resource limits.
     pub limits: Limits,
+    /// Raised by the host to stop the job early (a cancelled run): everything is killed as
+    /// at the wall limit, and the status is [`Status::Stopped`].
+    pub stop: Option<StopFlag>,
+}
+
+/// A flag the host raises to stop a running job; clones share it.
+#[derive(Debug, Clone, Default)]
+pub struct StopFlag(std::sync::Arc<std::sync::atomic::AtomicBool>);
+
+impl StopFlag {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Stops the job (within about 50 ms) or, if it has not started, stops it at its start.
+    pub fn raise(&self) {
+        self.0.store(true, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    pub fn is_raised(&self) -> bool {
+        self.0.load(std::sync::atomic::Ordering::Relaxed)
+    }
+}
+
+/// Two flags are equal when they are the same flag.
+impl PartialEq for StopFlag {
+    fn eq(&self, other: &Self) -> bool {
+        std::sync::Arc::ptr_eq(&self.0, &other.0)
+    }
 }
 
 impl Job {
@@ -40,6 +69,7 @@ impl Job {
             argv: argv.into_iter().map(Into::into).collect(),
             collect: Collect::Nothing,
             limits: Limits::default(),
+            stop: None,
         }
     }
 
@@ -211,6 +241,8 @@ pub enum Status {
     TimedOut,
     /// The kernel's out-of-memory killer fired inside the job's memory limit.
     OutOfMemory,
+    /// The host raised the job's [`StopFlag`]; everything was killed.
+    Stopped,
 }
 
 /// What a finished job produced.

@@ -26,7 +26,7 @@ mod sweep;
 pub use bwrap::{BwrapConfig, BwrapSandbox};
 pub use env::{DEFAULT_ENV_ROOT, DEFAULT_PYTHON, EnvOptions, EnvStep, ensure_env, ensure_env_with};
 pub use error::SandboxError;
-pub use job::{Collect, Job, Limits, Outcome, Status};
+pub use job::{Collect, Job, Limits, Outcome, Status, StopFlag};
 pub use podman::{
     DEFAULT_IMAGE, ImageOptions, ImageStep, PodmanConfig, PodmanSandbox, ensure_image,
 };

@@ -350,7 +350,7 @@ impl Sandbox for PodmanSandbox {
             stop: Some(self.remove_command(&name)),
             stream: job.collect == crate::Collect::Stream,
         };
-        let outcome = run(launch, &job.limits, None);
+        let outcome = run(launch, &job.limits, job.stop.as_ref(), None);
         // Always, whatever happened: a client that died early leaves its container running.
         match self.remove_command(&name).status() {
             Ok(s) if s.success() || self.engine == Engine::Docker => {}

@@ -189,3 +189,24 @@ os.write(out, b"WWR last\n")
         assert_eq!((out.collected, out.collected_truncated), (None, true));
     });
 }
+
+#[test]
+fn a_raised_stop_flag_ends_the_job_at_once() {
+    each_backend(65750, 1, |b| {
+        let mut job = Job::command(["sleep", "60"]);
+        let flag = wheelwright_sandbox::StopFlag::new();
+        job.stop = Some(flag.clone());
+        job.limits = Limits {
+            wall: Duration::from_secs(60),
+            ..Limits::default()
+        };
+        let raiser = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(1500));
+            flag.raise();
+        });
+        let out = b.sandbox.run(&job).expect("run");
+        raiser.join().unwrap();
+        assert_eq!(out.status, Status::Stopped, "{}", text(&out.output));
+        assert!(out.duration < Duration::from_secs(15), "{:?}", out.duration);
+    });
+}

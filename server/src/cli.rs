@@ -151,6 +151,14 @@ pub struct TestArgs {
     /// 63000 for podman]; give each server or test command on a host its own range.
     #[arg(long, env = "WHEELWRIGHT_UID_BASE")]
     pub uid_base: Option<u32>,
+    /// A run's hidden tests may take this many seconds per turn on average: a run of n
+    /// turns gets n times this in all; once spent, its remaining turns fail as timed out.
+    #[arg(long, env = "WHEELWRIGHT_TURN_BUDGET", default_value_t = 30)]
+    pub turn_budget: u64,
+    /// The bearer token that may cancel hidden-test jobs (`POST /api/v1/jobs/{id}/cancel`);
+    /// without one, cancelling is refused.
+    #[arg(long, env = "WHEELWRIGHT_MAINTAINER_TOKEN", hide_env_values = true)]
+    pub maintainer_token: Option<String>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -178,6 +186,9 @@ impl TestArgs {
             turn_timeout: std::time::Duration::from_secs(self.turn_timeout.max(1)),
             uid_base: self.uid_base,
             test_baselines,
+            turn_budget: std::time::Duration::from_secs(self.turn_budget.max(1)),
+            maintainer_token: self.maintainer_token.clone().filter(|t| !t.is_empty()),
+            retry_delay: crate::jobs::DEFAULT_RETRY_DELAY,
         }
     }
 }

@@ -18,7 +18,7 @@ use wheelwright_core::dataset::{HiddenTests, RepoReuseDataset, RepositorySource}
 use wheelwright_core::hidden_tests::cases::{self, CaseSuite};
 use wheelwright_core::hidden_tests::pytest::PytestSuite;
 use wheelwright_core::hidden_tests::{ExpectedTest, RunEnd, TestOutcome, Verdict};
-use wheelwright_sandbox::{Collect, Job, Limits, Sandbox, SandboxError, Status};
+use wheelwright_sandbox::{Collect, Job, Limits, Sandbox, SandboxError, Status, StopFlag};
 
 /// The pytest the environments get, pinned so reports are alike everywhere.
 pub(crate) const PYTEST: &str = "pytest==8.3.4";
@@ -37,6 +37,8 @@ pub(crate) enum RunError {
     LocalRepository(String),
     #[error("the dataset's hidden tests cannot run: {0}")]
     Dataset(String),
+    #[error("the test run was stopped (its job was cancelled)")]
+    Stopped,
 }
 
 /// The read-only Python environments, one per pinned repository, built on first use.
@@ -193,6 +195,11 @@ fn prepare(test: &TurnTest<'_>) -> Result<Prepared, RunError> {
     }
 }
 
+/// The tests of `test`'s turn (for a turn that fails without running).
+pub(crate) fn expected_tests(test: &TurnTest<'_>) -> Result<Vec<ExpectedTest>, RunError> {
+    Ok(prepare(test)?.suite.expected_tests())
+}
+
 /// Runs `test` in `sandbox` with the environment `env_dir`; the verdict on every hidden test.
 ///
 /// The workspace holds the agent's own files of turns 1..t and nothing else; the judge's
@@ -203,6 +210,7 @@ pub(crate) fn run_turn(
     env_dir: &std::path::Path,
     test: &TurnTest<'_>,
     timeout: Duration,
+    stop: Option<StopFlag>,
 ) -> Result<Verdict, RunError> {
     let chain = &test.dataset.chains[test.chain];
     let turn = &chain.turns[test.turn - 1];
@@ -233,6 +241,7 @@ pub(crate) fn run_turn(
             wall: timeout,
             ..Limits::default()
         },
+        stop,
     };
     let outcome = sandbox.run(&job)?;
     let end = match outcome.status {
@@ -240,6 +249,7 @@ pub(crate) fn run_turn(
         Status::OutOfMemory => RunEnd::OutOfMemory,
         Status::Exited(code) => RunEnd::Exited(code),
         Status::Signalled(signal) => RunEnd::Signalled(signal),
+        Status::Stopped => return Err(RunError::Stopped),
     };
     Ok(suite.verdict(
         outcome.collected.as_deref(),

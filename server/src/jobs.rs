@@ -1,41 +1,75 @@
-//! The hidden-test job queue: jobs persisted in SQLite, run by a bounded pool of workers, resumed after a restart, progress broadcast to listeners.
+//! The hidden-test job queue: jobs persisted in SQLite, served turn by turn round robin over runs, within a time budget per run, retried, cancellable, resumed after a restart.
 //!
 //! A job runs the hidden tests of every turn of one stored run. Its state lives in the
 //! database, never only in memory:
-//! - `POST /api/v1/runs/{id}/tests` inserts it `queued` (one job per run);
-//! - a worker claims the oldest queued job with a single `UPDATE ... RETURNING`, so two
-//!   workers never take the same job;
-//! - each finished turn is committed with its per-test results in one transaction, keyed by
-//!   (job, chain, turn): after a crash the job is re-queued at start and resumes after the
-//!   last committed turn, and no turn can have two results;
+//! - `POST /api/v1/runs/{id}/tests` inserts it `queued` (one job per run), with a budget of
+//!   sandbox seconds (the run's turns times `--turn-budget`); a job that `failed` or was
+//!   `cancelled` can be queued again and resumes where it stopped;
+//! - a worker claims ONE TURN at a time, of the job served least recently (never-served jobs
+//!   first), with a single `UPDATE ... RETURNING` that also marks the job busy, so two
+//!   workers never take the same job and a run of 3,000 slow turns cannot hold the queue:
+//!   every other run gets a turn in between;
+//! - each finished turn is committed with its per-test results and the time it spent in
+//!   one transaction, keyed by (job, chain, turn): after a crash the job is re-queued at
+//!   start and resumes after the last committed turn, and no turn can have two results;
+//! - a turn runs with at most the budget left as its time limit; once the budget is spent,
+//!   the turns left fail as timed out without running;
+//! - a failed attempt (a full disk, PyPI unreachable for the environment) is retried after
+//!   [`crate::TestConfig::retry_delay`], four times longer each time; the third failure in a
+//!   row fails the job, which can then be queued again;
+//! - `POST /api/v1/jobs/{id}/cancel` (maintainers, with the bearer token) cancels a job and
+//!   stops its running sandbox at once;
 //! - the last turn's commit also re-scores the run with the test results and marks the job
 //!   `done`, in one transaction.
 //!
 //! Progress (turn i of n, tests passed so far) goes to a broadcast channel that the
 //! server-sent-events route forwards to browsers.
 
-use std::collections::BTreeMap;
-use std::sync::Arc;
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use sqlx::SqlitePool;
 use tokio::sync::{Notify, broadcast};
-use wheelwright_core::hidden_tests::Verdict;
+use wheelwright_core::hidden_tests::{TestOutcome, Verdict};
 use wheelwright_core::metrics::pass_rate::TestResults;
-use wheelwright_sandbox::Sandbox;
+use wheelwright_sandbox::{Sandbox, StopFlag};
 
 use crate::datasets::{Catalog, LoadedDataset};
-use crate::hidden_tests::{Environments, TurnTest, run_turn};
+use crate::hidden_tests::{Environments, RunError, TurnTest, expected_tests, run_turn};
 
 pub(crate) use wheelwright_core::hidden_tests::JobProgress as Progress;
 
-/// Why a job was not queued.
+/// Default average seconds a run's tests may take per turn.
+pub(crate) const DEFAULT_TURN_BUDGET: Duration = Duration::from_secs(30);
+
+/// Default wait before the first retry of a failed attempt.
+pub(crate) const DEFAULT_RETRY_DELAY: Duration = Duration::from_secs(5);
+
+/// Failed attempts in a row after which a job fails.
+const MAX_ATTEMPTS: i64 = 3;
+
+/// The shortest time limit a turn is given while budget is left.
+const MIN_TURN_TIMEOUT: Duration = Duration::from_secs(1);
+
+/// The time of day as the database writes it.
+const NOW: &str = "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')";
+
+/// Why a job was not queued or cancelled.
 #[derive(Debug, thiserror::Error)]
 pub(crate) enum QueueError {
     #[error("no run {0}; GET /api/v1/runs lists them")]
     UnknownRun(i64),
+    #[error("no job {0}; jobs are created by POST /api/v1/runs/{{id}}/tests")]
+    UnknownJob(i64),
     #[error("run {run} already has hidden-test job {job}; GET /api/v1/jobs/{job} shows it")]
     Exists { run: i64, job: i64 },
+    #[error("job {job} is {state}; only queued or running jobs can be cancelled")]
+    NotCancellable { job: i64, state: String },
+    #[error(
+        "cancelling a job needs the server's maintainer token: send it as `Authorization: Bearer <token>`"
+    )]
+    Unauthorized,
     #[error(
         "this server has no sandbox to run hidden tests in ({0}); start it as root on Linux with bubblewrap installed"
     )]
@@ -53,6 +87,11 @@ pub(crate) struct Queue {
     events: broadcast::Sender<Progress>,
     wake: Notify,
     timeout: Duration,
+    turn_budget: Duration,
+    maintainer_token: Option<String>,
+    retry_delay: Duration,
+    /// The stop flag of each job whose turn runs now, so cancelling stops the sandbox.
+    running: Mutex<HashMap<i64, StopFlag>>,
 }
 
 /// How the queue runs jobs.
@@ -60,10 +99,14 @@ pub(crate) struct QueueConfig {
     /// The sandbox, or why there is none (jobs then cannot be queued).
     pub(crate) sandbox: Result<Arc<dyn Sandbox>, String>,
     pub(crate) environments: Arc<Environments>,
-    /// Jobs run at once.
+    /// Turns run at once (each takes one sandbox slot).
     pub(crate) workers: usize,
     /// Time limit of one turn's test run.
     pub(crate) turn_timeout: Duration,
+    /// Average seconds per turn a run may spend.
+    pub(crate) turn_budget: Duration,
+    pub(crate) maintainer_token: Option<String>,
+    pub(crate) retry_delay: Duration,
 }
 
 /// Default workers: one core is left for the server itself.
@@ -73,6 +116,26 @@ pub(crate) fn default_workers() -> usize {
         .max(1)
 }
 
+/// A turn of a job, claimed by a worker.
+#[derive(sqlx::FromRow)]
+struct Claim {
+    id: i64,
+    run_id: i64,
+    spent_s: f64,
+    budget_s: Option<f64>,
+    attempts: i64,
+}
+
+/// What serving a claim did.
+enum Served {
+    /// A turn was run (or failed for lack of budget) and committed.
+    Turn,
+    /// Every turn was committed; the job is done.
+    Finished,
+    /// The job was cancelled meanwhile; nothing was committed.
+    Cancelled,
+}
+
 impl Queue {
     /// Re-queues jobs a previous process left running and starts the workers.
     pub(crate) async fn start(
@@ -80,10 +143,12 @@ impl Queue {
         catalog: Arc<Catalog>,
         config: QueueConfig,
     ) -> anyhow::Result<Arc<Self>> {
-        let requeued = sqlx::query("UPDATE test_job SET state = 'queued' WHERE state = 'running'")
-            .execute(&pool)
-            .await?
-            .rows_affected();
+        let requeued = sqlx::query(
+            "UPDATE test_job SET state = 'queued', busy = 0 WHERE state = 'running' OR busy = 1",
+        )
+        .execute(&pool)
+        .await?
+        .rows_affected();
         if requeued > 0 {
             tracing::info!(
                 requeued,
@@ -99,6 +164,10 @@ impl Queue {
             events,
             wake: Notify::new(),
             timeout: config.turn_timeout,
+            turn_budget: config.turn_budget,
+            maintainer_token: config.maintainer_token,
+            retry_delay: config.retry_delay,
+            running: Mutex::new(HashMap::new()),
         });
         if queue.sandbox.is_ok() {
             for worker in 0..config.workers.max(1) {
@@ -109,7 +178,8 @@ impl Queue {
         Ok(queue)
     }
 
-    /// Queues the hidden tests of `run`; the job's id.
+    /// Queues the hidden tests of `run`, or queues its failed or cancelled job again (it
+    /// resumes after its last committed turn); the job's id.
     pub(crate) async fn enqueue(&self, run: i64) -> Result<i64, QueueError> {
         if let Err(why) = &self.sandbox {
             return Err(QueueError::NoSandbox(why.clone()));
@@ -120,29 +190,86 @@ impl Queue {
             .await
             .map_err(anyhow::Error::from)?;
         let turns = turns.ok_or(QueueError::UnknownRun(run))?;
-        let inserted: Option<i64> = sqlx::query_scalar(
-            "INSERT INTO test_job (run_id, state, turns_total, created_at)
-             VALUES (?, 'queued', ?, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
-             ON CONFLICT (run_id) DO NOTHING RETURNING id",
-        )
+        let budget = self.turn_budget.as_secs_f64() * turns as f64;
+        let inserted: Option<i64> = sqlx::query_scalar(&format!(
+            "INSERT INTO test_job (run_id, state, turns_total, budget_s, created_at)
+             VALUES (?, 'queued', ?, ?, {NOW})
+             ON CONFLICT (run_id) DO NOTHING RETURNING id"
+        ))
         .bind(run)
         .bind(turns)
+        .bind(budget)
         .fetch_optional(&self.pool)
         .await
         .map_err(anyhow::Error::from)?;
-        let Some(job) = inserted else {
-            let job: i64 = sqlx::query_scalar("SELECT id FROM test_job WHERE run_id = ?")
+        let job = match inserted {
+            Some(job) => job,
+            None => {
+                let requeued: Option<i64> = sqlx::query_scalar(
+                    "UPDATE test_job SET state = 'queued', attempts = 0, error = NULL,
+                         retry_at = NULL, finished_at = NULL
+                     WHERE run_id = ? AND state IN ('failed', 'cancelled') RETURNING id",
+                )
                 .bind(run)
-                .fetch_one(&self.pool)
+                .fetch_optional(&self.pool)
                 .await
                 .map_err(anyhow::Error::from)?;
-            return Err(QueueError::Exists { run, job });
+                match requeued {
+                    Some(job) => job,
+                    None => {
+                        let job: i64 =
+                            sqlx::query_scalar("SELECT id FROM test_job WHERE run_id = ?")
+                                .bind(run)
+                                .fetch_one(&self.pool)
+                                .await
+                                .map_err(anyhow::Error::from)?;
+                        return Err(QueueError::Exists { run, job });
+                    }
+                }
+            }
         };
-        self.wake.notify_one();
-        if let Ok(Some(progress)) = self.progress(job).await {
-            let _ = self.events.send(progress);
-        }
+        self.wake.notify_waiters();
+        self.publish(job, None).await;
         Ok(job)
+    }
+
+    /// Cancels `job` if `token` is the maintainer token: it stops at once (a running
+    /// sandbox is stopped; its turn is not committed) and can be queued again later.
+    pub(crate) async fn cancel(&self, job: i64, token: Option<&str>) -> Result<(), QueueError> {
+        let authorised = match (&self.maintainer_token, token) {
+            (Some(want), Some(got)) => constant_time_eq(want.as_bytes(), got.as_bytes()),
+            _ => false,
+        };
+        if !authorised {
+            return Err(QueueError::Unauthorized);
+        }
+        let cancelled = sqlx::query(&format!(
+            "UPDATE test_job SET state = 'cancelled', finished_at = {NOW},
+                 error = 'cancelled by a maintainer'
+             WHERE id = ? AND state IN ('queued', 'running')"
+        ))
+        .bind(job)
+        .execute(&self.pool)
+        .await
+        .map_err(anyhow::Error::from)?;
+        if cancelled.rows_affected() == 0 {
+            let state: Option<String> =
+                sqlx::query_scalar("SELECT state FROM test_job WHERE id = ?")
+                    .bind(job)
+                    .fetch_optional(&self.pool)
+                    .await
+                    .map_err(anyhow::Error::from)?;
+            return Err(match state {
+                None => QueueError::UnknownJob(job),
+                Some(state) => QueueError::NotCancellable { job, state },
+            });
+        }
+        if let Some(flag) = self.flags().get(&job) {
+            flag.raise();
+        }
+        tracing::info!(job, "hidden-test job cancelled");
+        self.publish(job, None).await;
+        Ok(())
     }
 
     /// Listens to every job's progress.
@@ -179,13 +306,25 @@ impl Queue {
         }))
     }
 
-    async fn claim(&self) -> anyhow::Result<Option<(i64, i64)>> {
-        Ok(sqlx::query_as(
-            "UPDATE test_job SET state = 'running', attempts = attempts + 1,
-                 started_at = coalesce(started_at, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
-             WHERE id = (SELECT id FROM test_job WHERE state = 'queued' ORDER BY id LIMIT 1)
-             RETURNING id, run_id",
-        )
+    fn flags(&self) -> std::sync::MutexGuard<'_, HashMap<i64, StopFlag>> {
+        self.running
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Takes one turn of the job served least recently, if any is ready.
+    async fn claim(&self) -> anyhow::Result<Option<Claim>> {
+        Ok(sqlx::query_as(&format!(
+            "UPDATE test_job SET state = 'running', busy = 1, last_served_at = {NOW},
+                 started_at = coalesce(started_at, {NOW})
+             WHERE id = (
+                 SELECT id FROM test_job
+                 WHERE state IN ('queued', 'running') AND busy = 0
+                     AND (retry_at IS NULL OR retry_at <= {NOW})
+                 ORDER BY last_served_at IS NOT NULL, last_served_at, id
+                 LIMIT 1)
+             RETURNING id, run_id, spent_s, budget_s, attempts"
+        ))
         .fetch_optional(&self.pool)
         .await?)
     }
@@ -193,32 +332,76 @@ impl Queue {
     async fn work(self: Arc<Self>, worker: usize) {
         loop {
             match self.claim().await {
-                Ok(Some((job, run))) => {
-                    tracing::info!(worker, job, run, "hidden-test job started");
-                    if let Err(error) = self.run_job(job, run).await {
-                        tracing::error!(job, "hidden-test job failed: {error:#}");
-                        let _ = sqlx::query(
-                            "UPDATE test_job SET state = 'failed', error = ?,
-                                 finished_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
-                             WHERE id = ?",
-                        )
-                        .bind(format!("{error:#}"))
-                        .bind(job)
-                        .execute(&self.pool)
-                        .await;
-                        self.publish(job, None).await;
+                Ok(Some(claim)) => {
+                    let (job, run, attempts) = (claim.id, claim.run_id, claim.attempts);
+                    tracing::debug!(worker, job, run, "hidden-test turn claimed");
+                    match self.serve(&claim).await {
+                        Ok(Served::Turn) => {}
+                        Ok(Served::Finished) => tracing::info!(job, run, "hidden-test job done"),
+                        Ok(Served::Cancelled) => self.release(job).await,
+                        Err(error) => self.failed_attempt(job, attempts + 1, &error).await,
                     }
+                    self.publish(job, None).await;
                 }
                 Ok(None) => {
-                    // Woken by enqueue; the timeout is a backstop for a missed wake-up.
+                    // Woken by enqueue; the timeout wakes retries that came due and is a
+                    // backstop for a missed wake-up.
                     let _ =
-                        tokio::time::timeout(Duration::from_secs(5), self.wake.notified()).await;
+                        tokio::time::timeout(Duration::from_secs(1), self.wake.notified()).await;
                 }
                 Err(error) => {
-                    tracing::error!("cannot claim a hidden-test job: {error:#}");
+                    tracing::error!("cannot claim a hidden-test turn: {error:#}");
                     tokio::time::sleep(Duration::from_secs(5)).await;
                 }
             }
+        }
+    }
+
+    /// Lets other workers take the job again.
+    async fn release(&self, job: i64) {
+        let _ = sqlx::query("UPDATE test_job SET busy = 0 WHERE id = ?")
+            .bind(job)
+            .execute(&self.pool)
+            .await;
+    }
+
+    /// Records a failed attempt: a retry later, or, at the limit, a failed job.
+    async fn failed_attempt(&self, job: i64, attempts: i64, error: &anyhow::Error) {
+        tracing::error!(job, attempts, "hidden-test attempt failed: {error:#}");
+        let result = if attempts >= MAX_ATTEMPTS {
+            sqlx::query(&format!(
+                "UPDATE test_job SET state = 'failed', busy = 0, attempts = ?, error = ?,
+                     finished_at = {NOW}
+                 WHERE id = ? AND state = 'running'"
+            ))
+            .bind(attempts)
+            .bind(format!(
+                "failed {attempts} times in a row: {}; queue it again with POST /api/v1/runs/{{id}}/tests",
+                client_message(error)
+            ))
+            .bind(job)
+            .execute(&self.pool)
+            .await
+        } else {
+            let delay = self.retry_delay * 4u32.pow(u32::try_from(attempts - 1).unwrap_or(0));
+            sqlx::query(
+                "UPDATE test_job SET busy = 0, attempts = ?, error = ?,
+                     retry_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now', ?)
+                 WHERE id = ? AND state = 'running'",
+            )
+            .bind(attempts)
+            .bind(format!(
+                "attempt {attempts} failed ({}); retrying in {} s",
+                client_message(error),
+                delay.as_secs_f64()
+            ))
+            .bind(format!("+{:.3} seconds", delay.as_secs_f64()))
+            .bind(job)
+            .execute(&self.pool)
+            .await
+        };
+        if let Err(e) = result {
+            tracing::error!(job, "cannot record the failed attempt: {e:#}");
         }
     }
 
@@ -231,7 +414,9 @@ impl Queue {
         }
     }
 
-    async fn run_job(&self, job: i64, run: i64) -> anyhow::Result<()> {
+    /// Runs the next turn of the claimed job and commits it, or finalises the job.
+    async fn serve(&self, claim: &Claim) -> anyhow::Result<Served> {
+        let (job, run) = (claim.id, claim.run_id);
         let sandbox = self
             .sandbox
             .as_ref()
@@ -245,6 +430,37 @@ impl Queue {
         let loaded = self.catalog.get(&name, &version).ok_or_else(|| {
             anyhow::anyhow!("dataset {name} {version} of run {run} is not served any more")
         })?;
+        let done: Vec<(String, i64)> =
+            sqlx::query_as("SELECT chain, turn FROM test_turn WHERE job_id = ?")
+                .bind(job)
+                .fetch_all(&self.pool)
+                .await?;
+        let next = loaded
+            .dataset
+            .chains
+            .iter()
+            .enumerate()
+            .find_map(|(c, chain)| {
+                let id = &chain.manifest.id;
+                (1..=chain.turns.len())
+                    .find(|t| {
+                        !done
+                            .iter()
+                            .any(|(dc, dt)| dc == id && usize::try_from(*dt) == Ok(*t))
+                    })
+                    .map(|t| (c, t))
+            });
+        let Some((c, t)) = next else {
+            // Every turn was committed but the job was not finalised (the last turn's commit
+            // finalises, so only an interrupted finalisation lands here).
+            let tests = self.test_results(job).await?;
+            let report = crate::runs::rescored(&self.pool, Arc::clone(&loaded), run, tests).await?;
+            let mut tx = self.pool.begin().await?;
+            finalise(&mut tx, job, run, &report).await?;
+            tx.commit().await?;
+            return Ok(Served::Finished);
+        };
+        let chain_id = loaded.dataset.chains[c].manifest.id.clone();
         self.publish(job, Some("preparing the Python environment".to_owned()))
             .await;
         let env_dir = {
@@ -258,32 +474,52 @@ impl Queue {
             .await??
         };
         let files = stored_files(&self.pool, run).await?;
-        let done: Vec<(String, i64)> =
-            sqlx::query_as("SELECT chain, turn FROM test_turn WHERE job_id = ?")
-                .bind(job)
-                .fetch_all(&self.pool)
-                .await?;
-        for (c, chain) in loaded.dataset.chains.iter().enumerate() {
-            let id = &chain.manifest.id;
-            let chain_files: Vec<BTreeMap<String, String>> = (1..=chain.turns.len())
-                .map(|t| files.get(&(id.clone(), t)).cloned().unwrap_or_default())
-                .collect();
-            for t in 1..=chain.turns.len() {
-                if done
-                    .iter()
-                    .any(|(dc, dt)| dc == id && usize::try_from(*dt) == Ok(t))
-                {
-                    continue;
-                }
-                self.publish(job, Some(format!("testing {id} turn {t}")))
+        let chain_files: Vec<BTreeMap<String, String>> = (1..=t)
+            .map(|turn| {
+                files
+                    .get(&(chain_id.clone(), turn))
+                    .cloned()
+                    .unwrap_or_default()
+            })
+            .collect();
+        let left = claim
+            .budget_s
+            .map(|budget| Duration::from_secs_f64((budget - claim.spent_s).max(0.0)));
+        let started = Instant::now();
+        let verdict = match left {
+            Some(left) if left < MIN_TURN_TIMEOUT => {
+                let budget = claim.budget_s.unwrap_or_default();
+                let test = TurnTest {
+                    dataset: &loaded.dataset,
+                    chain: c,
+                    turn: t,
+                    files: &chain_files,
+                };
+                Verdict::all(
+                    &expected_tests(&test)?,
+                    TestOutcome::TimedOut,
+                    &format!("the run's time budget of {budget:.0} s was spent before this turn"),
+                    None,
+                )
+            }
+            _ => {
+                let timeout = left.map_or(self.timeout, |left| left.min(self.timeout));
+                self.publish(job, Some(format!("testing {chain_id} turn {t}")))
                     .await;
-                let started = Instant::now();
-                let verdict = {
-                    let sandbox = Arc::clone(&sandbox);
+                let flag = StopFlag::new();
+                self.flags().insert(job, flag.clone());
+                // Read after the flag is in place: a cancel that came first is seen here, one
+                // that comes later finds the flag and raises it.
+                let state: String = sqlx::query_scalar("SELECT state FROM test_job WHERE id = ?")
+                    .bind(job)
+                    .fetch_one(&self.pool)
+                    .await?;
+                if state == "cancelled" {
+                    self.flags().remove(&job);
+                    return Ok(Served::Cancelled);
+                }
+                let outcome = {
                     let loaded = Arc::clone(&loaded);
-                    let env_dir = env_dir.clone();
-                    let chain_files = chain_files.clone();
-                    let timeout = self.timeout;
                     tokio::task::spawn_blocking(move || {
                         run_turn(
                             sandbox.as_ref(),
@@ -295,46 +531,35 @@ impl Queue {
                                 files: &chain_files,
                             },
                             timeout,
+                            Some(flag),
                         )
                     })
-                    .await??
+                    .await
                 };
-                let report = if self.is_last_turn(job, &loaded).await? {
-                    let mut tests = self.test_results(job).await?;
-                    tests.insert((id.clone(), t), verdict.results());
-                    Some(crate::runs::rescored(&self.pool, Arc::clone(&loaded), run, tests).await?)
-                } else {
-                    None
-                };
-                self.commit_turn(
-                    job,
-                    run,
-                    id,
-                    t,
-                    &verdict,
-                    started.elapsed(),
-                    report.as_ref(),
-                )
-                .await?;
-                self.publish(job, None).await;
+                self.flags().remove(&job);
+                match outcome? {
+                    Ok(verdict) => verdict,
+                    Err(RunError::Stopped) => return Ok(Served::Cancelled),
+                    Err(e) => return Err(e.into()),
+                }
             }
-        }
-        // Every turn was committed before this attempt, but the job was not finalised (the
-        // last turn's commit finalises, so only an interrupted finalisation lands here).
-        let state: String = sqlx::query_scalar("SELECT state FROM test_job WHERE id = ?")
-            .bind(job)
-            .fetch_one(&self.pool)
+        };
+        let elapsed = started.elapsed();
+        let report = if self.is_last_turn(job, &loaded).await? {
+            let mut tests = self.test_results(job).await?;
+            tests.insert((chain_id.clone(), t), verdict.results());
+            Some(crate::runs::rescored(&self.pool, Arc::clone(&loaded), run, tests).await?)
+        } else {
+            None
+        };
+        let finished = self
+            .commit_turn(job, run, &chain_id, t, &verdict, elapsed, report.as_ref())
             .await?;
-        if state != "done" {
-            let tests = self.test_results(job).await?;
-            let report = crate::runs::rescored(&self.pool, Arc::clone(&loaded), run, tests).await?;
-            let mut tx = self.pool.begin().await?;
-            finalise(&mut tx, job, run, &report).await?;
-            tx.commit().await?;
-            self.publish(job, None).await;
-        }
-        tracing::info!(job, run, "hidden-test job done");
-        Ok(())
+        Ok(if finished {
+            Served::Finished
+        } else {
+            Served::Turn
+        })
     }
 
     async fn is_last_turn(&self, job: i64, loaded: &LoadedDataset) -> anyhow::Result<bool> {
@@ -368,8 +593,9 @@ impl Queue {
         Ok(tests)
     }
 
-    /// Commits one turn's results; with `report` (the last turn), also the re-scored run
-    /// and the job's end, in the same transaction.
+    /// Commits one turn's results and the time it spent, and releases the job; with
+    /// `report` (the last turn), also the re-scored run and the job's end, in the same
+    /// transaction, unless the job was cancelled meanwhile. Whether the job is done.
     #[allow(clippy::too_many_arguments)]
     async fn commit_turn(
         &self,
@@ -380,7 +606,7 @@ impl Queue {
         verdict: &Verdict,
         elapsed: Duration,
         report: Option<&wheelwright_core::score::RunReport>,
-    ) -> anyhow::Result<()> {
+    ) -> anyhow::Result<bool> {
         let turn = i64::try_from(turn)?;
         let mut tx = self.pool.begin().await?;
         let passed = verdict.results().passed;
@@ -418,12 +644,47 @@ impl Queue {
             .execute(&mut *tx)
             .await?;
         }
-        if let Some(report) = report {
-            finalise(&mut tx, job, run, report).await?;
-        }
+        let state: String = sqlx::query_scalar(
+            "UPDATE test_job SET busy = 0, attempts = 0, error = NULL, retry_at = NULL,
+                 spent_s = spent_s + ?
+             WHERE id = ? RETURNING state",
+        )
+        .bind(elapsed.as_secs_f64())
+        .bind(job)
+        .fetch_one(&mut *tx)
+        .await?;
+        let finished = match report {
+            Some(report) if state == "running" => {
+                finalise(&mut tx, job, run, report).await?;
+                true
+            }
+            _ => false,
+        };
         tx.commit().await?;
-        Ok(())
+        Ok(finished)
     }
+}
+
+/// What a client may read of an internal error: its message without host paths.
+fn client_message(error: &anyhow::Error) -> String {
+    let text = error.to_string();
+    // Sandbox and environment errors name staging and environment directories.
+    let scrubbed: Vec<String> = text
+        .split_whitespace()
+        .map(|word| {
+            if word.starts_with('/') || word.contains("/tmp/") || word.contains("wheelwright-") {
+                "<path>".to_owned()
+            } else {
+                word.to_owned()
+            }
+        })
+        .collect();
+    wheelwright_core::hidden_tests::truncate(&scrubbed.join(" "), 300)
+}
+
+/// Compares two secrets in time that depends on their lengths only.
+fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
 /// Files of a stored run by (chain, turn).
@@ -454,13 +715,34 @@ async fn finalise(
     report: &wheelwright_core::score::RunReport,
 ) -> anyhow::Result<()> {
     crate::runs::write_rescore(tx, run, report).await?;
-    sqlx::query(
-        "UPDATE test_job SET state = 'done', error = NULL,
-             finished_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
-         WHERE id = ?",
-    )
+    sqlx::query(&format!(
+        "UPDATE test_job SET state = 'done', busy = 0, error = NULL, finished_at = {NOW}
+         WHERE id = ?"
+    ))
     .bind(job)
     .execute(&mut **tx)
     .await?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn client_messages_name_no_host_path() {
+        let e = anyhow::anyhow!(
+            "cannot stage /tmp/wheelwright-sandbox-12-ab/in/x.py: No space left on device (os error 28)"
+        );
+        let said = client_message(&e);
+        assert!(!said.contains("/tmp"), "{said}");
+        assert!(said.contains("No space left on device"), "{said}");
+    }
+
+    #[test]
+    fn secrets_compare_exactly() {
+        assert!(constant_time_eq(b"token", b"token"));
+        assert!(!constant_time_eq(b"token", b"tokem"));
+        assert!(!constant_time_eq(b"token", b"token2"));
+    }
 }

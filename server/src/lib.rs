@@ -69,6 +69,16 @@ pub struct TestConfig {
     /// Queue the hidden tests of every baseline at start (the public site wants their pass
     /// rates; tests of the server itself do not).
     pub test_baselines: bool,
+    /// A run's tests may take this long per turn on average: its budget is this times its
+    /// turns, and the turns left once it is spent fail as timed out without running. With
+    /// the queue's round robin, this bounds what one run of sleeping modules costs.
+    pub turn_budget: std::time::Duration,
+    /// The bearer token that may cancel jobs; `None`: nobody may.
+    pub maintainer_token: Option<String>,
+    /// How long a job waits before it retries after a failed attempt (a full disk, PyPI
+    /// unreachable); each further retry waits four times as long, and the third failure in a
+    /// row fails the job (which can then be queued again).
+    pub retry_delay: std::time::Duration,
 }
 
 /// A sandbox backend.
@@ -91,6 +101,9 @@ impl Default for TestConfig {
             turn_timeout: hidden_tests::DEFAULT_TURN_TIMEOUT,
             uid_base: None,
             test_baselines: false,
+            turn_budget: jobs::DEFAULT_TURN_BUDGET,
+            maintainer_token: None,
+            retry_delay: jobs::DEFAULT_RETRY_DELAY,
         }
     }
 }
@@ -165,6 +178,9 @@ impl AppState {
                 )),
                 workers: config.tests.workers,
                 turn_timeout: config.tests.turn_timeout,
+                turn_budget: config.tests.turn_budget,
+                maintainer_token: config.tests.maintainer_token.clone(),
+                retry_delay: config.tests.retry_delay,
             },
         )
         .await?;

@@ -104,6 +104,7 @@ pub(crate) fn run(
                             files: &chain_files[c],
                         },
                         config.turn_timeout,
+                        None,
                     )
                     .map_err(anyhow::Error::from);
                     if let Ok(v) = &verdict {

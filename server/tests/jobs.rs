@@ -169,3 +169,275 @@ async fn without_a_sandbox_tests_cannot_be_queued() {
         "no sandbox to run hidden tests in",
     );
 }
+
+/// A router whose hidden tests run as `tests` says (one worker unless it says otherwise).
+async fn app_with(tests: wheelwright_server::TestConfig) -> TestApp {
+    let dir = tempfile::tempdir().unwrap();
+    let config = wheelwright_server::ServeConfig {
+        addr: "127.0.0.1:0".parse().unwrap(),
+        data_dir: dir.path().join("data"),
+        app_dir: dir.path().join("no-app"),
+        datasets_dir: real_dataset().parent().unwrap().to_path_buf(),
+        cache_dir: wheelwright_server::dataset::default_cache_dir(),
+        tests,
+    };
+    let state = wheelwright_server::AppState::open(&config).await.unwrap();
+    TestApp {
+        router: wheelwright_server::router(state),
+        dir,
+    }
+}
+
+/// Uploads a run whose road-audit turns 1..=`turns` hold `module` at their module paths
+/// (the other turns are missing); its id.
+async fn upload_module(app: &TestApp, model: &str, module: &str, turns: usize) -> i64 {
+    let dataset = wheelwright_server::dataset::load_dir(&real_dataset()).unwrap();
+    let chain = dataset
+        .chains
+        .iter()
+        .find(|c| c.manifest.id == "road-audit")
+        .unwrap();
+    let mut lines = vec![
+        serde_json::json!({"metadata": {
+        "model": model, "harness": "test", "memory": "none", "date": "2026-12-01",
+        "dataset": {"name": "reporeuse-networkx", "version": "1"}}})
+        .to_string(),
+    ];
+    for (i, turn) in chain.turns.iter().take(turns).enumerate() {
+        lines.push(
+            serde_json::json!({
+                "instance_id": format!("road-audit/turn-{}", i + 1),
+                "files": {turn.manifest.module_path.clone(): module},
+            })
+            .to_string(),
+        );
+    }
+    let reply = post_bytes(app, "/api/v1/runs", lines.join("\n")).await;
+    assert_eq!(reply.status, StatusCode::CREATED, "{}", reply.text());
+    reply.json()["id"].as_i64().unwrap()
+}
+
+async fn queue_tests(app: &TestApp, run: i64) -> i64 {
+    let reply = post_bytes(app, &format!("/api/v1/runs/{run}/tests"), Vec::new()).await;
+    assert_eq!(reply.status, StatusCode::ACCEPTED, "{}", reply.text());
+    reply.json()["job"].as_i64().unwrap()
+}
+
+/// Polls the job until `done(progress)` or `limit` passes; the last progress.
+async fn wait_for(
+    app: &TestApp,
+    job: i64,
+    limit: std::time::Duration,
+    done: impl Fn(&Value) -> bool,
+) -> Value {
+    let start = std::time::Instant::now();
+    loop {
+        let progress = get(app, &format!("/api/v1/jobs/{job}")).await.json();
+        if done(&progress) {
+            return progress;
+        }
+        assert!(start.elapsed() < limit, "job {job} still {progress:#}");
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+}
+
+/// The database of a test app, opened beside the server (to read the order turns ran in).
+async fn database(app: &TestApp) -> sqlx::SqlitePool {
+    sqlx::SqlitePool::connect(&format!(
+        "sqlite:{}",
+        app.dir.path().join("data/wheelwright.sqlite").display()
+    ))
+    .await
+    .unwrap()
+}
+
+const SLEEPS_FOREVER: &str = "import time\ntime.sleep(3600)\n";
+
+#[tokio::test]
+async fn turns_of_queued_runs_are_served_round_robin_needs_bwrap() {
+    let app = app_with(wheelwright_server::TestConfig {
+        workers: 1,
+        ..wheelwright_server::TestConfig::default()
+    })
+    .await;
+    // Turn 1 of each run takes two seconds; the other 19 turns have no file (failed at once).
+    let slow = "import time\ntime.sleep(2)\n";
+    let a = upload_module(&app, "first", slow, 1).await;
+    let b = upload_module(&app, "second", &format!("{slow}# b\n"), 1).await;
+    let job_a = queue_tests(&app, a).await;
+    let job_b = queue_tests(&app, b).await;
+    for job in [job_a, job_b] {
+        wait_for(&app, job, std::time::Duration::from_secs(300), |p| {
+            p["state"] == "done"
+        })
+        .await;
+    }
+    let order: Vec<i64> = sqlx::query_scalar("SELECT job_id FROM test_turn ORDER BY rowid")
+        .fetch_all(&database(&app).await)
+        .await
+        .unwrap();
+    assert_eq!(order.len(), 40);
+    // The second run's first turn did not wait for the first run's twenty.
+    let first_b = order.iter().position(|&j| j == job_b).unwrap();
+    assert!(first_b <= 1, "{order:?}");
+    // Then they alternate while both have turns left.
+    assert!(
+        order.windows(2).all(|w| w[0] != w[1]),
+        "turns did not alternate: {order:?}"
+    );
+}
+
+#[tokio::test]
+async fn a_run_over_its_time_budget_fails_its_remaining_turns_without_running_them_needs_bwrap() {
+    // 20 turns at 0.1 s each: a budget of 2 s, spent by the first sleeping turn.
+    let app = app_with(wheelwright_server::TestConfig {
+        workers: 1,
+        turn_timeout: std::time::Duration::from_secs(20),
+        turn_budget: std::time::Duration::from_millis(100),
+        ..wheelwright_server::TestConfig::default()
+    })
+    .await;
+    let run = upload_module(&app, "sleeper", SLEEPS_FOREVER, 5).await;
+    let started = std::time::Instant::now();
+    let job = queue_tests(&app, run).await;
+    let last = wait_for(&app, job, std::time::Duration::from_secs(120), |p| {
+        p["state"] == "done"
+    })
+    .await;
+    assert_eq!(last["tests_passed"], 0);
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(60),
+        "five sleeping turns took {:?}",
+        started.elapsed()
+    );
+    let pool = database(&app).await;
+    let spent: f64 = sqlx::query_scalar("SELECT sum(duration_s) FROM test_turn WHERE job_id = ?")
+        .bind(job)
+        .fetch_one(&pool)
+        .await
+        .unwrap();
+    assert!(spent < 10.0, "the run spent {spent} s of a 2 s budget");
+    // The first turn ran into the budget; the later sleeping turns never ran.
+    let outcomes: Vec<(i64, String, String)> = sqlx::query_as(
+        "SELECT turn, outcome, excerpt FROM test_result WHERE job_id = ? AND chain = 'road-audit'",
+    )
+    .bind(job)
+    .fetch_all(&pool)
+    .await
+    .unwrap();
+    assert!(
+        outcomes.iter().all(|(_, o, _)| o == "timed_out"),
+        "{outcomes:?}"
+    );
+    assert!(
+        outcomes
+            .iter()
+            .filter(|(t, _, _)| *t >= 2)
+            .all(|(_, _, e)| e.contains("time budget")),
+        "{outcomes:?}"
+    );
+}
+
+#[tokio::test]
+async fn maintainers_cancel_a_job_at_once_and_it_can_be_queued_again_needs_bwrap() {
+    let app = app_with(wheelwright_server::TestConfig {
+        workers: 1,
+        maintainer_token: Some("s3cret-token".to_owned()),
+        ..wheelwright_server::TestConfig::default()
+    })
+    .await;
+    let run = upload_module(&app, "stuck", SLEEPS_FOREVER, 1).await;
+    let job = queue_tests(&app, run).await;
+    wait_for(&app, job, std::time::Duration::from_secs(60), |p| {
+        p["state"] == "running"
+    })
+    .await;
+    // Let the sandbox start.
+    tokio::time::sleep(std::time::Duration::from_secs(2)).await;
+    let cancel = |token: Option<&'static str>| {
+        let mut request = axum::http::Request::post(format!("/api/v1/jobs/{job}/cancel"));
+        if let Some(token) = token {
+            request = request.header("authorization", format!("Bearer {token}"));
+        }
+        common::send(&app, request.body(axum::body::Body::empty()).unwrap())
+    };
+    for token in [None, Some("wrong")] {
+        assert_api_error(
+            &cancel(token).await,
+            StatusCode::UNAUTHORIZED,
+            "needs the server's maintainer token",
+        );
+    }
+    let started = std::time::Instant::now();
+    let reply = cancel(Some("s3cret-token")).await;
+    assert_eq!(reply.status, StatusCode::OK, "{}", reply.text());
+    assert_eq!(reply.json()["state"], "cancelled");
+    // The sandbox stops at once; the stopped turn is not committed.
+    wait_for(&app, job, std::time::Duration::from_secs(10), |p| {
+        p["state"] == "cancelled" && p["turns_done"] == 0
+    })
+    .await;
+    let pool = database(&app).await;
+    let busy = || async {
+        sqlx::query_scalar::<_, i64>("SELECT busy FROM test_job WHERE id = ?")
+            .bind(job)
+            .fetch_one(&pool)
+            .await
+            .unwrap()
+    };
+    while busy().await == 1 {
+        assert!(started.elapsed() < std::time::Duration::from_secs(10));
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    assert_api_error(
+        &cancel(Some("s3cret-token")).await,
+        StatusCode::CONFLICT,
+        "is cancelled",
+    );
+    // Queued again, it runs again (and is cancelled again, to end the test).
+    assert_eq!(queue_tests(&app, run).await, job);
+    wait_for(&app, job, std::time::Duration::from_secs(60), |p| {
+        p["state"] == "running"
+    })
+    .await;
+    assert_eq!(cancel(Some("s3cret-token")).await.status, StatusCode::OK);
+}
+
+#[tokio::test]
+async fn a_failing_environment_is_retried_then_fails_and_can_be_queued_again_needs_bwrap() {
+    // Environments cannot be built under a regular file: every attempt fails.
+    let dir = tempfile::tempdir().unwrap();
+    let blocker = dir.path().join("not-a-directory");
+    std::fs::write(&blocker, "x").unwrap();
+    let app = app_with(wheelwright_server::TestConfig {
+        workers: 1,
+        env_root: blocker.join("envs"),
+        retry_delay: std::time::Duration::from_millis(200),
+        ..wheelwright_server::TestConfig::default()
+    })
+    .await;
+    let run = upload_module(&app, "retried", "x = 1\n", 1).await;
+    let job = queue_tests(&app, run).await;
+    // Retried after 0.2 s, then 0.8 s, then the third failure fails the job.
+    let last = wait_for(&app, job, std::time::Duration::from_secs(60), |p| {
+        p["state"] == "failed"
+    })
+    .await;
+    let message = last["message"].as_str().unwrap();
+    assert!(message.starts_with("failed 3 times in a row"), "{message}");
+    assert!(!message.contains(dir.path().to_str().unwrap()), "{message}");
+    let attempts: i64 = sqlx::query_scalar("SELECT attempts FROM test_job WHERE id = ?")
+        .bind(job)
+        .fetch_one(&database(&app).await)
+        .await
+        .unwrap();
+    assert_eq!(attempts, 3);
+    // A failed job is not stuck: it can be queued again.
+    assert_eq!(queue_tests(&app, run).await, job);
+    assert_eq!(
+        get(&app, &format!("/api/v1/jobs/{job}")).await.json()["state"]
+            .as_str()
+            .map(|s| s == "queued" || s == "running"),
+        Some(true)
+    );
+}

@@ -199,7 +199,7 @@ pub(crate) fn unreported(end: RunEnd) -> (TestOutcome, String) {
 }
 
 /// `text` trimmed and cut to at most `max` bytes (on a character boundary), with `…` when cut.
-pub(crate) fn truncate(text: &str, max: usize) -> String {
+pub fn truncate(text: &str, max: usize) -> String {
     let text = text.trim();
     if text.len() <= max {
         return text.to_owned();

@@ -1,11 +1,14 @@
 //! Hidden-test jobs: queue a run's tests, read their state and results, follow their progress live (server-sent events).
 //!
-//! - `POST /runs/{id}/tests`: queue the run's hidden tests (202, or 409 when queued before).
+//! - `POST /runs/{id}/tests`: queue the run's hidden tests, or queue its failed or cancelled
+//!   job again (202; 409 while it is queued, running or done).
 //! - `GET /runs/{id}/tests`: the job's state, per turn passed/total and whether the report
 //!   was tampered with, and per test its name and outcome. Failure text is never sent: it
 //!   may quote the hidden tests.
 //! - `GET /jobs/{id}`: the job's progress; `GET /jobs/{id}/events`: the same as a
 //!   `text/event-stream`, one `progress` event per change, ending when the job ends.
+//! - `POST /jobs/{id}/cancel`: maintainers (the bearer token) stop a job; `POST
+//!   /runs/{id}/tests` queues a failed or cancelled job again.
 
 use std::convert::Infallible;
 use std::time::Duration;
@@ -26,8 +29,9 @@ use crate::jobs::{Progress, QueueError};
 impl From<QueueError> for AppError {
     fn from(error: QueueError) -> Self {
         let status = match &error {
-            QueueError::UnknownRun(_) => StatusCode::NOT_FOUND,
-            QueueError::Exists { .. } => StatusCode::CONFLICT,
+            QueueError::UnknownRun(_) | QueueError::UnknownJob(_) => StatusCode::NOT_FOUND,
+            QueueError::Exists { .. } | QueueError::NotCancellable { .. } => StatusCode::CONFLICT,
+            QueueError::Unauthorized => StatusCode::UNAUTHORIZED,
             QueueError::NoSandbox(_) => StatusCode::SERVICE_UNAVAILABLE,
             QueueError::Internal(_) => return Self::Internal(anyhow::anyhow!(error)),
         };
@@ -138,6 +142,23 @@ pub(crate) async fn results(
         tests,
     })
     .into_response())
+}
+
+/// `POST /jobs/{id}/cancel` with `Authorization: Bearer <maintainer token>`: the job stops
+/// (its running sandbox too) and can be queued again later.
+pub(crate) async fn cancel(
+    State(state): State<AppState>,
+    Path(job): Path<String>,
+    headers: axum::http::HeaderMap,
+) -> Result<Json<Progress>, AppError> {
+    let job = super::positive_id(&job, "job")?;
+    let token = headers
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "))
+        .map(str::trim);
+    state.queue.cancel(job, token).await?;
+    Ok(Json(progress_of(&state, job).await?))
 }
 
 async fn progress_of(state: &AppState, job: i64) -> Result<Progress, AppError> {

@@ -53,6 +53,7 @@ pub fn router(state: AppState) -> Router {
         .route("/runs/{id}/tests", get(jobs::results).post(jobs::queue))
         .route("/jobs/{id}", get(jobs::get))
         .route("/jobs/{id}/events", get(jobs::events))
+        .route("/jobs/{id}/cancel", post(jobs::cancel))
         .route("/openapi.json", get(openapi::get))
         .route(
             "/analyze",
