@@ -330,7 +330,7 @@ pub(crate) fn RunPage() -> impl IntoView {
                             <tr>
                                 <th>"chain"</th>
                                 <th class="num">"turn"</th>
-                                <th>"module"</th>
+                                <th>"group"</th>
                                 <th>"test"</th>
                                 <th>"outcome"</th>
                             </tr>
@@ -342,7 +342,14 @@ pub(crate) fn RunPage() -> impl IntoView {
         })
     };
 
-    let has_job = move || progress.with(Option::is_some);
+    // A failed or cancelled job can be queued again; it resumes where it stopped.
+    let stopped = move || {
+        progress.with(|p| {
+            p.as_ref()
+                .is_some_and(|p| matches!(p.state.as_str(), "failed" | "cancelled"))
+        })
+    };
+    let can_queue = move || progress.with(Option::is_none) || stopped();
     view! {
         <section class="run-page">
             <nav class="breadcrumbs"><a href="/runs">"Runs"</a> " / " {move || id.get().map(|i| format!("run {i}"))}</nav>
@@ -353,14 +360,14 @@ pub(crate) fn RunPage() -> impl IntoView {
                     "The dataset's hidden tests run in a sandbox on the server; their results "
                     "give the run its pass and resolve rates."
                 </p>
-                <Show when=move || !has_job()>
+                <Show when=can_queue>
                     <button
                         id="run-tests"
                         class="button primary"
                         on:click=queue
                         disabled=move || queueing.get() || run.with(|r| !matches!(r, Some(Ok(_))))
                     >
-                        "Run hidden tests"
+                        {move || if stopped() { "Run the remaining hidden tests" } else { "Run hidden tests" }}
                     </button>
                 </Show>
                 <TestProgress progress=progress />
