@@ -143,12 +143,14 @@ impl Queue {
         catalog: Arc<Catalog>,
         config: QueueConfig,
     ) -> anyhow::Result<Arc<Self>> {
-        let requeued = sqlx::query(
-            "UPDATE test_job SET state = 'queued', busy = 0 WHERE state = 'running' OR busy = 1",
-        )
-        .execute(&pool)
-        .await?
-        .rows_affected();
+        // No worker of a previous process holds a turn any more.
+        sqlx::query("UPDATE test_job SET busy = 0 WHERE busy = 1")
+            .execute(&pool)
+            .await?;
+        let requeued = sqlx::query("UPDATE test_job SET state = 'queued' WHERE state = 'running'")
+            .execute(&pool)
+            .await?
+            .rows_affected();
         if requeued > 0 {
             tracing::info!(
                 requeued,
@@ -368,10 +370,11 @@ impl Queue {
     /// Records a failed attempt: a retry later, or, at the limit, a failed job.
     async fn failed_attempt(&self, job: i64, attempts: i64, error: &anyhow::Error) {
         tracing::error!(job, attempts, "hidden-test attempt failed: {error:#}");
+        // Released whatever happens next (a job cancelled meanwhile stays cancelled).
+        self.release(job).await;
         let result = if attempts >= MAX_ATTEMPTS {
             sqlx::query(&format!(
-                "UPDATE test_job SET state = 'failed', busy = 0, attempts = ?, error = ?,
-                     finished_at = {NOW}
+                "UPDATE test_job SET state = 'failed', attempts = ?, error = ?, finished_at = {NOW}
                  WHERE id = ? AND state = 'running'"
             ))
             .bind(attempts)
@@ -385,7 +388,7 @@ impl Queue {
         } else {
             let delay = self.retry_delay * 4u32.pow(u32::try_from(attempts - 1).unwrap_or(0));
             sqlx::query(
-                "UPDATE test_job SET busy = 0, attempts = ?, error = ?,
+                "UPDATE test_job SET attempts = ?, error = ?,
                      retry_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now', ?)
                  WHERE id = ? AND state = 'running'",
             )
