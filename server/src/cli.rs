@@ -216,8 +216,10 @@ pub async fn execute(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
         Command::Serve(args) => crate::run(args.into()).await,
         Command::Analyze { file, json } => {
-            let source = std::fs::read_to_string(&file)
-                .with_context(|| format!("cannot read {}", file.display()))?;
+            let bytes =
+                crate::bundle::read_regular(&file, wheelwright_core::bundle::LIMITS.file_bytes)?;
+            let source = String::from_utf8(bytes)
+                .with_context(|| format!("{} is not UTF-8 text", file.display()))?;
             let outline = wheelwright_core::outline::outline(&source);
             emit(json, &outline, print_outline)
         }
@@ -278,22 +280,29 @@ pub(crate) fn read_dataset(
     Ok((dataset, files))
 }
 
-/// A run bundle, checked against `dataset`.
-pub(crate) fn read_bundle(
+/// The run bundle at `path`, read before the dataset: its errors (not a bundle, a FIFO,
+/// too large) come at once instead of after the repository is loaded.
+pub(crate) fn read_bundle(path: &Path) -> anyhow::Result<wheelwright_core::bundle::RunBundle> {
+    crate::bundle::read_path(path)
+        .with_context(|| format!("{} is not a usable run bundle", path.display()))
+}
+
+/// Checks a bundle read from `path` against `dataset`.
+pub(crate) fn check_bundle(
     path: &Path,
+    bundle: &wheelwright_core::bundle::RunBundle,
     dataset: &RepoReuseDataset,
-) -> anyhow::Result<wheelwright_core::bundle::RunBundle> {
-    let bundle = crate::bundle::read_path(path)
-        .with_context(|| format!("{} is not a usable run bundle", path.display()))?;
+) -> anyhow::Result<()> {
     bundle
         .check_against(dataset)
-        .with_context(|| format!("{} does not fit the dataset", path.display()))?;
-    Ok(bundle)
+        .with_context(|| format!("{} does not fit the dataset", path.display()))
 }
 
 fn score(run: &Path, dataset: &Path, json: bool) -> anyhow::Result<()> {
+    let bundle = read_bundle(run)?;
     let (dataset, files) = read_dataset(dataset)?;
-    let run = read_bundle(run, &dataset)?.to_run(&dataset);
+    check_bundle(run, &bundle, &dataset)?;
+    let run = bundle.to_run(&dataset);
     let dataset = dataset.to_score_dataset(files);
     let total = dataset.turn_count();
     let bar = if total >= PROGRESS_MIN_TURNS && std::io::stderr().is_terminal() {
