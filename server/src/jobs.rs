@@ -36,10 +36,11 @@ pub(crate) enum QueueError {
     UnknownRun(i64),
     #[error("run {run} already has hidden-test job {job}; GET /api/v1/jobs/{job} shows it")]
     Exists { run: i64, job: i64 },
+    /// Why there is none is in the log (written at start): it may name host paths.
     #[error(
-        "this server has no sandbox to run hidden tests in ({0}); start it as root on Linux with bubblewrap installed"
+        "this server has no sandbox to run hidden tests in (its log says why); its operator has to start it as root on Linux with bubblewrap or podman installed, without --backend none"
     )]
-    NoSandbox(String),
+    NoSandbox,
     #[error(transparent)]
     Internal(#[from] anyhow::Error),
 }
@@ -111,8 +112,8 @@ impl Queue {
 
     /// Queues the hidden tests of `run`; the job's id.
     pub(crate) async fn enqueue(&self, run: i64) -> Result<i64, QueueError> {
-        if let Err(why) = &self.sandbox {
-            return Err(QueueError::NoSandbox(why.clone()));
+        if self.sandbox.is_err() {
+            return Err(QueueError::NoSandbox);
         }
         let turns: Option<i64> = sqlx::query_scalar("SELECT turns FROM run WHERE id = ?")
             .bind(run)
@@ -197,12 +198,16 @@ impl Queue {
                     tracing::info!(worker, job, run, "hidden-test job started");
                     if let Err(error) = self.run_job(job, run).await {
                         tracing::error!(job, "hidden-test job failed: {error:#}");
+                        // Clients read this message; the cause (sandbox and environment
+                        // errors name host paths) stays in the log.
                         let _ = sqlx::query(
                             "UPDATE test_job SET state = 'failed', error = ?,
                                  finished_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
                              WHERE id = ?",
                         )
-                        .bind(format!("{error:#}"))
+                        .bind(format!(
+                            "the hidden tests could not run because of an error inside the server; its log has the details (job {job})"
+                        ))
                         .bind(job)
                         .execute(&self.pool)
                         .await;
