@@ -130,6 +130,54 @@ pub struct ServeArgs {
     /// Do not queue the hidden tests of the baselines at start.
     #[arg(long, env = "WHEELWRIGHT_SKIP_BASELINE_TESTS")]
     pub skip_baseline_tests: bool,
+    #[command(flatten)]
+    pub http: HttpArgs,
+}
+
+/// What one client may cost the server (see docs/limits.md).
+#[derive(Debug, clap::Args)]
+pub struct HttpArgs {
+    /// Connections open at once; more wait in the listen backlog until one closes
+    /// [default: 1024, fewer when ulimit -n leaves less room].
+    #[arg(long, env = "WHEELWRIGHT_MAX_CONNECTIONS", value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_connections: Option<u32>,
+    /// Seconds a connection has to send a request's headers; also how long a kept-alive
+    /// connection may sit idle between requests.
+    #[arg(long, env = "WHEELWRIGHT_HEADER_TIMEOUT", default_value = "10", value_parser = seconds)]
+    pub header_timeout: std::time::Duration,
+    /// Seconds a request has to be answered; later it gets 408 and its work is stopped.
+    #[arg(long, env = "WHEELWRIGHT_REQUEST_TIMEOUT", default_value = "30", value_parser = seconds)]
+    pub request_timeout: std::time::Duration,
+    /// Analyses and uploads worked on at once; more are answered 503 with Retry-After
+    /// [default: one per core].
+    #[arg(long, env = "WHEELWRIGHT_ANALYSIS_WORKERS", value_parser = clap::value_parser!(u32).range(1..))]
+    pub analysis_workers: Option<u32>,
+}
+
+/// A positive number of seconds, such as `10` or `0.5`.
+fn seconds(text: &str) -> Result<std::time::Duration, String> {
+    text.trim()
+        .parse::<f64>()
+        .ok()
+        .filter(|s| *s > 0.0)
+        .and_then(|s| std::time::Duration::try_from_secs_f64(s).ok())
+        .ok_or_else(|| format!("{text:?} is not a positive number of seconds (e.g. 10 or 0.5)"))
+}
+
+impl HttpArgs {
+    fn config(&self) -> crate::HttpConfig {
+        let defaults = crate::HttpConfig::default();
+        crate::HttpConfig {
+            max_connections: self
+                .max_connections
+                .map_or(defaults.max_connections, |n| n as usize),
+            header_timeout: self.header_timeout,
+            request_timeout: self.request_timeout,
+            workers: self
+                .analysis_workers
+                .map_or(defaults.workers, |n| n as usize),
+        }
+    }
 }
 
 /// Where and how hidden tests run (shared by `serve` and `test`).
@@ -193,6 +241,7 @@ impl From<ServeArgs> for ServeConfig {
                 .cache_dir
                 .unwrap_or_else(crate::dataset::default_cache_dir),
             tests: args.tests.config(!args.skip_baseline_tests),
+            http: args.http.config(),
         }
     }
 }

@@ -156,6 +156,7 @@ async fn without_a_sandbox_tests_cannot_be_queued() {
             backend: None,
             ..wheelwright_server::TestConfig::default()
         },
+        http: wheelwright_server::HttpConfig::default(),
     };
     let state = wheelwright_server::AppState::open(&config).await.unwrap();
     let app = TestApp {
