@@ -6,8 +6,17 @@
 //! inflated bytes are capped, so an entry that lies about its size (a zip bomb) stops at the
 //! limit. Entry names are checked by core (`..`, absolute paths, backslashes); symbolic
 //! links are refused in both directories and zips.
+//!
+//! Only regular files are read, and never more than the limit: a file is opened with
+//! `O_NONBLOCK` (so a FIFO cannot block the open) and its opened descriptor's metadata
+//! decides, so `run.jsonl -> /dev/zero` or a FIFO named `run.zip` is refused at once
+//! instead of read forever or waited on, and a path swapped after the check cannot slip
+//! through. Reads stop one byte past the limit, so a file that grows while it is read
+//! cannot exceed it either.
 
+use std::fs::File;
 use std::io::{Read, Seek};
+use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
 use wheelwright_core::bundle::{Budget, BundleError, LIMITS, Limits, RunBundle};
@@ -24,6 +33,10 @@ pub enum ReadError {
         "{0} is not a run bundle: give a directory, a .zip or a .jsonl file (see docs/formats.md, \"Run bundle\")"
     )]
     Kind(PathBuf),
+    #[error(
+        "{path} is {kind}, not a regular file; only regular files and directories are read (copy the file itself there)"
+    )]
+    NotRegular { path: PathBuf, kind: &'static str },
     #[error(transparent)]
     Bundle(#[from] BundleError),
 }
@@ -34,21 +47,114 @@ pub fn read_path(path: &Path) -> Result<RunBundle, ReadError> {
         path: path.to_owned(),
         source,
     };
+    // stat(2) never blocks, whatever the path names; the file itself is checked once open.
     let meta = std::fs::metadata(path).map_err(io)?;
     if meta.is_dir() {
         return Ok(RunBundle::from_files(read_directory(path, LIMITS)?)?);
     }
     let name = path.to_string_lossy().to_ascii_lowercase();
     if name.ends_with(".zip") {
-        let file = std::fs::File::open(path).map_err(io)?;
+        let (file, _) = open_regular(path, Follow::Yes)?;
         return Ok(RunBundle::from_files(read_zip(file, LIMITS)?)?);
     }
     if name.ends_with(".jsonl") {
-        Budget::new(LIMITS).take(&path.to_string_lossy(), meta.len())?;
-        let text = std::fs::read_to_string(path).map_err(io)?;
+        let (file, meta) = open_regular(path, Follow::Yes)?;
+        let entry = path.to_string_lossy();
+        Budget::new(LIMITS).take(&entry, meta.len())?;
+        let bytes = read_bounded(file, path, &entry, meta.len())?;
+        let text = String::from_utf8(bytes).map_err(|_| {
+            BundleError::entry(
+                entry.as_ref(),
+                "is not UTF-8 text; a .jsonl bundle is JSON Lines (see docs/formats.md)",
+            )
+        })?;
         return Ok(RunBundle::from_jsonl(&text)?);
     }
     Err(ReadError::Kind(path.to_owned()))
+}
+
+/// Reads the regular file at `path` (following a symbolic link to one), at most `limit`
+/// bytes: what the command line reads a single input file with.
+pub fn read_regular(path: &Path, limit: u64) -> Result<Vec<u8>, ReadError> {
+    let (file, meta) = open_regular(path, Follow::Yes)?;
+    let entry = path.to_string_lossy();
+    if meta.len() > limit {
+        return Err(BundleError::FileTooLarge {
+            entry: entry.into_owned(),
+            size: meta.len(),
+            limit,
+        }
+        .into());
+    }
+    read_bounded(file, path, &entry, meta.len())
+}
+
+/// Whether opening may follow a symbolic link at the last component.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Follow {
+    Yes,
+    No,
+}
+
+/// Opens `path` for reading if, once open, it is a regular file; anything else (a FIFO, a
+/// device, a socket, a directory) is [`ReadError::NotRegular`].
+fn open_regular(path: &Path, follow: Follow) -> Result<(File, std::fs::Metadata), ReadError> {
+    let io = |source| ReadError::Io {
+        path: path.to_owned(),
+        source,
+    };
+    let mut flags = nix::fcntl::OFlag::O_NONBLOCK;
+    if follow == Follow::No {
+        flags |= nix::fcntl::OFlag::O_NOFOLLOW;
+    }
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(flags.bits())
+        .open(path)
+        .map_err(io)?;
+    let meta = file.metadata().map_err(io)?;
+    let kind = meta.file_type();
+    let what = if kind.is_file() {
+        return Ok((file, meta));
+    } else if kind.is_fifo() {
+        "a FIFO (named pipe)"
+    } else if kind.is_char_device() {
+        "a character device (such as /dev/zero)"
+    } else if kind.is_block_device() {
+        "a block device"
+    } else if kind.is_socket() {
+        "a socket"
+    } else if kind.is_dir() {
+        "a directory"
+    } else {
+        "a special file"
+    };
+    Err(ReadError::NotRegular {
+        path: path.to_owned(),
+        kind: what,
+    })
+}
+
+/// All of `file`, whose size `size` was checked against the limits, or an error naming
+/// `entry` once it holds more (it grew after the check).
+fn read_bounded(file: File, path: &Path, entry: &str, size: u64) -> Result<Vec<u8>, ReadError> {
+    let mut bytes = Vec::with_capacity(usize::try_from(size).unwrap_or(0));
+    file.take(size.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .map_err(|source| ReadError::Io {
+            path: path.to_owned(),
+            source,
+        })?;
+    if bytes.len() as u64 > size {
+        return Err(BundleError::entry(
+            entry,
+            format!(
+                "grew past its size of {size} bytes while it was read; read it once it is complete"
+            ),
+        )
+        .into());
+    }
+    Ok(bytes)
 }
 
 /// Reads an uploaded bundle: a zip (told by its magic number) or JSON Lines text. The
@@ -146,11 +252,13 @@ pub fn read_directory(root: &Path, limits: Limits) -> Result<Vec<(String, Vec<u8
             }
             if meta.is_dir() {
                 pending.push((path, format!("{relative}/")));
-            } else if meta.is_file() {
-                budget.take(&relative, meta.len())?;
-                let bytes = std::fs::read(&path).map_err(io(&path))?;
-                entries.push((relative, bytes));
+                continue;
             }
+            // Not following links: one swapped in since the check above is refused.
+            let (file, meta) = open_regular(&path, Follow::No)?;
+            budget.take(&relative, meta.len())?;
+            let bytes = read_bounded(file, &path, &relative, meta.len())?;
+            entries.push((relative, bytes));
         }
     }
     entries.sort();

@@ -130,6 +130,54 @@ pub struct ServeArgs {
     /// Do not queue the hidden tests of the baselines at start.
     #[arg(long, env = "WHEELWRIGHT_SKIP_BASELINE_TESTS")]
     pub skip_baseline_tests: bool,
+    #[command(flatten)]
+    pub http: HttpArgs,
+}
+
+/// What one client may cost the server (see docs/limits.md).
+#[derive(Debug, clap::Args)]
+pub struct HttpArgs {
+    /// Connections open at once; more wait in the listen backlog until one closes
+    /// [default: 1024, fewer when ulimit -n leaves less room].
+    #[arg(long, env = "WHEELWRIGHT_MAX_CONNECTIONS", value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_connections: Option<u32>,
+    /// Seconds a connection has to send a request's headers; also how long a kept-alive
+    /// connection may sit idle between requests.
+    #[arg(long, env = "WHEELWRIGHT_HEADER_TIMEOUT", default_value = "10", value_parser = seconds)]
+    pub header_timeout: std::time::Duration,
+    /// Seconds a request has to be answered; later it gets 408 and its work is stopped.
+    #[arg(long, env = "WHEELWRIGHT_REQUEST_TIMEOUT", default_value = "30", value_parser = seconds)]
+    pub request_timeout: std::time::Duration,
+    /// Analyses and uploads worked on at once; more are answered 503 with Retry-After
+    /// [default: one per core].
+    #[arg(long, env = "WHEELWRIGHT_ANALYSIS_WORKERS", value_parser = clap::value_parser!(u32).range(1..))]
+    pub analysis_workers: Option<u32>,
+}
+
+/// A positive number of seconds, such as `10` or `0.5`.
+fn seconds(text: &str) -> Result<std::time::Duration, String> {
+    text.trim()
+        .parse::<f64>()
+        .ok()
+        .filter(|s| *s > 0.0)
+        .and_then(|s| std::time::Duration::try_from_secs_f64(s).ok())
+        .ok_or_else(|| format!("{text:?} is not a positive number of seconds (e.g. 10 or 0.5)"))
+}
+
+impl HttpArgs {
+    fn config(&self) -> crate::HttpConfig {
+        let defaults = crate::HttpConfig::default();
+        crate::HttpConfig {
+            max_connections: self
+                .max_connections
+                .map_or(defaults.max_connections, |n| n as usize),
+            header_timeout: self.header_timeout,
+            request_timeout: self.request_timeout,
+            workers: self
+                .analysis_workers
+                .map_or(defaults.workers, |n| n as usize),
+        }
+    }
 }
 
 /// Where and how hidden tests run (shared by `serve` and `test`).
@@ -204,6 +252,7 @@ impl From<ServeArgs> for ServeConfig {
                 .cache_dir
                 .unwrap_or_else(crate::dataset::default_cache_dir),
             tests: args.tests.config(!args.skip_baseline_tests),
+            http: args.http.config(),
         }
     }
 }
@@ -227,8 +276,10 @@ pub async fn execute(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
         Command::Serve(args) => crate::run(args.into()).await,
         Command::Analyze { file, json } => {
-            let source = std::fs::read_to_string(&file)
-                .with_context(|| format!("cannot read {}", file.display()))?;
+            let bytes =
+                crate::bundle::read_regular(&file, wheelwright_core::bundle::LIMITS.file_bytes)?;
+            let source = String::from_utf8(bytes)
+                .with_context(|| format!("{} is not UTF-8 text", file.display()))?;
             let outline = wheelwright_core::outline::outline(&source);
             emit(json, &outline, print_outline)
         }
@@ -289,22 +340,29 @@ pub(crate) fn read_dataset(
     Ok((dataset, files))
 }
 
-/// A run bundle, checked against `dataset`.
-pub(crate) fn read_bundle(
+/// The run bundle at `path`, read before the dataset: its errors (not a bundle, a FIFO,
+/// too large) come at once instead of after the repository is loaded.
+pub(crate) fn read_bundle(path: &Path) -> anyhow::Result<wheelwright_core::bundle::RunBundle> {
+    crate::bundle::read_path(path)
+        .with_context(|| format!("{} is not a usable run bundle", path.display()))
+}
+
+/// Checks a bundle read from `path` against `dataset`.
+pub(crate) fn check_bundle(
     path: &Path,
+    bundle: &wheelwright_core::bundle::RunBundle,
     dataset: &RepoReuseDataset,
-) -> anyhow::Result<wheelwright_core::bundle::RunBundle> {
-    let bundle = crate::bundle::read_path(path)
-        .with_context(|| format!("{} is not a usable run bundle", path.display()))?;
+) -> anyhow::Result<()> {
     bundle
         .check_against(dataset)
-        .with_context(|| format!("{} does not fit the dataset", path.display()))?;
-    Ok(bundle)
+        .with_context(|| format!("{} does not fit the dataset", path.display()))
 }
 
 fn score(run: &Path, dataset: &Path, json: bool) -> anyhow::Result<()> {
+    let bundle = read_bundle(run)?;
     let (dataset, files) = read_dataset(dataset)?;
-    let run = read_bundle(run, &dataset)?.to_run(&dataset);
+    check_bundle(run, &bundle, &dataset)?;
+    let run = bundle.to_run(&dataset);
     let dataset = dataset.to_score_dataset(files);
     let total = dataset.turn_count();
     let bar = if total >= PROGRESS_MIN_TURNS && std::io::stderr().is_terminal() {

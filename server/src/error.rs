@@ -1,7 +1,9 @@
 //! The server's one error type: every handler returns it, and it decides what clients see.
 
+use std::time::Duration;
+
 use axum::Json;
-use axum::http::StatusCode;
+use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 
@@ -11,10 +13,21 @@ pub(crate) enum AppError {
     /// The request itself is wrong; the message says how to fix it.
     #[error("{message}")]
     Client { status: StatusCode, message: String },
-    /// Something failed inside the server; clients get a generic message.
+    /// The server is at one of its limits for now (503 with `Retry-After`): the same
+    /// request may succeed later.
+    #[error("{message}")]
+    Busy {
+        message: String,
+        retry_after: Duration,
+    },
+    /// Something failed inside the server; clients get a generic message (or, when the
+    /// disk is full, a 507 that says so).
     #[error(transparent)]
     Internal(#[from] anyhow::Error),
 }
+
+/// What a client is told when the disk under the data directory is full.
+pub(crate) const DISK_FULL: &str = "the server's disk is full, so nothing was stored; try again later (the server's operator has to free space)";
 
 impl AppError {
     pub(crate) fn bad_request(message: impl Into<String>) -> Self {
@@ -43,22 +56,96 @@ struct ErrorBody<'a> {
     error: &'a str,
 }
 
+/// The API's error shape, `{"error": message}`, with `status`.
+pub(crate) fn error_response(status: StatusCode, message: &str) -> Response {
+    (status, Json(ErrorBody { error: message })).into_response()
+}
+
 impl IntoResponse for AppError {
     fn into_response(self) -> Response {
         match self {
-            Self::Client { status, message } => {
-                (status, Json(ErrorBody { error: &message })).into_response()
+            Self::Client { status, message } => error_response(status, &message),
+            Self::Busy {
+                message,
+                retry_after,
+            } => {
+                let mut response = error_response(StatusCode::SERVICE_UNAVAILABLE, &message);
+                // Whole seconds, at least one: what `Retry-After` allows.
+                let seconds = retry_after.as_secs().max(1);
+                response
+                    .headers_mut()
+                    .insert(header::RETRY_AFTER, HeaderValue::from(seconds));
+                response
+            }
+            Self::Internal(error) if is_disk_full(&error) => {
+                tracing::error!(error = format!("{error:#}"), "request failed: disk full");
+                error_response(StatusCode::INSUFFICIENT_STORAGE, DISK_FULL)
             }
             Self::Internal(error) => {
                 tracing::error!(error = format!("{error:#}"), "request failed");
-                (
+                error_response(
                     StatusCode::INTERNAL_SERVER_ERROR,
-                    Json(ErrorBody {
-                        error: "internal error; the server log has the details",
-                    }),
+                    "internal error; the server log has the details",
                 )
-                    .into_response()
             }
+        }
+    }
+}
+
+/// Whether `error` (or any cause in its chain) says the disk or the quota is full:
+/// SQLite's `SQLITE_FULL`, or `ENOSPC`/`EDQUOT` from the file system.
+pub(crate) fn is_disk_full(error: &anyhow::Error) -> bool {
+    error.chain().any(|cause| {
+        if let Some(sqlx::Error::Database(db)) = cause.downcast_ref::<sqlx::Error>() {
+            // The primary result code; sqlx reports the extended one, whose low byte it is.
+            return db
+                .code()
+                .and_then(|code| code.parse::<i32>().ok())
+                .is_some_and(|code| code & 0xff == SQLITE_FULL);
+        }
+        if let Some(sqlx::Error::Io(io)) = cause.downcast_ref::<sqlx::Error>() {
+            return io_full(io);
+        }
+        cause.downcast_ref::<std::io::Error>().is_some_and(io_full)
+    })
+}
+
+/// `SQLITE_FULL`: "insertion failed because database is full" (also a full disk).
+const SQLITE_FULL: i32 = 13;
+
+/// `ENOSPC` and `EDQUOT` (std maps the errno to these kinds).
+fn io_full(error: &std::io::Error) -> bool {
+    matches!(
+        error.kind(),
+        std::io::ErrorKind::StorageFull | std::io::ErrorKind::QuotaExceeded
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn full_disks_are_told_apart_from_other_failures() {
+        let cases: [(anyhow::Error, bool); 5] = [
+            (std::io::Error::from_raw_os_error(28).into(), true),
+            (
+                anyhow::Error::from(std::io::Error::from_raw_os_error(28))
+                    .context("writing the run"),
+                true,
+            ),
+            (
+                sqlx::Error::Io(std::io::Error::from_raw_os_error(28)).into(),
+                true,
+            ),
+            (std::io::Error::from_raw_os_error(13).into(), false),
+            (
+                anyhow::anyhow!("no space left on device (only text)"),
+                false,
+            ),
+        ];
+        for (error, full) in cases {
+            assert_eq!(is_disk_full(&error), full, "{error:#}");
         }
     }
 }

@@ -70,10 +70,11 @@ pub(crate) enum QueueError {
         "cancelling a job needs the server's maintainer token: send it as `Authorization: Bearer <token>`"
     )]
     Unauthorized,
+    /// Why there is none is in the log (written at start): it may name host paths.
     #[error(
-        "this server has no sandbox to run hidden tests in ({0}); start it as root on Linux with bubblewrap installed"
+        "this server has no sandbox to run hidden tests in (its log says why); its operator has to start it as root on Linux with bubblewrap or podman installed, without --backend none"
     )]
-    NoSandbox(String),
+    NoSandbox,
     #[error(transparent)]
     Internal(#[from] anyhow::Error),
 }
@@ -183,8 +184,8 @@ impl Queue {
     /// Queues the hidden tests of `run`, or queues its failed or cancelled job again (it
     /// resumes after its last committed turn); the job's id.
     pub(crate) async fn enqueue(&self, run: i64) -> Result<i64, QueueError> {
-        if let Err(why) = &self.sandbox {
-            return Err(QueueError::NoSandbox(why.clone()));
+        if self.sandbox.is_err() {
+            return Err(QueueError::NoSandbox);
         }
         let turns: Option<i64> = sqlx::query_scalar("SELECT turns FROM run WHERE id = ?")
             .bind(run)
@@ -668,21 +669,15 @@ impl Queue {
     }
 }
 
-/// What a client may read of an internal error: its message without host paths.
+/// What a client may read of an internal error: whether the disk is full (which the
+/// server's operator must fix, and retries may outlast), else only that it was internal.
+/// The cause stays in the log: sandbox and environment errors name host paths.
 fn client_message(error: &anyhow::Error) -> String {
-    let text = error.to_string();
-    // Sandbox and environment errors name staging and environment directories.
-    let scrubbed: Vec<String> = text
-        .split_whitespace()
-        .map(|word| {
-            if word.starts_with('/') || word.contains("/tmp/") || word.contains("wheelwright-") {
-                "<path>".to_owned()
-            } else {
-                word.to_owned()
-            }
-        })
-        .collect();
-    wheelwright_core::hidden_tests::truncate(&scrubbed.join(" "), 300)
+    if crate::error::is_disk_full(error) {
+        "the server's disk is full".to_owned()
+    } else {
+        "an error inside the server; its log has the details".to_owned()
+    }
 }
 
 /// Compares two secrets in time that depends on their lengths only.
@@ -734,12 +729,12 @@ mod tests {
 
     #[test]
     fn client_messages_name_no_host_path() {
-        let e = anyhow::anyhow!(
-            "cannot stage /tmp/wheelwright-sandbox-12-ab/in/x.py: No space left on device (os error 28)"
-        );
-        let said = client_message(&e);
-        assert!(!said.contains("/tmp"), "{said}");
-        assert!(said.contains("No space left on device"), "{said}");
+        let full = anyhow::Error::new(std::io::Error::from_raw_os_error(28))
+            .context("cannot stage /tmp/wheelwright-sandbox-12-ab/in/x.py");
+        assert_eq!(client_message(&full), "the server's disk is full");
+        let other = anyhow::anyhow!("cannot open /var/tmp/wheelwright/envs/x: permission denied");
+        let said = client_message(&other);
+        assert!(!said.contains('/'), "{said}");
     }
 
     #[test]

@@ -12,15 +12,18 @@ pub mod db;
 mod error;
 mod hidden_tests;
 mod jobs;
+pub mod listen;
 mod published;
 mod routes;
 mod runs;
 mod test_command;
+mod work;
 
 use std::future::Future;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::time::Duration;
 
 use anyhow::Context;
 use sqlx::SqlitePool;
@@ -35,6 +38,9 @@ pub struct AppState {
     app_dir: PathBuf,
     catalog: Arc<datasets::Catalog>,
     queue: Arc<jobs::Queue>,
+    /// Slots for CPU-heavy request work (analyses, uploads).
+    work: work::WorkPool,
+    http: HttpConfig,
 }
 
 /// Everything `wheelwright serve` needs to know.
@@ -49,6 +55,33 @@ pub struct ServeConfig {
     pub cache_dir: PathBuf,
     /// How hidden tests run.
     pub tests: TestConfig,
+    /// What one client may cost: connections, time, concurrent analyses.
+    pub http: HttpConfig,
+}
+
+/// The bounds on what clients can make the server do (see `listen` and `work`).
+#[derive(Clone, Debug)]
+pub struct HttpConfig {
+    /// Connections open at once; more wait in the listen backlog until one closes.
+    pub max_connections: usize,
+    /// Time a connection has to send a request's headers, the first request's or the next
+    /// one's on a kept-alive connection (so also the idle limit between requests).
+    pub header_timeout: Duration,
+    /// Time a request has to be answered; later it gets 408 and its work is cancelled.
+    pub request_timeout: Duration,
+    /// CPU-heavy requests (analyses, uploads) handled at once; more get 503.
+    pub workers: usize,
+}
+
+impl Default for HttpConfig {
+    fn default() -> Self {
+        Self {
+            max_connections: listen::default_max_connections(),
+            header_timeout: Duration::from_secs(10),
+            request_timeout: Duration::from_secs(30),
+            workers: work::default_workers(),
+        }
+    }
 }
 
 /// Where and how hidden tests run.
@@ -144,6 +177,9 @@ impl TestConfig {
 
 impl AppState {
     /// Opens the database under `config.data_dir` (migrating it) and remembers the app dir.
+    ///
+    /// The baselines computed here bypass the work pool: no request is served yet, and a
+    /// baseline must not be refused as busy.
     pub async fn open(config: &ServeConfig) -> anyhow::Result<Self> {
         let pool = db::open(&config.data_dir).await?;
         let report = published::import_bundled(&pool).await?;
@@ -202,6 +238,8 @@ impl AppState {
             app_dir: config.app_dir.clone(),
             catalog,
             queue,
+            work: work::WorkPool::new(config.http.workers),
+            http: config.http.clone(),
         })
     }
 
@@ -212,18 +250,22 @@ impl AppState {
 }
 
 /// Serves the application on `listener` until `shutdown` completes, then lets requests in
-/// flight finish and closes the database.
+/// flight finish and closes the database. Connections are bounded by the state's
+/// [`HttpConfig`] (see the `listen` module).
 pub async fn serve(
     listener: TcpListener,
     state: AppState,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> anyhow::Result<()> {
     let addr = listener.local_addr()?;
-    tracing::info!(%addr, "serving Wheelwright on http://{addr}");
-    axum::serve(listener, router(state.clone()))
-        .with_graceful_shutdown(shutdown)
-        .await
-        .context("the HTTP server stopped with an error")?;
+    tracing::info!(
+        %addr,
+        max_connections = state.http.max_connections,
+        header_timeout_s = state.http.header_timeout.as_secs_f64(),
+        workers = state.http.workers,
+        "serving Wheelwright on http://{addr}"
+    );
+    listen::serve_connections(listener, router(state.clone()), &state.http, shutdown).await;
     state.close().await;
     tracing::info!("stopped");
     Ok(())
@@ -231,8 +273,9 @@ pub async fn serve(
 
 /// Binds `config.addr`, opens the state and serves until SIGINT or SIGTERM.
 pub async fn run(config: ServeConfig) -> anyhow::Result<()> {
+    listen::check_limits(&config.http)?;
     let state = AppState::open(&config).await?;
-    let listener = TcpListener::bind(config.addr).await.with_context(|| {
+    let listener = listen::bind(config.addr).with_context(|| {
         format!(
             "cannot listen on {}; is another server running there? pass --addr",
             config.addr

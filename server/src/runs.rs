@@ -8,12 +8,16 @@ use std::sync::Arc;
 
 use sqlx::SqlitePool;
 use wheelwright_core::baseline::Baseline;
+use wheelwright_core::budget::{Cancel, Cancelled};
 use wheelwright_core::bundle::{BundleError, RunBundle};
 use wheelwright_core::metrics::pass_rate::TestResults;
-use wheelwright_core::score::{ChainRun, Run, RunReport, TurnRun, score_run};
+use wheelwright_core::score::{
+    ChainRun, Run, RunReport, ScoreError, TurnRun, score_run, score_run_with,
+};
 
 use crate::datasets::{Catalog, LoadedDataset};
 use crate::error::AppError;
+use crate::work::Job;
 
 /// Where a stored run comes from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -35,6 +39,9 @@ pub(crate) enum RunError {
     UnknownDataset { name: String, version: String },
     #[error("this run bundle is already stored as run {id}; GET /api/v1/runs/{id} shows it")]
     Duplicate { id: i64 },
+    /// The request was abandoned or timed out while its run was scored.
+    #[error(transparent)]
+    Cancelled(#[from] Cancelled),
     #[error(transparent)]
     Internal(#[from] anyhow::Error),
 }
@@ -51,8 +58,13 @@ impl From<RunError> for AppError {
             RunError::Bundle(_) => StatusCode::UNPROCESSABLE_ENTITY,
             RunError::UnknownDataset { .. } => StatusCode::UNPROCESSABLE_ENTITY,
             RunError::Duplicate { .. } => StatusCode::CONFLICT,
-            RunError::Internal(_) => return Self::Internal(anyhow::anyhow!(error)),
+            RunError::Cancelled(_) => StatusCode::SERVICE_UNAVAILABLE,
+            RunError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         };
+        // The cause itself, not its text, so a full disk is still told apart (507).
+        if let RunError::Internal(error) = error {
+            return Self::Internal(error);
+        }
         Self::Client {
             status,
             message: error.to_string(),
@@ -60,11 +72,13 @@ impl From<RunError> for AppError {
     }
 }
 
-/// Scores `bundle` against the dataset it names and stores it; the new run's id.
+/// Scores `bundle` against the dataset it names (in `job`'s slot of the work pool) and
+/// stores it; the new run's id.
 pub(crate) async fn submit(
     pool: &SqlitePool,
     catalog: &Catalog,
     bundle: RunBundle,
+    job: &Job,
 ) -> Result<i64, RunError> {
     let wanted = &bundle.metadata.dataset;
     let loaded =
@@ -78,31 +92,41 @@ pub(crate) async fn submit(
     if let Some(id) = existing(pool, &loaded, &bundle.content_hash()).await? {
         return Err(RunError::Duplicate { id });
     }
-    let (bundle, report) = score_blocking(Arc::clone(&loaded), bundle).await?;
+    let (bundle, report) = score_blocking(Arc::clone(&loaded), bundle, job).await?;
     store(pool, &loaded, Source::Upload, &bundle, &report).await
 }
 
-/// Scores on the blocking pool: indexing a repository takes a while and may download it.
+/// Scores on the blocking pool, in `job`'s slot and with its cancellation flag: indexing a
+/// repository takes a while and may download it.
 async fn score_blocking(
     loaded: Arc<LoadedDataset>,
     bundle: RunBundle,
+    job: &Job,
 ) -> Result<(RunBundle, RunReport), RunError> {
-    tokio::task::spawn_blocking(move || {
-        let report = score(&loaded, &bundle)?;
+    job.run(move |cancel| {
+        let report = score(&loaded, &bundle, cancel)?;
         Ok((bundle, report))
     })
-    .await
-    .map_err(|e| RunError::Internal(e.into()))?
+    .await?
 }
 
-/// Scores `bundle` (already checked against the dataset) with core.
-pub(crate) fn score(loaded: &LoadedDataset, bundle: &RunBundle) -> Result<RunReport, RunError> {
+/// Scores `bundle` (already checked against the dataset) with core, stopping with
+/// [`RunError::Cancelled`] soon after `cancel` is raised.
+pub(crate) fn score(
+    loaded: &LoadedDataset,
+    bundle: &RunBundle,
+    cancel: &Cancel,
+) -> Result<RunReport, RunError> {
     let files = loaded
         .repository()
         .map_err(|e| RunError::Internal(anyhow::anyhow!(e)))?;
+    cancel.check()?;
     let dataset = loaded.dataset.to_score_dataset((*files).clone());
     let run = bundle.to_run(&loaded.dataset);
-    score_run(&dataset, &run, &mut |_| {}).map_err(|e| RunError::Internal(anyhow::anyhow!(e)))
+    score_run_with(&dataset, &run, &mut |_| {}, cancel).map_err(|e| match e {
+        ScoreError::Cancelled(cancelled) => RunError::Cancelled(cancelled),
+        ScoreError::Dataset(e) => RunError::Internal(anyhow::anyhow!(e)),
+    })
 }
 
 async fn existing(
@@ -256,7 +280,8 @@ pub(crate) async fn ensure_baselines(
             .await??
         };
         bundle.metadata.date.clone_from(&today);
-        let (bundle, report) = score_blocking(Arc::clone(loaded), bundle)
+        // Baselines are computed before the server takes requests: outside the work pool.
+        let (bundle, report) = score_blocking(Arc::clone(loaded), bundle, &Job::unpooled())
             .await
             .map_err(|e| anyhow::anyhow!("{e}"))?;
         match store(pool, loaded, Source::Baseline(baseline), &bundle, &report).await {

@@ -13,7 +13,7 @@ use wheelwright_core::hidden_tests::Verdict;
 use wheelwright_core::score::{RunReport, score_run};
 
 use crate::TestConfig;
-use crate::cli::{emit, print_report, read_bundle, read_dataset};
+use crate::cli::{check_bundle, emit, print_report, read_bundle, read_dataset};
 use crate::hidden_tests::{Environments, TurnTest, run_turn};
 
 /// One turn's verdict, as printed.
@@ -41,8 +41,9 @@ pub(crate) fn run(
     config: &TestConfig,
     json: bool,
 ) -> anyhow::Result<()> {
+    let bundle = read_bundle(run)?;
     let (dataset, files) = read_dataset(dataset)?;
-    let bundle = read_bundle(run, &dataset)?;
+    check_bundle(run, &bundle, &dataset)?;
     let sandbox = config
         .sandbox()
         .map_err(|why| anyhow::anyhow!("no sandbox to run the tests in: {why}"))?;

@@ -56,7 +56,7 @@ async fn bodies_over_the_limit_are_refused() {
     let source = "x = 1\n".repeat(500_000);
     let body = serde_json::json!({ "source": source }).to_string();
     let reply = post_json(&app, "/api/v1/analyze", body).await;
-    assert_api_error(&reply, StatusCode::PAYLOAD_TOO_LARGE, "length limit");
+    assert_api_error(&reply, StatusCode::PAYLOAD_TOO_LARGE, "larger than 2 MiB");
 }
 
 #[tokio::test]

@@ -114,6 +114,7 @@ async fn a_broken_dataset_is_skipped_and_the_server_still_starts() {
         datasets_dir: datasets,
         cache_dir: wheelwright_server::dataset::default_cache_dir(),
         tests: wheelwright_server::TestConfig::default(),
+        http: wheelwright_server::HttpConfig::default(),
     };
     let state = wheelwright_server::AppState::open(&config)
         .await

@@ -156,6 +156,7 @@ async fn without_a_sandbox_tests_cannot_be_queued() {
             backend: None,
             ..wheelwright_server::TestConfig::default()
         },
+        http: wheelwright_server::HttpConfig::default(),
     };
     let state = wheelwright_server::AppState::open(&config).await.unwrap();
     let app = TestApp {
@@ -180,6 +181,7 @@ async fn app_with(tests: wheelwright_server::TestConfig) -> TestApp {
         datasets_dir: real_dataset().parent().unwrap().to_path_buf(),
         cache_dir: wheelwright_server::dataset::default_cache_dir(),
         tests,
+        http: wheelwright_server::HttpConfig::default(),
     };
     let state = wheelwright_server::AppState::open(&config).await.unwrap();
     TestApp {

@@ -65,6 +65,7 @@ impl Server {
             datasets_dir: workspace_root().join("datasets"),
             cache_dir: wheelwright_server::dataset::default_cache_dir(),
             tests: wheelwright_server::TestConfig::default(),
+            http: wheelwright_server::HttpConfig::default(),
         };
         let state = AppState::open(&config).await?;
         let listener = tokio::net::TcpListener::bind(config.addr).await?;

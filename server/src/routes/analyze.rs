@@ -1,10 +1,15 @@
 //! `POST /api/v1/analyze`: the same outline of a Python file that the browser computes.
+//!
+//! Parsing is CPU-bound, so it runs in a slot of the work pool (503 when all are busy)
+//! with a cancellation flag that is raised when the request times out or is abandoned.
 
 use axum::Json;
+use axum::extract::State;
 use serde::Deserialize;
 use wheelwright_core::outline::{self, Outline};
 
 use super::ApiJson;
+use crate::AppState;
 use crate::error::AppError;
 
 /// Largest accepted body: a generous single source file.
@@ -17,11 +22,17 @@ pub(crate) struct AnalyzeRequest {
 }
 
 pub(crate) async fn post(
-    ApiJson(request): ApiJson<AnalyzeRequest>,
+    State(state): State<AppState>,
+    ApiJson(request): ApiJson<AnalyzeRequest, BODY_LIMIT>,
 ) -> Result<Json<Outline>, AppError> {
-    // Parsing is CPU-bound; keep it off the async workers.
-    let outline = tokio::task::spawn_blocking(move || outline::outline(&request.source))
-        .await
-        .map_err(|e| AppError::Internal(e.into()))?;
+    let job = state.work.try_job()?;
+    let outline = job
+        .run(move |cancel| outline::outline_with(&request.source, cancel))
+        .await?
+        .map_err(|cancelled| AppError::Busy {
+            // Only seen if the flag was raised while the client still waits.
+            message: cancelled.to_string(),
+            retry_after: crate::work::RETRY_AFTER,
+        })?;
     Ok(Json(outline))
 }

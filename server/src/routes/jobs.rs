@@ -32,9 +32,13 @@ impl From<QueueError> for AppError {
             QueueError::UnknownRun(_) | QueueError::UnknownJob(_) => StatusCode::NOT_FOUND,
             QueueError::Exists { .. } | QueueError::NotCancellable { .. } => StatusCode::CONFLICT,
             QueueError::Unauthorized => StatusCode::UNAUTHORIZED,
-            QueueError::NoSandbox(_) => StatusCode::SERVICE_UNAVAILABLE,
-            QueueError::Internal(_) => return Self::Internal(anyhow::anyhow!(error)),
+            QueueError::NoSandbox => StatusCode::SERVICE_UNAVAILABLE,
+            QueueError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         };
+        // The cause itself, not its text, so a full disk is still told apart (507).
+        if let QueueError::Internal(error) = error {
+            return Self::Internal(error);
+        }
         Self::Client {
             status,
             message: error.to_string(),

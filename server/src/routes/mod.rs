@@ -13,22 +13,30 @@ mod table;
 
 use std::time::Duration;
 
-use axum::extract::{DefaultBodyLimit, FromRequest, Request, rejection::JsonRejection};
-use axum::http::StatusCode;
+use axum::body::Bytes;
+use axum::extract::{FromRequest, Request, State};
+use axum::http::{HeaderMap, StatusCode, header};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
 use axum::routing::{any, get, post};
 use axum::{Json, Router};
-use tower_http::timeout::TimeoutLayer;
+use serde::de::DeserializeOwned;
 use tower_http::trace::TraceLayer;
 
 use crate::AppState;
-use crate::error::AppError;
+use crate::error::{AppError, error_response};
 
 /// Largest request body any route accepts unless it says otherwise.
 pub(crate) const DEFAULT_BODY_LIMIT: usize = 64 * 1024;
-/// A request that takes longer than this is answered with 408.
-pub(crate) const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// The whole HTTP application.
+///
+/// Every answer under `/api` that is an error has the API's shape, `{"error": message}`:
+/// handlers return [`AppError`], bodies are read by [`ApiJson`] and [`raw_body`] (whose
+/// messages name the limit), and [`json_errors`] rewrites whatever axum itself answers
+/// (405, a path that does not decode). A request not answered within the configured
+/// request timeout gets a JSON 408 from [`deadline`], which also drops the handler, and
+/// with it any [`crate::work::Job`], so its work is cancelled.
 pub fn router(state: AppState) -> Router {
     let api = Router::new()
         .route("/health", get(health::get))
@@ -41,12 +49,7 @@ pub fn router(state: AppState) -> Router {
         .route("/datasets", get(datasets::list))
         .route("/datasets/{name}/{version}", get(datasets::get))
         .route("/datasets/{name}/{version}/source", get(datasets::source))
-        .route(
-            "/runs",
-            get(runs::list)
-                .post(runs::upload)
-                .layer(DefaultBodyLimit::max(runs::UPLOAD_LIMIT)),
-        )
+        .route("/runs", get(runs::list).post(runs::upload))
         .route("/runs/{id}", get(runs::get))
         .route("/runs/{id}/turns", get(runs::turn_table))
         .route("/runs/{id}/chains/{chain}/turns/{turn}", get(runs::turn))
@@ -55,23 +58,139 @@ pub fn router(state: AppState) -> Router {
         .route("/jobs/{id}/events", get(jobs::events))
         .route("/jobs/{id}/cancel", post(jobs::cancel))
         .route("/openapi.json", get(openapi::get))
-        .route(
-            "/analyze",
-            post(analyze::post).layer(DefaultBodyLimit::max(analyze::BODY_LIMIT)),
-        )
-        .fallback(api_not_found);
+        .route("/analyze", post(analyze::post))
+        .fallback(api_not_found)
+        .layer(middleware::from_fn(json_errors));
     let routes = Router::new()
         .nest("/api/v1", api)
         .route("/api", any(api_not_found))
         .route("/api/{*rest}", any(api_not_found));
+    let timeout = state.http.request_timeout;
     app::fallback(routes, &state.app_dir)
-        .layer(DefaultBodyLimit::max(DEFAULT_BODY_LIMIT))
-        .layer(TimeoutLayer::with_status_code(
-            StatusCode::REQUEST_TIMEOUT,
-            REQUEST_TIMEOUT,
-        ))
+        // Bodies read by axum's own extractors; ours (ApiJson, raw_body) take their limit.
+        .layer(axum::extract::DefaultBodyLimit::max(DEFAULT_BODY_LIMIT))
+        .layer(middleware::from_fn_with_state(timeout, deadline))
         .layer(TraceLayer::new_for_http())
         .with_state(state)
+}
+
+/// Answers 408 in the API's shape when the request takes longer than `timeout`, dropping
+/// the handler (which cancels its work).
+async fn deadline(State(timeout): State<Duration>, request: Request, next: Next) -> Response {
+    match tokio::time::timeout(timeout, next.run(request)).await {
+        Ok(response) => response,
+        Err(_elapsed) => AppError::Client {
+            status: StatusCode::REQUEST_TIMEOUT,
+            message: format!(
+                "the request took longer than {}, this server's limit, and was stopped; send a smaller input or retry later",
+                seconds(timeout)
+            ),
+        }
+        .into_response(),
+    }
+}
+
+/// `30 s`, `1.5 s`.
+fn seconds(duration: Duration) -> String {
+    format!("{} s", duration.as_secs_f64())
+}
+
+/// Largest error body from axum that [`json_errors`] reads to quote it.
+const QUOTED_BODY_LIMIT: usize = 4096;
+
+/// Rewrites error answers that are not JSON (axum's rejections and its 405) into the
+/// API's error shape, keeping their status and headers.
+async fn json_errors(request: Request, next: Next) -> Response {
+    let method = request.method().clone();
+    let response = next.run(request).await;
+    let status = response.status();
+    let is_json = response
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("application/json"));
+    if is_json || !(status.is_client_error() || status.is_server_error()) {
+        return response;
+    }
+    let (parts, body) = response.into_parts();
+    let quoted = axum::body::to_bytes(body, QUOTED_BODY_LIMIT)
+        .await
+        .map(|b| String::from_utf8_lossy(&b).trim().to_owned())
+        .unwrap_or_default();
+    let message = match status {
+        // Axum adds the `Allow` header after this layer, so it is named, not quoted.
+        StatusCode::METHOD_NOT_ALLOWED => format!(
+            "{method} is not allowed on this endpoint; its Allow header lists the methods it answers"
+        ),
+        StatusCode::PAYLOAD_TOO_LARGE => format!(
+            "the request body is larger than this endpoint accepts ({})",
+            bytes(DEFAULT_BODY_LIMIT)
+        ),
+        // Axum's own words for a rejected path or query; never internals (those are 5xx).
+        _ if status.is_client_error() && !quoted.is_empty() => quoted,
+        _ if status.is_client_error() => status
+            .canonical_reason()
+            .unwrap_or("the request was refused")
+            .to_owned(),
+        _ => "internal error; the server log has the details".to_owned(),
+    };
+    let mut rewritten = error_response(status, &message);
+    for (name, value) in &parts.headers {
+        if name != header::CONTENT_TYPE && name != header::CONTENT_LENGTH {
+            rewritten.headers_mut().insert(name, value.clone());
+        }
+    }
+    rewritten
+}
+
+/// `64 KiB (65536 bytes)`: a size limit as clients read it.
+pub(crate) fn bytes(limit: usize) -> String {
+    if limit >= 1 << 20 && limit.is_multiple_of(1 << 20) {
+        format!("{} MiB ({limit} bytes)", limit >> 20)
+    } else if limit >= 1 << 10 && limit.is_multiple_of(1 << 10) {
+        format!("{} KiB ({limit} bytes)", limit >> 10)
+    } else {
+        format!("{limit} bytes")
+    }
+}
+
+/// The body of `request`, at most `limit` bytes, or a 413 that names the limit (also
+/// when `Content-Length` alone says it is too large, before anything is read).
+pub(crate) async fn raw_body(request: Request, limit: usize) -> Result<Bytes, AppError> {
+    let too_large = || AppError::Client {
+        status: StatusCode::PAYLOAD_TOO_LARGE,
+        message: format!(
+            "the request body is larger than {}, the limit of this endpoint",
+            bytes(limit)
+        ),
+    };
+    let declared = request
+        .headers()
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok());
+    if declared.is_some_and(|n| n > limit as u64) {
+        return Err(too_large());
+    }
+    axum::body::to_bytes(request.into_body(), limit)
+        .await
+        .map_err(|error| {
+            let over = std::error::Error::source(&error)
+                .is_some_and(|e| e.is::<http_body_util::LengthLimitError>());
+            if over {
+                too_large()
+            } else {
+                // The client hung up or sent a broken chunked body.
+                AppError::bad_request(format!("the request body could not be read: {error}"))
+            }
+        })
+}
+
+/// The essence of the request's `Content-Type` (`application/json`), lowercase.
+pub(crate) fn content_type(headers: &HeaderMap) -> Option<String> {
+    let value = headers.get(header::CONTENT_TYPE)?.to_str().ok()?;
+    let essence = value.split(';').next().unwrap_or("").trim();
+    Some(essence.to_ascii_lowercase())
 }
 
 /// A path segment naming a run or job by id: a positive integer, else a 400 that says so.
@@ -88,18 +207,37 @@ async fn api_not_found() -> AppError {
     AppError::not_found("no such API endpoint; see /api/v1/health")
 }
 
-/// `Json` whose rejections become [`AppError`]s, so malformed bodies get the API's error shape.
-pub(crate) struct ApiJson<T>(pub(crate) T);
+/// A JSON body of at most `LIMIT` bytes whose every rejection is an [`AppError`] in the
+/// API's shape: 415 without `Content-Type: application/json`, 413 over the limit (named),
+/// 400 for broken JSON, 422 for JSON of the wrong shape.
+pub(crate) struct ApiJson<T, const LIMIT: usize = DEFAULT_BODY_LIMIT>(pub(crate) T);
 
-impl<S, T> FromRequest<S> for ApiJson<T>
+impl<S, T, const LIMIT: usize> FromRequest<S> for ApiJson<T, LIMIT>
 where
-    Json<T>: FromRequest<S, Rejection = JsonRejection>,
+    T: DeserializeOwned,
     S: Send + Sync,
 {
     type Rejection = AppError;
 
-    async fn from_request(request: Request, state: &S) -> Result<Self, Self::Rejection> {
-        match Json::<T>::from_request(request, state).await {
+    async fn from_request(request: Request, _state: &S) -> Result<Self, Self::Rejection> {
+        let kind = content_type(request.headers());
+        let json = kind
+            .as_deref()
+            .is_some_and(|k| k == "application/json" || k.ends_with("+json"));
+        if !json {
+            let got = kind.map_or_else(
+                || "none".to_owned(),
+                |k| format!("{:?}", k.chars().take(64).collect::<String>()),
+            );
+            return Err(AppError::Client {
+                status: StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                message: format!(
+                    "send the body as JSON with Content-Type: application/json (the request's Content-Type: {got})"
+                ),
+            });
+        }
+        let body = raw_body(request, LIMIT).await?;
+        match Json::<T>::from_bytes(&body) {
             Ok(Json(value)) => Ok(Self(value)),
             Err(rejection) => Err(AppError::Client {
                 status: rejection.status(),

@@ -11,7 +11,6 @@
 use std::collections::BTreeMap;
 
 use axum::Json;
-use axum::body::Bytes;
 use axum::extract::{Path, Query, State};
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
@@ -103,18 +102,29 @@ fn parse_json(text: &str) -> Result<Value, AppError> {
 
 pub(crate) async fn upload(
     State(state): State<AppState>,
-    body: Bytes,
+    request: axum::extract::Request,
 ) -> Result<Response, AppError> {
+    // A browser form posts multipart/form-data, which wraps the bundle in form fields.
+    if super::content_type(request.headers()).is_some_and(|t| t.starts_with("multipart/")) {
+        return Err(AppError::Client {
+            status: StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            message: "the run bundle was sent as a multipart form; send the bundle itself as the request body with Content-Type: application/zip (a .zip) or application/x-ndjson (JSON Lines), e.g. curl --data-binary @run.zip -H 'Content-Type: application/zip'".to_owned(),
+        });
+    }
+    let body = super::raw_body(request, UPLOAD_LIMIT).await?;
     if body.is_empty() {
         return Err(AppError::bad_request(
             "the body is empty; send a run bundle as a .zip or JSON Lines (see /api/v1/openapi.json)",
         ));
     }
-    let bundle = tokio::task::spawn_blocking(move || crate::bundle::read_bytes(&body))
-        .await
-        .map_err(|e| AppError::Internal(e.into()))?
+    // Reading (inflating) and scoring take one slot of the work pool, or a 503 at once.
+    let job = state.work.try_job()?;
+    let bundle = job
+        .run(move |_| crate::bundle::read_bytes(&body))
+        .await?
         .map_err(crate::runs::RunError::from)?;
-    let id = crate::runs::submit(&state.pool, &state.catalog, bundle).await?;
+    let id = crate::runs::submit(&state.pool, &state.catalog, bundle, &job).await?;
+    drop(job);
     let detail = detail(&state, id).await?;
     Ok((
         StatusCode::CREATED,

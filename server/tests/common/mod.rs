@@ -24,6 +24,19 @@ pub async fn app() -> TestApp {
 
 /// Like [`app`], serving `dist` as the built browser app (`None`: no app built).
 pub async fn app_with_dist(dir: TempDir, dist: Option<&Path>) -> TestApp {
+    app_with_config(dir, dist, wheelwright_server::HttpConfig::default()).await
+}
+
+/// Like [`app`] on the database under `dir/data`, with the request limits `http`.
+pub async fn app_with(dir: TempDir, http: wheelwright_server::HttpConfig) -> TestApp {
+    app_with_config(dir, None, http).await
+}
+
+async fn app_with_config(
+    dir: TempDir,
+    dist: Option<&Path>,
+    http: wheelwright_server::HttpConfig,
+) -> TestApp {
     let config = ServeConfig {
         addr: "127.0.0.1:0".parse().unwrap(),
         data_dir: dir.path().join("data"),
@@ -31,6 +44,7 @@ pub async fn app_with_dist(dir: TempDir, dist: Option<&Path>) -> TestApp {
         datasets_dir: real_dataset().parent().unwrap().to_path_buf(),
         cache_dir: wheelwright_server::dataset::default_cache_dir(),
         tests: wheelwright_server::TestConfig::default(),
+        http,
     };
     let state = AppState::open(&config).await.expect("open state");
     TestApp {
