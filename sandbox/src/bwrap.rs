@@ -331,7 +331,12 @@ impl Sandbox for BwrapSandbox {
 /// Creates the job's cgroup once to prove cgroups are usable, and removes it.
 fn probe_cgroups(config: &BwrapConfig) -> Result<Layout, SandboxError> {
     let layout = detect(&config.cgroup_root)?;
-    let probe = format!("probe-{}", std::process::id());
+    // Unique per sandbox: two sandboxes created at once in one process must not share it.
+    let probe = format!(
+        "probe-{}-{}",
+        std::process::id(),
+        JOBS.fetch_add(1, Ordering::Relaxed)
+    );
     drop(JobCgroup::create(
         &layout,
         &config.cgroup_group,
