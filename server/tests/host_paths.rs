@@ -42,6 +42,7 @@ async fn app_with_broken_env_root(dir: tempfile::TempDir) -> (TestApp, PathBuf) 
             workers: 1,
             // Never started: the environment fails first. Its own range all the same.
             uid_base: Some(62_800),
+            retry_delay: std::time::Duration::from_millis(100),
             ..wheelwright_server::TestConfig::default()
         },
         http: wheelwright_server::HttpConfig::default(),
@@ -77,7 +78,7 @@ async fn a_failed_job_says_so_without_the_paths_in_its_cause_needs_bwrap() {
     };
     let message = progress["message"].as_str().unwrap();
     assert!(
-        message.contains("could not run") && message.contains("log has the details"),
+        message.contains("error inside the server") && message.contains("log has the details"),
         "{message}"
     );
     assert_no_host_path(message, &[&env_root, &data]);

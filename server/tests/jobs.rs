@@ -171,23 +171,9 @@ async fn without_a_sandbox_tests_cannot_be_queued() {
     );
 }
 
-/// A router whose hidden tests run as `tests` says (one worker unless it says otherwise).
+/// A router whose hidden tests run as `tests` says.
 async fn app_with(tests: wheelwright_server::TestConfig) -> TestApp {
-    let dir = tempfile::tempdir().unwrap();
-    let config = wheelwright_server::ServeConfig {
-        addr: "127.0.0.1:0".parse().unwrap(),
-        data_dir: dir.path().join("data"),
-        app_dir: dir.path().join("no-app"),
-        datasets_dir: real_dataset().parent().unwrap().to_path_buf(),
-        cache_dir: wheelwright_server::dataset::default_cache_dir(),
-        tests,
-        http: wheelwright_server::HttpConfig::default(),
-    };
-    let state = wheelwright_server::AppState::open(&config).await.unwrap();
-    TestApp {
-        router: wheelwright_server::router(state),
-        dir,
-    }
+    common::app_with_tests(tests).await
 }
 
 /// Uploads a run whose road-audit turns 1..=`turns` hold `module` at their module paths

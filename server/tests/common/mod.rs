@@ -32,10 +32,25 @@ pub async fn app_with(dir: TempDir, http: wheelwright_server::HttpConfig) -> Tes
     app_with_config(dir, None, http).await
 }
 
+/// Like [`app`], with hidden tests run as `tests` says.
+pub async fn app_with_tests(tests: wheelwright_server::TestConfig) -> TestApp {
+    let dir = tempfile::tempdir().expect("temporary directory");
+    open(dir, None, wheelwright_server::HttpConfig::default(), tests).await
+}
+
 async fn app_with_config(
     dir: TempDir,
     dist: Option<&Path>,
     http: wheelwright_server::HttpConfig,
+) -> TestApp {
+    open(dir, dist, http, wheelwright_server::TestConfig::default()).await
+}
+
+async fn open(
+    dir: TempDir,
+    dist: Option<&Path>,
+    http: wheelwright_server::HttpConfig,
+    tests: wheelwright_server::TestConfig,
 ) -> TestApp {
     let config = ServeConfig {
         addr: "127.0.0.1:0".parse().unwrap(),
@@ -43,7 +58,7 @@ async fn app_with_config(
         app_dir: dist.map_or_else(|| dir.path().join("no-app"), Path::to_path_buf),
         datasets_dir: real_dataset().parent().unwrap().to_path_buf(),
         cache_dir: wheelwright_server::dataset::default_cache_dir(),
-        tests: wheelwright_server::TestConfig::default(),
+        tests,
         http,
     };
     let state = AppState::open(&config).await.expect("open state");
