@@ -426,24 +426,17 @@ impl Queue {
     }
 }
 
-/// Files of a stored run by (chain, turn).
+/// Files of a stored run by (chain, turn), every stored turn present (an empty map when
+/// the agent left nothing), decompressed from [`crate::storage`].
 async fn stored_files(
     pool: &SqlitePool,
     run: i64,
 ) -> anyhow::Result<BTreeMap<(String, usize), BTreeMap<String, String>>> {
-    let rows: Vec<(String, i64, String)> =
-        sqlx::query_as("SELECT chain, turn, files FROM run_turn WHERE run_id = ?")
-            .bind(run)
-            .fetch_all(pool)
-            .await?;
-    let mut out = BTreeMap::new();
-    for (chain, turn, files) in rows {
-        out.insert(
-            (chain, usize::try_from(turn)?),
-            serde_json::from_str(&files)?,
-        );
-    }
-    Ok(out)
+    Ok(crate::storage::run_texts(pool, run, false)
+        .await?
+        .into_iter()
+        .map(|(key, turn)| (key, turn.files))
+        .collect())
 }
 
 /// Stores the run re-scored with its test results and marks the job done, inside `tx`.

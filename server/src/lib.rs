@@ -15,6 +15,7 @@ mod jobs;
 mod published;
 mod routes;
 mod runs;
+pub mod storage;
 mod test_command;
 
 use std::future::Future;
