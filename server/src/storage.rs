@@ -477,3 +477,86 @@ pub(crate) async fn upgrade(pool: &SqlitePool) -> anyhow::Result<()> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn texts_split_into_parts_at_character_boundaries_and_come_back_whole() {
+        let a = |n: usize| "a".repeat(n);
+        let cases: Vec<(&str, String, Vec<usize>)> = vec![
+            ("empty", String::new(), vec![0]),
+            ("short", "def f():\n".to_owned(), vec![9]),
+            ("one part exactly", a(PART_BYTES), vec![PART_BYTES]),
+            ("one byte over", a(PART_BYTES + 1), vec![PART_BYTES, 1]),
+            (
+                "a two-byte character across the cut",
+                format!("a{}", "é".repeat(PART_BYTES / 2)),
+                vec![PART_BYTES - 1, 2],
+            ),
+            (
+                "three parts",
+                a(2 * PART_BYTES + 5),
+                vec![PART_BYTES, PART_BYTES, 5],
+            ),
+        ];
+        for (name, text, sizes) in cases {
+            let parts: Vec<&str> = split(&text).collect();
+            assert_eq!(
+                parts.iter().map(|p| p.len()).collect::<Vec<_>>(),
+                sizes,
+                "{name}"
+            );
+            let back: Vec<u8> = parts
+                .iter()
+                .flat_map(|p| inflate("deflate", &deflate(p.as_bytes()), usize::MAX).unwrap())
+                .collect();
+            assert_eq!(back, text.as_bytes(), "{name}");
+        }
+        assert_eq!(inflate("identity", b"abcdef", 4).unwrap(), b"abcd");
+        assert!(inflate("zstd", b"", 1).is_err());
+    }
+
+    #[test]
+    fn a_run_over_either_limit_is_refused_before_anything_is_stored() {
+        let jsonl = format!(
+            "{}\n{}\n",
+            r#"{"metadata": {"model": "m", "harness": "h", "memory": "none", "date": "2026-12-01", "dataset": {"name": "d", "version": "1"}}}"#,
+            serde_json::json!({"instance_id": "c/turn-1", "files": {"a.txt": "a".repeat(600), "b.txt": "xyz"}, "trajectory": "t".repeat(400)})
+        );
+        let bundle = RunBundle::from_jsonl(&jsonl).unwrap();
+        assert_eq!(raw_bytes(&bundle), 1003);
+        let limits = |raw_bytes, stored_bytes| StoreLimits {
+            raw_bytes,
+            stored_bytes,
+        };
+        assert_eq!(
+            pack(&bundle, limits(1002, 1 << 20)).unwrap_err(),
+            StoreError::TooLarge {
+                size: 1003,
+                limit: 1002
+            }
+        );
+        assert!(matches!(
+            pack(&bundle, limits(1003, 10)),
+            Err(StoreError::TooLargeStored { limit: 10, .. })
+        ));
+        let packed = pack(&bundle, limits(1003, 1 << 20)).unwrap();
+        assert_eq!((packed.raw_bytes, packed.texts.len()), (1003, 3));
+        assert!(packed.stored_bytes < 100, "{} bytes", packed.stored_bytes);
+        let kinds: Vec<(Kind, &str, u64)> = packed
+            .texts
+            .iter()
+            .map(|t| (t.kind, t.path.as_str(), t.size))
+            .collect();
+        assert_eq!(
+            kinds,
+            [
+                (Kind::File, "a.txt", 600),
+                (Kind::File, "b.txt", 3),
+                (Kind::Trajectory, "", 400)
+            ]
+        );
+    }
+}
