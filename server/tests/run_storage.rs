@@ -94,6 +94,7 @@ async fn a_small_zip_that_inflates_to_hundreds_of_megabytes_is_refused_and_nothi
         ),
     ] {
         let body = bomb(files, 15 * MIB);
+        eprintln!("{name}: a zip of {} bytes", body.len());
         assert!(
             body.len() < 400 * 1024,
             "{name}: the zip is {} bytes",

@@ -325,7 +325,7 @@ where
     Fut: std::future::Future<Output = anyhow::Result<Vec<(i64, Value)>>> + Send + 'static,
 {
     let first = next(None).await?;
-    let mut columns: Vec<String> = match first.first().and_then(|(_, r)| r.as_object()) {
+    let columns: Vec<String> = match first.first().and_then(|(_, r)| r.as_object()) {
         Some(record) => order
             .iter()
             .filter(|c| record.contains_key(**c))
@@ -339,7 +339,6 @@ where
             .collect(),
         None => order.iter().map(|c| (*c).to_owned()).collect(),
     };
-    columns.dedup();
     let records = |page: &[(i64, Value)], columns: &[String]| -> String {
         let columns: Vec<&str> = columns.iter().map(String::as_str).collect();
         page.iter()
@@ -769,13 +768,13 @@ pub(crate) async fn turn_files(
     let id = super::positive_id(&id, "run")?;
     let number = turn_number(&turn)?;
     let path = params.remove("path");
-    let paging = FILES_PAGE.parse(&mut params, Format::Json)?;
-    no_other_params(&params, "path, limit or offset")?;
-    if path.is_some() && paging != FILES_PAGE {
+    if path.is_some() && (params.contains_key("limit") || params.contains_key("offset")) {
         return Err(AppError::bad_request(
             "limit and offset page the list of files; leave them out with path=",
         ));
     }
+    let paging = FILES_PAGE.parse(&mut params, Format::Json)?;
+    no_other_params(&params, "path, limit or offset")?;
     summary(&state, id).await?;
     turn_score(&state, id, &chain, number).await?;
     let key = (id, chain.as_str(), number);
