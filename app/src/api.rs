@@ -145,9 +145,22 @@ pub(crate) struct RunSummary {
     pub(crate) overall: std::collections::BTreeMap<String, Score>,
 }
 
-/// Every stored run, oldest first.
-pub(crate) async fn runs() -> Result<Vec<RunSummary>, ApiError> {
-    get_json("/api/v1/runs").await
+/// One page of a list (`{items, total, limit, offset}`): the API pages runs and turns.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+pub(crate) struct Page<T> {
+    pub(crate) items: Vec<T>,
+    /// Rows in the whole list.
+    pub(crate) total: i64,
+}
+
+/// Runs per page the run list asks for (the API's largest page).
+pub(crate) const RUNS_PAGE: usize = 200;
+/// Turns per page the run page asks for (the API's largest page).
+pub(crate) const TURNS_PAGE: usize = 1000;
+
+/// The stored runs from `offset` on, oldest first, a page at a time.
+pub(crate) async fn runs(offset: usize) -> Result<Page<RunSummary>, ApiError> {
+    get_json(&format!("/api/v1/runs?limit={RUNS_PAGE}&offset={offset}")).await
 }
 
 /// One row of a run's turn table: a few fixed fields and one score per column.
@@ -167,14 +180,14 @@ pub(crate) struct TurnRow {
     pub(crate) columns: std::collections::BTreeMap<String, serde_json::Value>,
 }
 
-/// A chain of a run and its turns, in order.
+/// A chain of a run and how many of its turns are stored.
 #[derive(Clone, Debug, PartialEq, Deserialize)]
 pub(crate) struct ChainTurns {
     pub(crate) chain: String,
-    pub(crate) turns: Vec<TurnRow>,
+    pub(crate) turn_count: i64,
 }
 
-/// One run with its turns (`GET /api/v1/runs/{id}`).
+/// One run (`GET /api/v1/runs/{id}`); its turns come a page at a time from [`turns`].
 #[derive(Clone, Debug, PartialEq, Deserialize)]
 pub(crate) struct RunDetail {
     #[serde(flatten)]
@@ -184,16 +197,39 @@ pub(crate) struct RunDetail {
     pub(crate) chains: Vec<ChainTurns>,
 }
 
-/// One run and its turns.
+/// One run.
 pub(crate) async fn run(id: i64) -> Result<RunDetail, ApiError> {
     get_json(&format!("/api/v1/runs/{id}")).await
 }
 
-/// A file of a case; `text` is `None` when the agent left no file there.
+/// The run's turn rows from `offset` on, in order (`GET /api/v1/runs/{id}/turns`).
+pub(crate) async fn turns(run: i64, offset: usize) -> Result<Page<TurnRow>, ApiError> {
+    get_json(&format!(
+        "/api/v1/runs/{run}/turns?limit={TURNS_PAGE}&offset={offset}"
+    ))
+    .await
+}
+
+/// A file of a case; `text` is `None` when the agent left no file there, and only the
+/// file's beginning when `truncated` (the whole file: [`file_url`]).
 #[derive(Clone, Debug, PartialEq, Deserialize)]
 pub(crate) struct SourceFile {
     pub(crate) path: String,
     pub(crate) text: Option<String>,
+    /// The whole file's size in bytes.
+    #[serde(default)]
+    pub(crate) bytes: u64,
+    #[serde(default)]
+    pub(crate) truncated: bool,
+}
+
+/// Where one file of a turn is served whole, as text.
+pub(crate) fn file_url(run: i64, chain: &str, turn: i64, path: &str) -> String {
+    format!(
+        "/api/v1/runs/{run}/chains/{}/turns/{turn}/files?path={}",
+        js_sys::encode_uri_component(chain),
+        js_sys::encode_uri_component(path)
+    )
 }
 
 /// Why a target was or was not counted as re-implemented.
@@ -251,6 +287,9 @@ pub(crate) struct TurnDetail {
     pub(crate) submission: SourceFile,
     #[serde(default)]
     pub(crate) other_files: Vec<SourceFile>,
+    /// How many other files the turn has (`other_files` lists the first of them).
+    #[serde(default)]
+    pub(crate) other_file_count: i64,
     pub(crate) reference: SourceFile,
     #[serde(default)]
     pub(crate) targets: Vec<Target>,

@@ -20,7 +20,10 @@
 //!   "trajectory": ...}` where the trajectory is its JSON value or its text.
 //!
 //! Every limit in [`Limits`] is checked while reading, so a hostile bundle costs at most
-//! that much; every error names the entry to fix. Example:
+//! that much; every error names the entry to fix. Nothing is ever "last one wins": an
+//! entry, instance or file given twice is refused, as are control characters in paths,
+//! a path that is a file in one turn of a chain and a directory in another, and metadata
+//! fields over [`FIELD_CHARS`] (notes: [`NOTES_CHARS`]) or with control characters. Example:
 //! ```
 //! use wheelwright_core::bundle::RunBundle;
 //! let jsonl = r#"{"metadata": {"model": "m", "harness": "h", "memory": "interface", "date": "2026-11-29", "dataset": {"name": "d", "version": "1"}}}
@@ -193,10 +196,42 @@ impl Budget {
 #[serde(deny_unknown_fields)]
 struct Instance {
     instance_id: String,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "unique_files")]
     files: BTreeMap<String, String>,
     #[serde(default)]
     trajectory: Option<serde_json::Value>,
+}
+
+/// A `files` object that names each path once: JSON allows a key twice, and a map would
+/// silently keep only the last, so a second copy of a file is refused instead.
+fn unique_files<'de, D: serde::Deserializer<'de>>(
+    deserializer: D,
+) -> Result<BTreeMap<String, String>, D::Error> {
+    struct Files;
+    impl<'de> serde::de::Visitor<'de> for Files {
+        type Value = BTreeMap<String, String>;
+
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("an object of file path -> text")
+        }
+
+        fn visit_map<A: serde::de::MapAccess<'de>>(
+            self,
+            mut map: A,
+        ) -> Result<Self::Value, A::Error> {
+            let mut files = BTreeMap::new();
+            while let Some((path, text)) = map.next_entry::<String, String>()? {
+                if files.contains_key(&path) {
+                    return Err(serde::de::Error::custom(format!(
+                        "\"files\" names {path:?} twice; give each file once"
+                    )));
+                }
+                files.insert(path, text);
+            }
+            Ok(files)
+        }
+    }
+    deserializer.deserialize_map(Files)
 }
 
 #[derive(Deserialize)]
@@ -227,13 +262,41 @@ fn is_name(s: &str) -> bool {
         && s != ".."
 }
 
+/// Longest file path a bundle may name, in bytes.
+pub const PATH_BYTES: usize = 512;
+
 fn check_file_path(entry: &str, path: &str) -> Result<(), BundleError> {
-    if path.len() > 512 || !is_relative_down(path) || path.ends_with('/') {
+    if path.chars().any(char::is_control) {
         return Err(BundleError::entry(
             entry,
             format!(
-                "{path:?} is not a file path relative to the repository root (no leading /, no .. or backslashes)"
+                "file path {path:?} contains a control character (a NUL, tab, newline, ...); name files with printable characters only"
             ),
+        ));
+    }
+    if path.len() > PATH_BYTES || !is_relative_down(path) || path.ends_with('/') {
+        return Err(BundleError::entry(
+            entry,
+            format!(
+                "{path:?} is not a file path relative to the repository root (no leading /, no .. or backslashes, at most {PATH_BYTES} bytes)"
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// An entry name of a directory or zip bundle, checked before it is interpreted.
+fn check_entry_name(entry: &str) -> Result<(), BundleError> {
+    if entry.chars().any(char::is_control) {
+        return Err(BundleError::entry(
+            entry.escape_debug().to_string(),
+            "contains a control character (a NUL, tab, newline, ...); name entries with printable characters only",
+        ));
+    }
+    if !is_relative_down(entry) {
+        return Err(BundleError::entry(
+            entry,
+            "is not a relative path inside the bundle; entries may not start with / or contain ..",
         ));
     }
     Ok(())
@@ -261,11 +324,13 @@ impl RunBundle {
         strip_common_folder(&mut entries);
         let mut metadata = None;
         let mut turns: BTreeMap<(String, usize), TurnFiles> = BTreeMap::new();
+        let mut seen = std::collections::BTreeSet::new();
         for (entry, bytes) in entries {
-            if !is_relative_down(&entry) {
+            check_entry_name(&entry)?;
+            if !seen.insert(entry.clone()) {
                 return Err(BundleError::entry(
                     &entry,
-                    "is not a relative path inside the bundle; entries may not start with / or contain ..",
+                    "appears twice in the bundle; keep one copy of each entry",
                 ));
             }
             if entry == "metadata.json" {
@@ -319,6 +384,8 @@ impl RunBundle {
         let metadata = metadata.ok_or(BundleError::NoMetadata)?;
         let bundle = Self { metadata, turns };
         bundle.check_metadata()?;
+        bundle
+            .check_paths(|chain, turn, path| format!("chains/{chain}/turn-{turn}/files/{path}"))?;
         Ok(bundle)
     }
 
@@ -338,6 +405,7 @@ impl RunBundle {
             })?
             .metadata;
         let mut turns = BTreeMap::new();
+        let mut line_of = BTreeMap::new();
         for (i, line) in lines {
             let where_ = format!("line {}", i + 1);
             let instance: Instance = serde_json::from_str(line).map_err(|e| {
@@ -369,7 +437,7 @@ impl RunBundle {
                 files: instance.files,
                 trajectory,
             };
-            if turns.insert(key, turn).is_some() {
+            if turns.insert(key.clone(), turn).is_some() {
                 return Err(BundleError::entry(
                     &where_,
                     format!(
@@ -378,24 +446,94 @@ impl RunBundle {
                     ),
                 ));
             }
+            line_of.insert(key, i + 1);
         }
         let bundle = Self { metadata, turns };
         bundle.check_metadata()?;
+        bundle.check_paths(|chain, turn, path| {
+            let line = line_of.get(&(chain.to_owned(), turn)).copied().unwrap_or(0);
+            format!("line {line} ({}, file {path:?})", instance_id(chain, turn))
+        })?;
         Ok(bundle)
+    }
+
+    /// Refuses a path that is a file in one turn of a chain and a directory in another
+    /// (or the same) turn: the workspace of turn t holds the files of turns 1..t, where
+    /// `x` and `x/y.py` cannot both exist. `entry` names the offending file for the
+    /// message. Paths are compared exactly: `A.py` and `a.py` are two files, as on the
+    /// Linux machines that score and test them.
+    fn check_paths(&self, entry: impl Fn(&str, usize, &str) -> String) -> Result<(), BundleError> {
+        let mut chains: BTreeMap<&str, BTreeMap<&str, usize>> = BTreeMap::new();
+        for ((chain, turn), files) in &self.turns {
+            let first = chains.entry(chain).or_default();
+            for path in files.files.keys() {
+                first.entry(path.as_str()).or_insert(*turn);
+            }
+        }
+        for ((chain, turn), files) in &self.turns {
+            let first = &chains[chain.as_str()];
+            for path in files.files.keys() {
+                let parents = path.match_indices('/').map(|(at, _)| &path[..at]);
+                for parent in parents {
+                    if let Some(other) = first.get(parent) {
+                        let where_ = if other == turn {
+                            "this turn".to_owned()
+                        } else {
+                            format!("turn {other} of chain {chain}")
+                        };
+                        return Err(BundleError::entry(
+                            entry(chain, *turn, path),
+                            format!(
+                                "is inside {parent:?}, which {where_} leaves as a file; a path cannot be a file and a directory in one chain (the workspace of turn t holds turns 1..t)"
+                            ),
+                        ));
+                    }
+                }
+            }
+        }
+        Ok(())
     }
 
     fn check_metadata(&self) -> Result<(), BundleError> {
         let m = &self.metadata;
         let bad = |message: String| Err(BundleError::entry("metadata", message));
-        for (field, value) in [
-            ("model", &m.model),
-            ("harness", &m.harness),
-            ("memory", &m.memory),
-            ("dataset.name", &m.dataset.name),
-            ("dataset.version", &m.dataset.version),
-        ] {
-            if value.trim().is_empty() || value.len() > 200 {
-                return bad(format!("\"{field}\" must be 1-200 characters"));
+        let one_line = [
+            ("model", Some(&m.model)),
+            ("harness", Some(&m.harness)),
+            ("memory", Some(&m.memory)),
+            ("dataset.name", Some(&m.dataset.name)),
+            ("dataset.version", Some(&m.dataset.version)),
+            ("scaffold_version", m.scaffold_version.as_ref()),
+        ];
+        for (field, value) in one_line {
+            let Some(value) = value else { continue };
+            if value.trim().is_empty() || value.chars().count() > FIELD_CHARS {
+                return bad(format!("\"{field}\" must be 1-{FIELD_CHARS} characters"));
+            }
+            if let Some(c) = value
+                .chars()
+                .find(|c| c.is_control() || is_bidi_control(*c))
+            {
+                return bad(format!(
+                    "\"{field}\" contains the control character U+{:04X}; write it on one line in printable characters",
+                    u32::from(c)
+                ));
+            }
+        }
+        if let Some(notes) = &m.notes {
+            if notes.chars().count() > NOTES_CHARS {
+                return bad(format!(
+                    "\"notes\" must be at most {NOTES_CHARS} characters"
+                ));
+            }
+            if let Some(c) = notes
+                .chars()
+                .find(|c| c.is_control() && !matches!(c, '\n' | '\r' | '\t'))
+            {
+                return bad(format!(
+                    "\"notes\" contains the control character U+{:04X}; only line breaks and tabs are allowed",
+                    u32::from(c)
+                ));
             }
         }
         if !is_date(&m.date) {
@@ -405,9 +543,6 @@ impl RunBundle {
             && !(cost.is_finite() && cost >= 0.0)
         {
             return bad(format!("\"cost_usd\" {cost} must be a non-negative number"));
-        }
-        if m.notes.as_ref().is_some_and(|n| n.len() > 10_000) {
-            return bad("\"notes\" must be at most 10,000 characters".to_owned());
         }
         if self.turns.is_empty() {
             return Err(BundleError::Empty);
@@ -610,6 +745,18 @@ impl<'a> From<&'a RunBundle> for CanonicalBundle<'a> {
                 .collect(),
         }
     }
+}
+
+/// Longest one-line metadata field (model, harness, memory, dataset name and version,
+/// scaffold version), in characters.
+pub const FIELD_CHARS: usize = 200;
+/// Longest `notes`, in characters.
+pub const NOTES_CHARS: usize = 10_000;
+
+/// Unicode's bidirectional embeddings, overrides and isolates: in a one-line name they
+/// only serve to make it display as something else.
+fn is_bidi_control(c: char) -> bool {
+    matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
 }
 
 fn is_date(s: &str) -> bool {

@@ -5,6 +5,13 @@
 //! cell, and any other nested value its compact JSON. Columns are the records' keys in
 //! first-seen order. Example: `[{"chain": "a", "reuse": {"status": "defined", "value": 50.0}}]`
 //! gives `chain,reuse\r\na,50\r\n`.
+//!
+//! Text a submitter wrote (a model name, notes) ends up in these cells, and a spreadsheet
+//! runs a cell that starts with `=`, `+`, `-` or `@` (or a tab or carriage return before
+//! one) as a formula. Every text cell that starts with one of them is neutralised the
+//! OWASP way, with a leading `'`; numbers never are, so a negative score stays a number.
+//! [`header`] and [`row`] write a table one record at a time, for downloads streamed in
+//! pages.
 
 use serde_json::Value;
 
@@ -37,23 +44,37 @@ pub fn to_csv(records: &[Value], order: &[&str]) -> String {
             }
         }
     }
+    let mut out = header(&columns);
+    for record in records {
+        out.push_str(&row(record, &columns));
+    }
+    out
+}
+
+/// The CSV header record of `columns`.
+pub fn header(columns: &[&str]) -> String {
     let mut out = String::new();
     push_record(&mut out, columns.iter().map(|c| (*c).to_owned()));
-    for record in records {
-        let cells = columns.iter().map(|column| match record {
-            Value::Object(map) => map.get(*column).map(cell).unwrap_or_default(),
-            other if *column == "value" => cell(other),
-            _ => String::new(),
-        });
-        push_record(&mut out, cells);
-    }
+    out
+}
+
+/// One CSV record: `record`'s cells under `columns` (as [`to_csv`] writes them; a
+/// record that is not an object fills the column named `value`).
+pub fn row(record: &Value, columns: &[&str]) -> String {
+    let cells = columns.iter().map(|column| match record {
+        Value::Object(map) => map.get(*column).map(cell).unwrap_or_default(),
+        other if *column == "value" => cell(other),
+        _ => String::new(),
+    });
+    let mut out = String::new();
+    push_record(&mut out, cells);
     out
 }
 
 fn cell(value: &Value) -> String {
     match value {
         Value::Null => String::new(),
-        Value::String(s) => s.clone(),
+        Value::String(s) => neutralised(s),
         Value::Bool(b) => b.to_string(),
         Value::Number(n) => n.to_string(),
         Value::Object(map) if map.get("status").and_then(Value::as_str) == Some("defined") => {
@@ -66,12 +87,41 @@ fn cell(value: &Value) -> String {
     }
 }
 
-/// Appends one CSV record, quoting the fields that need it.
+/// Characters that make a spreadsheet read a cell as a formula when it starts with one.
+const FORMULA_START: [char; 6] = ['=', '+', '-', '@', '\t', '\r'];
+
+/// `text` as a cell no spreadsheet runs: prefixed with `'` when it starts like a formula.
+fn neutralised(text: &str) -> String {
+    if text.starts_with(FORMULA_START) {
+        format!("'{text}")
+    } else {
+        text.to_owned()
+    }
+}
+
+/// Whether `field` is a number as Rust or JSON writes one (`-1.5`, `2e-3`): such a field
+/// is a value, not text, and is never neutralised.
+fn is_number(field: &str) -> bool {
+    field
+        .bytes()
+        .all(|b| b.is_ascii_digit() || matches!(b, b'-' | b'+' | b'.' | b'e' | b'E'))
+        && field.bytes().any(|b| b.is_ascii_digit())
+        && field.parse::<f64>().is_ok_and(f64::is_finite)
+}
+
+/// Appends one CSV record, quoting the fields that need it. A field that is not a number
+/// and starts like a formula is neutralised here too, so every table (the leaderboard's
+/// writes its fields as text) is safe to open in a spreadsheet.
 pub(crate) fn push_record(out: &mut String, fields: impl Iterator<Item = String>) {
     for (i, field) in fields.enumerate() {
         if i > 0 {
             out.push(',');
         }
+        let field = if is_number(&field) {
+            field
+        } else {
+            neutralised(&field)
+        };
         if field.contains([',', '"', '\n', '\r']) {
             out.push('"');
             out.push_str(&field.replace('"', "\"\""));

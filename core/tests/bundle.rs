@@ -100,6 +100,8 @@ struct RefusedCase {
     jsonl: Option<Vec<String>>,
     #[serde(default)]
     files: Option<BTreeMap<String, String>>,
+    #[serde(default)]
+    entries: Option<Vec<(String, String)>>,
     error: String,
 }
 
@@ -114,16 +116,24 @@ fn bad_bundles_are_refused_with_a_message_that_names_the_problem() {
     );
     let mut failures = Vec::new();
     for case in refused.cases {
-        let result = match (&case.jsonl, &case.files) {
+        let entries = case.entries.clone().or_else(|| {
+            case.files
+                .as_ref()
+                .map(|files| files.clone().into_iter().collect())
+        });
+        let result = match (&case.jsonl, entries) {
             (Some(lines), None) => {
                 RunBundle::from_jsonl(&lines.join("\n").replace("{META_LINE}", &meta_line))
             }
-            (None, Some(files)) => RunBundle::from_files(
-                files
-                    .iter()
-                    .map(|(p, t)| (p.clone(), t.replace("{META}", &meta).into_bytes())),
+            (None, Some(entries)) => RunBundle::from_files(
+                entries
+                    .into_iter()
+                    .map(|(p, t)| (p, t.replace("{META}", &meta).into_bytes())),
             ),
-            _ => panic!("case {:?} must give jsonl or files", case.name),
+            _ => panic!(
+                "case {:?} must give one of jsonl, files or entries",
+                case.name
+            ),
         };
         match result {
             Ok(_) => failures.push(format!("{}: accepted", case.name)),
@@ -188,4 +198,83 @@ fn real_trajectories_travel_verbatim() {
         bundle.turns[&("slugs".to_owned(), 1)].trajectory.as_deref(),
         Some(text.as_str())
     );
+}
+
+/// The valid fixture's metadata line with `field` (a JSON pointer into the metadata, e.g.
+/// `/dataset/name`) set to `value`, and one turn.
+fn jsonl_with(field: &str, value: serde_json::Value) -> String {
+    let meta = std::fs::read_to_string(fixtures().join("valid/metadata.json")).unwrap();
+    let mut meta: serde_json::Value = serde_json::from_str(&meta).unwrap();
+    *meta
+        .pointer_mut(field)
+        .unwrap_or_else(|| panic!("no {field}")) = value;
+    format!(
+        "{}\n{{\"instance_id\": \"slugs/turn-1\"}}\n",
+        serde_json::json!({ "metadata": meta })
+    )
+}
+
+#[test]
+fn every_metadata_string_has_a_length_limit() {
+    use wheelwright_core::bundle::{FIELD_CHARS, NOTES_CHARS};
+    let cases = [
+        ("/model", "model", FIELD_CHARS),
+        ("/harness", "harness", FIELD_CHARS),
+        ("/memory", "memory", FIELD_CHARS),
+        ("/scaffold_version", "scaffold_version", FIELD_CHARS),
+        ("/dataset/name", "dataset.name", FIELD_CHARS),
+        ("/dataset/version", "dataset.version", FIELD_CHARS),
+        ("/notes", "notes", NOTES_CHARS),
+    ];
+    let mut failures = Vec::new();
+    for (pointer, field, limit) in cases {
+        // Characters, not bytes: a limit of multi-byte characters is still accepted.
+        let at_limit = "é".repeat(limit);
+        if let Err(e) = RunBundle::from_jsonl(&jsonl_with(pointer, at_limit.into())) {
+            failures.push(format!("{field} at {limit} characters refused: {e}"));
+        }
+        match RunBundle::from_jsonl(&jsonl_with(pointer, "x".repeat(limit + 1).into())) {
+            Ok(_) => failures.push(format!("{field} over {limit} characters accepted")),
+            Err(e) if !e.to_string().contains(&format!("\"{field}\" must be")) => {
+                failures.push(format!("{field}: {e}"));
+            }
+            Err(_) => {}
+        }
+    }
+    assert!(failures.is_empty(), "{failures:#?}");
+}
+
+#[test]
+fn what_the_rules_allow_is_still_read() {
+    let meta = std::fs::read_to_string(fixtures().join("valid/metadata.json")).unwrap();
+    // Paths differing only in case are two files (tests run on Linux, where they are);
+    // a directory of one turn may gain files in later turns.
+    let bundle = RunBundle::from_files([
+        ("metadata.json".to_owned(), meta.clone().into_bytes()),
+        (
+            "chains/slugs/turn-1/files/A.py".to_owned(),
+            b"a = 1\n".to_vec(),
+        ),
+        (
+            "chains/slugs/turn-1/files/a.py".to_owned(),
+            b"a = 2\n".to_vec(),
+        ),
+        ("chains/slugs/turn-1/files/pkg/x.py".to_owned(), Vec::new()),
+        ("chains/slugs/turn-2/files/pkg/y.py".to_owned(), Vec::new()),
+        ("chains/other/turn-1/files/pkg".to_owned(), Vec::new()),
+    ])
+    .expect("case-distinct files, a growing directory and another chain's file are fine");
+    assert_eq!(
+        bundle.turns[&("slugs".to_owned(), 1)]
+            .files
+            .keys()
+            .collect::<Vec<_>>(),
+        ["A.py", "a.py", "pkg/x.py"]
+    );
+    // Notes keep their line breaks and tabs; names may be any printable Unicode.
+    let notes = "line one\r\n\tline two\n";
+    let bundle = RunBundle::from_jsonl(&jsonl_with("/notes", notes.into())).unwrap();
+    assert_eq!(bundle.metadata.notes.as_deref(), Some(notes));
+    let bundle = RunBundle::from_jsonl(&jsonl_with("/model", "模型-β 2".into())).unwrap();
+    assert_eq!(bundle.metadata.model, "模型-β 2");
 }

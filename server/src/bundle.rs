@@ -178,9 +178,16 @@ pub fn read_zip(
     reader: impl Read + Seek,
     limits: Limits,
 ) -> Result<Vec<(String, Vec<u8>)>, BundleError> {
-    let mut archive = zip::ZipArchive::new(reader).map_err(|e| {
+    let unreadable = |e: zip::result::ZipError| {
         BundleError::entry("the archive", format!("is not a readable zip file: {e}"))
-    })?;
+    };
+    let archive = zip::ZipArchive::new(reader).map_err(unreadable)?;
+    // The zip crate keeps one entry per name, the last: a name given twice would lose a
+    // copy without a word. The central directory's own names are checked first.
+    let start = archive.central_directory_start();
+    let mut reader = archive.into_inner();
+    repeated_names(&mut reader, start, limits)?;
+    let mut archive = zip::ZipArchive::new(reader).map_err(unreadable)?;
     if archive.len() > limits.entries {
         return Err(BundleError::TooManyEntries {
             limit: limits.entries,
@@ -225,6 +232,47 @@ pub fn read_zip(
         entries.push((name, bytes));
     }
     Ok(entries)
+}
+
+/// Refuses an archive whose central directory (at `start`) names an entry twice, or
+/// holds more than `limits.entries` entries.
+fn repeated_names(
+    reader: &mut (impl Read + Seek),
+    start: u64,
+    limits: Limits,
+) -> Result<(), BundleError> {
+    const SIGNATURE: [u8; 4] = *b"PK\x01\x02";
+    let corrupt = |e: std::io::Error| {
+        BundleError::entry("the archive", format!("is not a readable zip file: {e}"))
+    };
+    reader
+        .seek(std::io::SeekFrom::Start(start))
+        .map_err(corrupt)?;
+    let mut seen = std::collections::HashSet::new();
+    // A central directory record: 46 fixed bytes, then name, extra field and comment.
+    let mut fixed = [0u8; 46];
+    while reader.read_exact(&mut fixed).is_ok() && fixed[..4] == SIGNATURE {
+        let length = |at: usize| usize::from(u16::from_le_bytes([fixed[at], fixed[at + 1]]));
+        let mut name = vec![0u8; length(28)];
+        reader.read_exact(&mut name).map_err(corrupt)?;
+        let skip = i64::try_from(length(30) + length(32)).unwrap_or(i64::MAX);
+        reader
+            .seek(std::io::SeekFrom::Current(skip))
+            .map_err(corrupt)?;
+        if seen.len() >= limits.entries {
+            return Err(BundleError::TooManyEntries {
+                limit: limits.entries,
+            });
+        }
+        if seen.contains(&name) {
+            return Err(BundleError::entry(
+                String::from_utf8_lossy(&name).escape_debug().to_string(),
+                "appears twice in the archive; keep one copy of each entry",
+            ));
+        }
+        seen.insert(name);
+    }
+    Ok(())
 }
 
 /// The files under `root`, by `/`-separated path relative to it, within `limits`.

@@ -26,6 +26,10 @@ pub enum DbError {
         path: String,
         source: sqlx::migrate::MigrateError,
     },
+    #[error(
+        "cannot convert the stored runs of {path} to this version's storage: {source:#}; the database is unchanged where it failed, so fix the cause (disk full?) and start again"
+    )]
+    Upgrade { path: String, source: anyhow::Error },
     #[error("database query failed: {0}")]
     Query(#[from] sqlx::Error),
 }
@@ -65,6 +69,13 @@ pub async fn open(data_dir: &Path) -> Result<SqlitePool, DbError> {
         .run(&pool)
         .await
         .map_err(|source| DbError::Migrate {
+            path: shown.clone(),
+            source,
+        })?;
+    // What a migration cannot do in SQL: deflate the run files it moved (idempotent).
+    crate::storage::upgrade(&pool)
+        .await
+        .map_err(|source| DbError::Upgrade {
             path: shown,
             source,
         })?;

@@ -477,12 +477,13 @@ impl Queue {
             })
             .await??
         };
-        let files = stored_files(&self.pool, run).await?;
+        let files =
+            crate::storage::chain_files(&self.pool, run, &chain_id, i64::try_from(t)?).await?;
         let chain_files: Vec<BTreeMap<String, String>> = (1..=t)
             .map(|turn| {
                 files
                     .get(&(chain_id.clone(), turn))
-                    .cloned()
+                    .map(|texts| texts.files.clone())
                     .unwrap_or_default()
             })
             .collect();
@@ -683,26 +684,6 @@ fn client_message(error: &anyhow::Error) -> String {
 /// Compares two secrets in time that depends on their lengths only.
 fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
     a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
-}
-
-/// Files of a stored run by (chain, turn).
-async fn stored_files(
-    pool: &SqlitePool,
-    run: i64,
-) -> anyhow::Result<BTreeMap<(String, usize), BTreeMap<String, String>>> {
-    let rows: Vec<(String, i64, String)> =
-        sqlx::query_as("SELECT chain, turn, files FROM run_turn WHERE run_id = ?")
-            .bind(run)
-            .fetch_all(pool)
-            .await?;
-    let mut out = BTreeMap::new();
-    for (chain, turn, files) in rows {
-        out.insert(
-            (chain, usize::try_from(turn)?),
-            serde_json::from_str(&files)?,
-        );
-    }
-    Ok(out)
 }
 
 /// Stores the run re-scored with its test results and marks the job done, inside `tx`.

@@ -16,6 +16,7 @@ pub mod listen;
 mod published;
 mod routes;
 mod runs;
+pub mod storage;
 mod test_command;
 mod work;
 

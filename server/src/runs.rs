@@ -2,7 +2,9 @@
 //!
 //! The server never takes numbers from a submitter: a bundle carries files and
 //! trajectories only, and everything stored here was computed by
-//! [`wheelwright_core::score::score_run`] on this machine.
+//! [`wheelwright_core::score::score_run`] on this machine. The files and trajectories
+//! are stored deflated by [`crate::storage`], within its per-run limits, which are
+//! checked before anything is written.
 
 use std::sync::Arc;
 
@@ -17,6 +19,7 @@ use wheelwright_core::score::{
 
 use crate::datasets::{Catalog, LoadedDataset};
 use crate::error::AppError;
+use crate::storage::{STORE_LIMITS, StoreError};
 use crate::work::Job;
 
 /// Where a stored run comes from.
@@ -42,6 +45,8 @@ pub(crate) enum RunError {
     /// The request was abandoned or timed out while its run was scored.
     #[error(transparent)]
     Cancelled(#[from] Cancelled),
+    #[error("{0}")]
+    Store(#[from] StoreError),
     #[error(transparent)]
     Internal(#[from] anyhow::Error),
 }
@@ -55,6 +60,7 @@ impl From<RunError> for AppError {
                 | BundleError::FileTooLarge { .. }
                 | BundleError::TooManyEntries { .. },
             ) => StatusCode::PAYLOAD_TOO_LARGE,
+            RunError::Store(_) => StatusCode::PAYLOAD_TOO_LARGE,
             RunError::Bundle(_) => StatusCode::UNPROCESSABLE_ENTITY,
             RunError::UnknownDataset { .. } => StatusCode::UNPROCESSABLE_ENTITY,
             RunError::Duplicate { .. } => StatusCode::CONFLICT,
@@ -89,11 +95,13 @@ pub(crate) async fn submit(
                 version: wanted.version.clone(),
             })?;
     bundle.check_against(&loaded.dataset)?;
+    // A run too large to store is refused before it costs a hash or a scoring.
+    crate::storage::check_raw(&bundle, STORE_LIMITS)?;
     if let Some(id) = existing(pool, &loaded, &bundle.content_hash()).await? {
         return Err(RunError::Duplicate { id });
     }
     let (bundle, report) = score_blocking(Arc::clone(&loaded), bundle, job).await?;
-    store(pool, &loaded, Source::Upload, &bundle, &report).await
+    store(pool, &loaded, Source::Upload, bundle, &report).await
 }
 
 /// Scores on the blocking pool, in `job`'s slot and with its cancellation flag: indexing a
@@ -145,17 +153,40 @@ async fn existing(
     .await?)
 }
 
-/// Stores the run and one row per scored turn in a single transaction.
+/// Stores the run, one row per scored turn and its files and trajectories in a single
+/// transaction. The texts are deflated first, on the blocking pool, and the run refused
+/// with [`RunError::Store`] if they are over [`STORE_LIMITS`]: nothing is written then.
 pub(crate) async fn store(
     pool: &SqlitePool,
     loaded: &LoadedDataset,
     source: Source,
-    bundle: &RunBundle,
+    bundle: RunBundle,
     report: &RunReport,
 ) -> Result<i64, RunError> {
+    let scored: std::collections::BTreeSet<(&str, usize)> = report
+        .turns
+        .iter()
+        .map(|row| (row.chain.as_str(), row.turn))
+        .collect();
+    if let Some((chain, turn)) = bundle
+        .turns
+        .keys()
+        .find(|(chain, turn)| !scored.contains(&(chain.as_str(), *turn)))
+    {
+        return Err(RunError::Internal(anyhow::anyhow!(
+            "the report has no row for turn {turn} of chain {chain:?} of the bundle"
+        )));
+    }
+    let (bundle, hash, packed) = tokio::task::spawn_blocking(move || {
+        let hash = bundle.content_hash();
+        let packed = crate::storage::pack(&bundle, STORE_LIMITS);
+        (bundle, hash, packed)
+    })
+    .await
+    .map_err(|e| RunError::Internal(e.into()))?;
+    let packed = packed?;
     let manifest = &loaded.dataset.manifest;
     let m = &bundle.metadata;
-    let hash = bundle.content_hash();
     let (origin, baseline) = match source {
         Source::Upload => ("verified", None),
         Source::Baseline(b) => ("baseline", Some(b.name())),
@@ -208,22 +239,16 @@ pub(crate) async fn store(
     .await
     .map_err(anyhow::Error::from)?;
     for row in &report.turns {
-        let given = bundle.turns.get(&(row.chain.clone(), row.turn));
-        let empty = std::collections::BTreeMap::new();
-        sqlx::query(
-            "INSERT INTO run_turn (run_id, chain, turn, files, trajectory, score)
-             VALUES (?, ?, ?, ?, ?, ?)",
-        )
-        .bind(id)
-        .bind(&row.chain)
-        .bind(i64::try_from(row.turn).map_err(anyhow::Error::from)?)
-        .bind(json(given.map_or(&empty, |g| &g.files))?)
-        .bind(given.and_then(|g| g.trajectory.as_deref()))
-        .bind(json(row)?)
-        .execute(&mut *tx)
-        .await
-        .map_err(anyhow::Error::from)?;
+        sqlx::query("INSERT INTO run_turn (run_id, chain, turn, score) VALUES (?, ?, ?, ?)")
+            .bind(id)
+            .bind(&row.chain)
+            .bind(i64::try_from(row.turn).map_err(anyhow::Error::from)?)
+            .bind(json(row)?)
+            .execute(&mut *tx)
+            .await
+            .map_err(anyhow::Error::from)?;
     }
+    crate::storage::insert(&mut tx, id, &packed).await?;
     tx.commit().await.map_err(anyhow::Error::from)?;
     Ok(id)
 }
@@ -284,7 +309,7 @@ pub(crate) async fn ensure_baselines(
         let (bundle, report) = score_blocking(Arc::clone(loaded), bundle, &Job::unpooled())
             .await
             .map_err(|e| anyhow::anyhow!("{e}"))?;
-        match store(pool, loaded, Source::Baseline(baseline), &bundle, &report).await {
+        match store(pool, loaded, Source::Baseline(baseline), bundle, &report).await {
             Ok(id) => tracing::info!(
                 dataset = manifest.name,
                 baseline = baseline.name(),
@@ -308,16 +333,7 @@ pub(crate) async fn rescored(
     run: i64,
     tests: std::collections::BTreeMap<(String, usize), TestResults>,
 ) -> anyhow::Result<RunReport> {
-    let rows: Vec<(String, i64, String, Option<String>)> =
-        sqlx::query_as("SELECT chain, turn, files, trajectory FROM run_turn WHERE run_id = ?")
-            .bind(run)
-            .fetch_all(pool)
-            .await?;
-    let mut stored = std::collections::BTreeMap::new();
-    for (chain, turn, files, trajectory) in rows {
-        let files: std::collections::BTreeMap<String, String> = serde_json::from_str(&files)?;
-        stored.insert((chain, usize::try_from(turn)?), (files, trajectory));
-    }
+    let mut stored = crate::storage::run_texts(pool, run, true).await?;
     tokio::task::spawn_blocking(move || {
         let mut chains = std::collections::BTreeMap::new();
         for chain in &loaded.dataset.chains {
@@ -328,7 +344,10 @@ pub(crate) async fn rescored(
                 .enumerate()
                 .map(|(i, turn)| {
                     let key = (id.clone(), i + 1);
-                    let (mut files, trajectory) = stored.remove(&key).unwrap_or_default();
+                    let crate::storage::TurnTexts {
+                        mut files,
+                        trajectory,
+                    } = stored.remove(&key).unwrap_or_default();
                     TurnRun {
                         submission: files.remove(&turn.manifest.module_path),
                         other_files: files,

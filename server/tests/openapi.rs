@@ -102,6 +102,7 @@ async fn every_documented_operation_answers_with_its_required_fields() {
     .await;
     let doc = get(&app, "/api/v1/openapi.json").await.json();
     let runs = get(&app, "/api/v1/runs").await.json();
+    let runs = &runs["items"];
     let (run, other_run) = (runs[0]["id"].to_string(), runs[1]["id"].to_string());
     // A job to read: the first run's hidden tests, queued before the checks.
     let queued = post_bytes(&app, &format!("/api/v1/runs/{run}/tests"), Vec::new()).await;

@@ -27,10 +27,11 @@ fn score(value: &Value) -> Option<f64> {
     (value["status"] == "defined").then(|| value["value"].as_f64().unwrap())
 }
 
+/// The runs of the first page of `GET /api/v1/runs{query}`.
 async fn runs(app: &TestApp, query: &str) -> Vec<Value> {
     let reply = get(app, &format!("/api/v1/runs{query}")).await;
     assert_eq!(reply.status, StatusCode::OK, "{}", reply.text());
-    reply.json().as_array().unwrap().clone()
+    reply.json()["items"].as_array().unwrap().clone()
 }
 
 #[tokio::test]
@@ -109,13 +110,14 @@ async fn a_json_lines_upload_is_scored_stored_and_served_down_to_each_turn() {
     assert_eq!(score(&run["overall"]["reuse_repo"]), Some(100.0));
     // No hidden tests have run yet: pass is undefined, never 0.
     assert_eq!(score(&run["overall"]["pass"]), None);
+    // The run names its chains and how many turns each has; the turns are a table of
+    // their own.
     let chains = run["chains"].as_array().unwrap();
     assert_eq!(chains.len(), 4);
-    assert!(
-        chains
-            .iter()
-            .all(|c| c["turns"].as_array().unwrap().len() == 5)
-    );
+    assert!(chains.iter().all(|c| c["turn_count"] == 5), "{chains:#?}");
+    let turns = get(&app, &format!("/api/v1/runs/{id}/turns")).await.json();
+    assert_eq!(turns["total"], 20);
+    assert_eq!(turns["items"].as_array().unwrap().len(), 20);
     assert_eq!(run_count(&app).await, before + 1);
 
     // The same run again is the same run: refused, pointing at it.
@@ -144,7 +146,10 @@ async fn a_json_lines_upload_is_scored_stored_and_served_down_to_each_turn() {
     assert_eq!(case["requirement"], t2.requirement.as_str());
     assert_eq!(case["submission"]["path"], t2.manifest.module_path.as_str());
     assert_eq!(case["submission"]["text"], t2.reference.as_str());
+    assert_eq!(case["submission"]["bytes"], t2.reference.len());
+    assert_eq!(case["submission"]["truncated"], false);
     assert_eq!(case["reference"]["text"], t2.reference.as_str());
+    assert_eq!(case["other_file_count"], 0);
     let targets = case["targets"].as_array().unwrap();
     assert_eq!(
         targets.len(),
@@ -184,6 +189,67 @@ async fn a_zip_upload_of_a_bundle_folder_is_the_same_run_as_its_json_lines() {
     // The JSON Lines spelling of the same bundle is recognised as the same run.
     let again = post_bytes(&app, "/api/v1/runs", bundle.to_jsonl()).await;
     assert_api_error(&again, StatusCode::CONFLICT, "already stored");
+}
+
+/// The records of CSV `text` (RFC 4180: quoted fields may hold commas, quotes, line ends).
+fn csv_records(text: &str) -> Vec<Vec<String>> {
+    let (mut records, mut record, mut field) = (Vec::new(), Vec::new(), String::new());
+    let mut chars = text.chars().peekable();
+    let mut quoted = false;
+    while let Some(c) = chars.next() {
+        match (quoted, c) {
+            (true, '"') if chars.peek() == Some(&'"') => {
+                chars.next();
+                field.push('"');
+            }
+            (true, '"') => quoted = false,
+            (true, c) => field.push(c),
+            (false, '"') => quoted = true,
+            (false, ',') => record.push(std::mem::take(&mut field)),
+            (false, '\r') if chars.peek() == Some(&'\n') => {
+                chars.next();
+                record.push(std::mem::take(&mut field));
+                records.push(std::mem::take(&mut record));
+            }
+            (false, c) => field.push(c),
+        }
+    }
+    records
+}
+
+/// `bytes` with every `from` replaced by `to` (of the same length).
+fn replace_all(bytes: &[u8], from: &[u8], to: &[u8]) -> Vec<u8> {
+    assert_eq!(from.len(), to.len());
+    let mut out = bytes.to_vec();
+    let mut at = 0;
+    while let Some(found) = out[at..].windows(from.len()).position(|w| w == from) {
+        out[at + found..at + found + to.len()].copy_from_slice(to);
+        at += found + to.len();
+    }
+    assert_ne!(out, bytes, "nothing to replace");
+    out
+}
+
+/// `bundle` as a zip of its directory spelling, with `extra` entries (path, bytes).
+fn bundle_zip(bundle: &RunBundle, extra: &[(String, Vec<u8>)]) -> Vec<u8> {
+    let mut entries: Vec<(String, Vec<u8>)> = vec![(
+        "metadata.json".to_owned(),
+        serde_json::to_vec(&bundle.metadata).unwrap(),
+    )];
+    for ((chain, turn), files) in &bundle.turns {
+        for (path, text) in &files.files {
+            entries.push((
+                format!("chains/{chain}/turn-{turn}/files/{path}"),
+                text.clone().into_bytes(),
+            ));
+        }
+    }
+    entries.extend_from_slice(extra);
+    let refs: Vec<(&str, &[u8])> = entries
+        .iter()
+        .map(|(p, b)| (p.as_str(), b.as_slice()))
+        .collect();
+    zip_of(&refs)
 }
 
 /// Rows of a table of the RepoReuse paper's published results.
@@ -276,7 +342,82 @@ async fn bad_uploads_are_refused_and_nothing_is_stored() {
         .iter()
         .map(|(p, b)| (p.as_str(), b.as_slice()))
         .collect();
+    // Metadata with one field replaced (a JSON Lines bundle of one turn).
+    let with_meta = |field: &str, value: Value| {
+        let mut meta = serde_json::to_value(&agent_bundle("model-bad").metadata).unwrap();
+        meta[field] = value;
+        format!(
+            "{}\n{{\"instance_id\": \"road-audit/turn-1\"}}\n",
+            json!({ "metadata": meta })
+        )
+        .into_bytes()
+    };
+    let instance = |turn: usize, files: Value| {
+        json!({"instance_id": format!("road-audit/turn-{turn}"), "files": files}).to_string()
+    };
+    // Two zip entries with one name: the zip writer refuses to write that, so the second
+    // name is patched into the first (names are not covered by the checksums).
+    let twice = zip_of(&[
+        ("metadata.json", &metadata),
+        ("chains/road-audit/turn-1/files/solutions/a.py", b"x = 1\n"),
+        ("chains/road-audit/turn-1/files/solutions/b.py", b"x = 2\n"),
+    ]);
+    let twice = replace_all(&twice, b"solutions/b.py", b"solutions/a.py");
     let cases: Vec<(&str, Vec<u8>, StatusCode, &str)> = vec![
+        (
+            "a NUL in a file path",
+            format!("{meta_line}\n{}\n", instance(1, json!({"solutions/a\u{0}.py": "x = 1\n"})))
+                .into_bytes(),
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "line 2: file path \"solutions/a\\0.py\" contains a control character",
+        ),
+        (
+            "a NUL in a zip entry",
+            zip_of(&[
+                ("metadata.json", &metadata),
+                ("chains/road-audit/turn-1/files/a\u{0}.py", b"x = 1\n"),
+            ]),
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "contains a control character",
+        ),
+        (
+            "a file in turn 1 is a directory in turn 2",
+            format!(
+                "{meta_line}\n{}\n{}\n",
+                instance(1, json!({"solutions": "x = 1\n"})),
+                instance(2, json!({"solutions/road_audit/closures.py": "x = 2\n"}))
+            )
+            .into_bytes(),
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "line 3 (road-audit/turn-2, file \"solutions/road_audit/closures.py\"): is inside \"solutions\", which turn 1 of chain road-audit leaves as a file",
+        ),
+        (
+            "a zip entry twice",
+            twice,
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "chains/road-audit/turn-1/files/solutions/a.py: appears twice in the archive",
+        ),
+        (
+            "a file twice in one instance",
+            format!(
+                "{meta_line}\n{{\"instance_id\": \"road-audit/turn-1\", \"files\": {{\"a.py\": \"1\", \"a.py\": \"2\"}}}}\n"
+            )
+            .into_bytes(),
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "\"files\" names \"a.py\" twice",
+        ),
+        (
+            "a 1 MB scaffold version",
+            with_meta("scaffold_version", json!("v".repeat(1_000_000))),
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "\"scaffold_version\" must be 1-200 characters",
+        ),
+        (
+            "a model name with an escape sequence",
+            with_meta("model", json!("model\u{1b}[2J")),
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "\"model\" contains the control character U+001B",
+        ),
         (
             "empty body",
             Vec::new(),
@@ -550,4 +691,290 @@ async fn repository_source_is_served_by_path_and_line_range_and_nothing_else() {
     }
     let reply = get(&app, "/api/v1/datasets/nope/1/source").await;
     assert_api_error(&reply, StatusCode::NOT_FOUND, "no dataset \"nope\"");
+}
+
+#[tokio::test]
+async fn runs_and_turns_are_served_in_pages_and_their_csv_whole() {
+    let app = app().await;
+    // Every page of runs, one at a time: each run once, in order, with the total.
+    let mut ids = Vec::new();
+    for offset in 0..4 {
+        let page = get(&app, &format!("/api/v1/runs?limit=1&offset={offset}"))
+            .await
+            .json();
+        assert_eq!(
+            (page["total"].as_i64(), page["limit"].as_i64()),
+            (Some(3), Some(1))
+        );
+        assert_eq!(page["offset"], offset);
+        let items = page["items"].as_array().unwrap();
+        assert_eq!(items.len(), usize::from(offset < 3), "{page:#}");
+        ids.extend(items.iter().map(|r| r["id"].as_i64().unwrap()));
+    }
+    let whole: Vec<i64> = runs(&app, "")
+        .await
+        .iter()
+        .map(|r| r["id"].as_i64().unwrap())
+        .collect();
+    assert_eq!(ids, whole);
+    let csv = get(&app, "/api/v1/runs?format=csv").await.text();
+    assert_eq!(csv.trim_end().split("\r\n").count(), 1 + 3, "{csv}");
+
+    // A run's turns, in pages that add up to its CSV, row for row.
+    let id = whole[0];
+    let mut keys = Vec::new();
+    for offset in [0, 7, 14] {
+        let page = get(
+            &app,
+            &format!("/api/v1/runs/{id}/turns?limit=7&offset={offset}"),
+        )
+        .await
+        .json();
+        assert_eq!(page["total"], 20);
+        let items = page["items"].as_array().unwrap();
+        assert_eq!(items.len(), if offset == 14 { 6 } else { 7 });
+        for row in items {
+            assert!(
+                row.get("targets").is_none(),
+                "the table leaves evidence out: {row:#}"
+            );
+            keys.push(format!(
+                "{},{}",
+                row["chain"].as_str().unwrap(),
+                row["turn"]
+            ));
+        }
+    }
+    let csv = get(&app, &format!("/api/v1/runs/{id}/turns?format=csv"))
+        .await
+        .text();
+    let rows: Vec<String> = csv
+        .trim_end()
+        .split("\r\n")
+        .skip(1)
+        .map(|line| line.split(',').take(2).collect::<Vec<_>>().join(","))
+        .collect();
+    assert_eq!(rows, keys);
+
+    for (uri, words) in [
+        (
+            "/api/v1/runs?limit=0",
+            "limit \"0\" is not a page size from 1 to 200",
+        ),
+        (
+            "/api/v1/runs?limit=201",
+            "limit \"201\" is not a page size from 1 to 200",
+        ),
+        ("/api/v1/runs?limit=ten", "is not a page size"),
+        (
+            "/api/v1/runs?offset=-1",
+            "offset \"-1\" is not a number of rows to skip",
+        ),
+        (
+            "/api/v1/runs?format=csv&limit=5",
+            "format=csv is always the whole table",
+        ),
+        (
+            &format!("/api/v1/runs/{id}/turns?limit=1001"),
+            "from 1 to 1000",
+        ),
+        (
+            &format!("/api/v1/runs/{id}/turns?offset=x"),
+            "is not a number of rows to skip",
+        ),
+        (
+            &format!("/api/v1/runs/{id}/turns?format=csv&offset=3"),
+            "leave them out",
+        ),
+        (
+            &format!("/api/v1/runs/{id}/turns?chain=x"),
+            "unknown query parameter \"chain\"",
+        ),
+    ] {
+        assert_api_error(&get(&app, uri).await, StatusCode::BAD_REQUEST, words);
+    }
+    assert_eq!(run_count(&app).await, 3);
+}
+
+#[tokio::test]
+async fn csv_cells_a_submitter_wrote_cannot_run_as_formulas() {
+    let app = app().await;
+    let mut bundle = agent_bundle("=HYPERLINK(\"http://evil.example\",\"x\")");
+    bundle.metadata.harness = "@SUM(1+1)".to_owned();
+    bundle.metadata.memory = "-2+3".to_owned();
+    bundle.metadata.notes = Some("+cmd|' /C calc'!A0".to_owned());
+    let reply = post_bytes(&app, "/api/v1/runs", bundle.to_jsonl()).await;
+    assert_eq!(reply.status, StatusCode::CREATED, "{}", reply.text());
+    // JSON carries the text as it was given; only CSV cells are neutralised.
+    assert_eq!(reply.json()["harness"], "@SUM(1+1)");
+    let csv = get(&app, "/api/v1/runs?format=csv&origin=verified")
+        .await
+        .text();
+    let records = csv_records(&csv);
+    let cell = |column: &str| {
+        let at = records[0].iter().position(|c| c == column).unwrap();
+        records[1][at].clone()
+    };
+    assert_eq!(cell("model"), "'=HYPERLINK(\"http://evil.example\",\"x\")");
+    assert_eq!(cell("harness"), "'@SUM(1+1)");
+    assert_eq!(cell("memory"), "'-2+3");
+    assert_eq!(cell("notes"), "'+cmd|' /C calc'!A0");
+    // Scores stay numbers.
+    assert_eq!(cell("reuse_repo").parse::<f64>().ok(), Some(100.0));
+}
+
+#[tokio::test]
+async fn a_turn_case_inlines_files_within_bounds_and_serves_each_whole() {
+    let app = app().await;
+    let bundle = agent_bundle("model-files");
+    // Turn 1 of road-audit also leaves a 3 MiB log, a file of 2 MiB control characters
+    // (6 bytes each once escaped in JSON) and 300 small files.
+    let log: String = (0..100_000)
+        .map(|i| format!("line {i:07} of the agent's log\n"))
+        .collect::<String>();
+    let log = log.repeat(3 * 1024 * 1024 / log.len() + 1);
+    let controls = "\u{1}".repeat(2 * 1024 * 1024);
+    let dir = "chains/road-audit/turn-1/files";
+    let mut extra = vec![
+        (format!("{dir}/logs/agent.log"), log.clone().into_bytes()),
+        (
+            format!("{dir}/logs/controls.txt"),
+            controls.clone().into_bytes(),
+        ),
+    ];
+    for i in 0..300 {
+        extra.push((
+            format!("{dir}/notes/n{i:03}.txt"),
+            format!("note {i}\n").into_bytes(),
+        ));
+    }
+    let reply = post_bytes(&app, "/api/v1/runs", bundle_zip(&bundle, &extra)).await;
+    assert_eq!(reply.status, StatusCode::CREATED, "{}", reply.text());
+    let id = reply.json()["id"].as_i64().unwrap();
+    let base = format!("/api/v1/runs/{id}/chains/road-audit/turns/1");
+
+    let reply = get(&app, &base).await;
+    assert_eq!(reply.status, StatusCode::OK, "{}", reply.text());
+    // The whole answer stays within the inline limit (4 MiB) plus the case itself.
+    assert!(
+        reply.body.len() < 4 * 1024 * 1024 + 256 * 1024,
+        "{} bytes",
+        reply.body.len()
+    );
+    let case = reply.json();
+    assert_eq!(case["submission"]["truncated"], false);
+    assert_eq!(case["other_file_count"], 302);
+    let others = case["other_files"].as_array().unwrap();
+    assert_eq!(
+        others.len(),
+        200,
+        "the case lists the first 200 other files"
+    );
+    let file = |path: &str| {
+        others
+            .iter()
+            .find(|f| f["path"] == path)
+            .unwrap_or_else(|| panic!("no {path}"))
+            .clone()
+    };
+    let shown_log = file("logs/agent.log");
+    assert_eq!(shown_log["truncated"], true);
+    assert_eq!(shown_log["bytes"], log.len());
+    // 1 MiB as JSON: its line ends take two bytes each there.
+    let text = shown_log["text"].as_str().unwrap();
+    let as_json = serde_json::to_string(text).unwrap().len() - 2;
+    assert!(
+        (1024 * 1024 - 2..=1024 * 1024).contains(&as_json),
+        "{as_json}"
+    );
+    assert!(log.starts_with(text));
+    // Escapes count: 1 MiB of JSON holds a sixth as many control characters.
+    let shown_controls = file("logs/controls.txt");
+    assert_eq!(shown_controls["truncated"], true);
+    assert_eq!(
+        shown_controls["text"].as_str().unwrap().len(),
+        1024 * 1024 / 6
+    );
+
+    // Each file whole as text, streamed, and the list of all of them.
+    let whole = get(&app, &format!("{base}/files?path=logs/agent.log")).await;
+    assert_eq!(whole.status, StatusCode::OK);
+    assert_eq!(whole.content_type, "text/plain; charset=utf-8");
+    assert_eq!(whole.body, log.as_bytes());
+    let whole = get(&app, &format!("{base}/files?path=logs/controls.txt")).await;
+    assert_eq!(whole.body, controls.as_bytes());
+    let listed = get(&app, &format!("{base}/files?limit=1000")).await.json();
+    assert_eq!(listed["total"], 303);
+    let paths: Vec<&str> = listed["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(paths.len(), 303);
+    assert!(paths.windows(2).all(|w| w[0] < w[1]), "by path");
+    assert!(paths.contains(&"solutions/road_audit/distances.py"));
+
+    let before = run_count(&app).await;
+    for (query, status, words) in [
+        (
+            "?path=../../etc/passwd",
+            StatusCode::BAD_REQUEST,
+            "is not a file path relative",
+        ),
+        (
+            "?path=/etc/passwd",
+            StatusCode::BAD_REQUEST,
+            "is not a file path relative",
+        ),
+        (
+            "?path=a%00b",
+            StatusCode::BAD_REQUEST,
+            "no control characters",
+        ),
+        (
+            "?path=",
+            StatusCode::BAD_REQUEST,
+            "is not a file path relative",
+        ),
+        (
+            "?path=nope.py",
+            StatusCode::NOT_FOUND,
+            "has no file \"nope.py\"",
+        ),
+        (
+            "?path=logs/agent.log&limit=5",
+            StatusCode::BAD_REQUEST,
+            "leave them out with path=",
+        ),
+        (
+            "?limit=0",
+            StatusCode::BAD_REQUEST,
+            "is not a page size from 1 to 1000",
+        ),
+        (
+            "?name=x",
+            StatusCode::BAD_REQUEST,
+            "unknown query parameter \"name\"",
+        ),
+    ] {
+        assert_api_error(
+            &get(&app, &format!("{base}/files{query}")).await,
+            status,
+            words,
+        );
+    }
+    let other = format!("/api/v1/runs/{id}/chains/road-audit/turns/9/files?path=a.py");
+    assert_api_error(
+        &get(&app, &other).await,
+        StatusCode::NOT_FOUND,
+        "has no turn 9",
+    );
+    let missing = "/api/v1/runs/999999/chains/road-audit/turns/1/files";
+    assert_api_error(
+        &get(&app, missing).await,
+        StatusCode::NOT_FOUND,
+        "no run 999999",
+    );
+    assert_eq!(run_count(&app).await, before);
 }

@@ -39,8 +39,7 @@ async fn api(server: &Server, path: &str) -> anyhow::Result<Value> {
 
 /// A run's id by its baseline name, from `GET /api/v1/runs`.
 async fn baseline_run(server: &Server, baseline: &str) -> anyhow::Result<i64> {
-    api(server, "/api/v1/runs")
-        .await?
+    api(server, "/api/v1/runs").await?["items"]
         .as_array()
         .context("runs")?
         .iter()
@@ -114,7 +113,7 @@ async fn a_baseline_run_and_its_turn_cases_show_what_the_api_has() -> anyhow::Re
     let result = async {
         // The run list: one row per run the API lists, each linking to its page.
         let runs = api(&server, "/api/v1/runs").await?;
-        let ids: Vec<Value> = runs
+        let ids: Vec<Value> = runs["items"]
             .as_array()
             .context("runs")?
             .iter()
@@ -158,9 +157,11 @@ async fn a_baseline_run_and_its_turn_cases_show_what_the_api_has() -> anyhow::Re
         // The run page: one row per turn, grouped by chain, as the API lists them.
         let run = api(&server, &format!("/api/v1/runs/{reference}")).await?;
         let chains = run["chains"].as_array().context("chains")?;
-        let expected: Vec<Value> = chains
+        let turns = api(&server, &format!("/api/v1/runs/{reference}/turns")).await?;
+        let expected: Vec<Value> = turns["items"]
+            .as_array()
+            .context("turns")?
             .iter()
-            .flat_map(|c| c["turns"].as_array().unwrap())
             .map(|t| serde_json::json!([t["chain"], t["turn"]]))
             .collect();
         wait_for(

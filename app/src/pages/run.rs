@@ -1,6 +1,7 @@
 //! One run: its summary and overall row, the per-turn table grouped by chain (each turn
-//! links to its case), downloads, and its hidden tests: queue them and follow their
-//! progress live, then see the pass and resolve rates they produce.
+//! links to its case; the API sends turns a page at a time, so a long run shows more on
+//! request), downloads, and its hidden tests: queue them and follow their progress live,
+//! then see the pass and resolve rates they produce.
 
 use std::collections::BTreeMap;
 
@@ -8,21 +9,27 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 use leptos_router::hooks::use_params_map;
 
-use crate::api::{self, ApiError, Progress, ProgressStream, RunDetail, RunTests};
+use crate::api::{self, ApiError, Page, Progress, ProgressStream, RunDetail, RunTests, TurnRow};
 use crate::components::score::{COLUMNS, ScoreCell, score_headers};
 use crate::components::test_progress::TestProgress;
 use crate::pages::runs::origin_badge;
 
-/// Loads the run and its hidden-test job into the page's signals; returns the job's
-/// progress, if the run has a job.
+/// The turn rows loaded so far, and how many the run has.
+type Turns = Option<Result<Page<TurnRow>, ApiError>>;
+
+/// Loads the run, the first page of its turns and its hidden-test job into the page's
+/// signals; returns the job's progress, if the run has a job.
 async fn load(
     id: i64,
     set_run: WriteSignal<Option<Result<RunDetail, ApiError>>>,
+    set_turns: WriteSignal<Turns>,
     set_tests: WriteSignal<Option<RunTests>>,
 ) -> Option<Progress> {
     let run = api::run(id).await;
+    let turns = api::turns(id, 0).await;
     let tests = api::run_tests(id).await.ok().flatten();
     set_run.set(Some(run));
+    set_turns.set(Some(turns));
     let progress = tests.as_ref().map(|t| t.progress.clone());
     set_tests.set(tests);
     progress
@@ -38,6 +45,8 @@ pub(crate) fn RunPage() -> impl IntoView {
             .and_then(|id| id.parse::<i64>().ok())
     });
     let (run, set_run) = signal::<Option<Result<RunDetail, ApiError>>>(None);
+    let (turns, set_turns) = signal::<Turns>(None);
+    let (loading_turns, set_loading_turns) = signal(false);
     let (tests, set_tests) = signal::<Option<RunTests>>(None);
     let (progress, set_progress) = signal::<Option<Progress>>(None);
     let (test_error, set_test_error) = signal::<Option<String>>(None);
@@ -55,7 +64,7 @@ pub(crate) fn RunPage() -> impl IntoView {
                 set_progress.set(Some(p));
                 if finished && let Some(run_id) = run_id {
                     spawn_local(async move {
-                        load(run_id, set_run, set_tests).await;
+                        load(run_id, set_run, set_turns, set_tests).await;
                     });
                 }
             },
@@ -74,11 +83,12 @@ pub(crate) fn RunPage() -> impl IntoView {
         };
         stream.set_value(None);
         set_run.set(None);
+        set_turns.set(None);
         set_tests.set(None);
         set_progress.set(None);
         set_test_error.set(None);
         spawn_local(async move {
-            let progress = load(run_id, set_run, set_tests).await;
+            let progress = load(run_id, set_run, set_turns, set_tests).await;
             if let Some(p) = progress {
                 let finished = p.finished();
                 let job = p.job;
@@ -109,6 +119,26 @@ pub(crate) fn RunPage() -> impl IntoView {
                 Err(e) => set_test_error.set(Some(e.to_string())),
             }
             set_queueing.set(false);
+        });
+    };
+
+    // The next page of turns, appended to those shown.
+    let more_turns = move |_| {
+        let (Some(run_id), Some(Ok(loaded))) = (id.get_untracked(), turns.get_untracked()) else {
+            return;
+        };
+        set_loading_turns.set(true);
+        spawn_local(async move {
+            match api::turns(run_id, loaded.items.len()).await {
+                Ok(next) => set_turns.update(|t| {
+                    if let Some(Ok(page)) = t {
+                        page.items.extend(next.items);
+                        page.total = next.total;
+                    }
+                }),
+                Err(e) => set_turns.set(Some(Err(e))),
+            }
+            set_loading_turns.set(false);
         });
     };
 
@@ -187,12 +217,29 @@ pub(crate) fn RunPage() -> impl IntoView {
                     .collect()
             })
             .unwrap_or_default();
-        let chains = detail
+        // The loaded turns, grouped by chain (they come chain after chain, in order).
+        let (loaded, turn_total, turn_error) = match turns.get() {
+            Some(Ok(page)) => (page.items, page.total, None),
+            Some(Err(e)) => (Vec::new(), 0, Some(e.to_string())),
+            None => (Vec::new(), 0, None),
+        };
+        let shown = loaded.len();
+        let turn_counts: BTreeMap<String, i64> = detail
             .chains
             .iter()
-            .map(|chain| {
-                let rows = chain
-                    .turns
+            .map(|c| (c.chain.clone(), c.turn_count))
+            .collect();
+        let mut groups: Vec<(String, Vec<TurnRow>)> = Vec::new();
+        for row in loaded {
+            match groups.last_mut() {
+                Some((chain, rows)) if *chain == row.chain => rows.push(row),
+                _ => groups.push((row.chain.clone(), vec![row])),
+            }
+        }
+        let chains = groups
+            .into_iter()
+            .map(|(chain, chain_turns)| {
+                let rows = chain_turns
                     .iter()
                     .map(|t| {
                         let href = format!(
@@ -241,9 +288,14 @@ pub(crate) fn RunPage() -> impl IntoView {
                     })
                     .collect_view();
                 view! {
-                    <tbody class="chain" data-chain=chain.chain.clone()>
+                    <tbody class="chain" data-chain=chain.clone()>
                         <tr class="chain-head">
-                            <th colspan="13">{format!("chain {}", chain.chain)}</th>
+                            <th colspan="13">
+                                {match turn_counts.get(&chain) {
+                                    Some(n) => format!("chain {chain} · {n} turns"),
+                                    None => format!("chain {chain}"),
+                                }}
+                            </th>
                         </tr>
                         {rows}
                     </tbody>
@@ -251,6 +303,24 @@ pub(crate) fn RunPage() -> impl IntoView {
             })
             .collect_view();
 
+        let rest = usize::try_from(turn_total)
+            .unwrap_or(0)
+            .saturating_sub(shown);
+        let more_turns_button = (rest > 0).then(|| {
+            view! {
+                <p class="more">
+                    {format!("{shown} of {turn_total} turns. ")}
+                    <button
+                        id="more-turns"
+                        class="button"
+                        on:click=more_turns
+                        disabled=move || loading_turns.get()
+                    >
+                        {format!("Show {} more", rest.min(api::TURNS_PAGE))}
+                    </button>
+                </p>
+            }
+        });
         view! {
             <header class="run-head">
                 <h1>{summary.model.clone()}</h1>
@@ -292,6 +362,8 @@ pub(crate) fn RunPage() -> impl IntoView {
                     {chains}
                 </table>
             </div>
+            {turn_error.map(|e| view! { <p class="error">{e}</p> })}
+            {more_turns_button}
         }
         .into_any()
     };

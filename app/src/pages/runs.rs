@@ -3,7 +3,7 @@
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
-use crate::api::{self, RunSummary};
+use crate::api::{self, Page, RunSummary};
 use crate::components::score::{ScoreCell, header};
 
 /// The scores the list shows (the run page has all of them).
@@ -28,19 +28,51 @@ pub(crate) fn origin_badge(run: &RunSummary) -> impl IntoView + use<> {
 
 #[component]
 pub(crate) fn RunsPage() -> impl IntoView {
-    let (data, set_data) = signal::<Option<Result<Vec<RunSummary>, api::ApiError>>>(None);
+    // The runs loaded so far (the API sends them a page at a time) and how many there are.
+    let (data, set_data) = signal::<Option<Result<Page<RunSummary>, api::ApiError>>>(None);
+    let (loading, set_loading) = signal(false);
     spawn_local(async move {
-        set_data.set(Some(api::runs().await));
+        set_data.set(Some(api::runs(0).await));
     });
+    let more = move |_| {
+        let Some(Ok(loaded)) = data.get_untracked() else {
+            return;
+        };
+        set_loading.set(true);
+        spawn_local(async move {
+            match api::runs(loaded.items.len()).await {
+                Ok(next) => set_data.update(|d| {
+                    if let Some(Ok(page)) = d {
+                        page.items.extend(next.items);
+                        page.total = next.total;
+                    }
+                }),
+                Err(e) => set_data.set(Some(Err(e))),
+            }
+            set_loading.set(false);
+        });
+    };
     let table = move || {
-        let runs = match data.get() {
+        let (runs, total) = match data.get() {
             None => return view! { <p class="muted">"Loading…"</p> }.into_any(),
             Some(Err(e)) => return view! { <p class="error">{e.to_string()}</p> }.into_any(),
-            Some(Ok(runs)) if runs.is_empty() => {
+            Some(Ok(page)) if page.items.is_empty() => {
                 return view! { <p class="muted">"No runs are stored yet."</p> }.into_any();
             }
-            Some(Ok(runs)) => runs,
+            Some(Ok(page)) => (page.items, page.total),
         };
+        let shown = runs.len();
+        let rest = usize::try_from(total).unwrap_or(0).saturating_sub(shown);
+        let more_button = (rest > 0).then(|| {
+            view! {
+                <p class="more">
+                    {format!("{shown} of {total} runs. ")}
+                    <button id="more-runs" class="button" on:click=more disabled=move || loading.get()>
+                        {format!("Show {} more", rest.min(api::RUNS_PAGE))}
+                    </button>
+                </p>
+            }
+        });
         let body = runs
             .into_iter()
             .map(|run| {
@@ -83,6 +115,7 @@ pub(crate) fn RunsPage() -> impl IntoView {
                     <tbody>{body}</tbody>
                 </table>
             </div>
+            {more_button}
         }
         .into_any()
     };

@@ -140,8 +140,9 @@ fn files(detail: &TurnDetail) -> impl IntoView + use<> {
             )
         }
     });
+    let cut = truncated_note(detail, &detail.submission);
     let left = match submission {
-        Some(text) => view! { <SourceView text=text marked=mine mark="added" /> }.into_any(),
+        Some(text) => view! { {cut} <SourceView text=text marked=mine mark="added" /> }.into_any(),
         None => view! {
             <p class="missing-file">"The agent left no file at this path."</p>
         }
@@ -160,6 +161,20 @@ fn files(detail: &TurnDetail) -> impl IntoView + use<> {
             </div>
         </div>
     }
+}
+
+/// For a file the case shows only the beginning of: how much, and a link to all of it.
+fn truncated_note(detail: &TurnDetail, file: &api::SourceFile) -> Option<impl IntoView + use<>> {
+    file.truncated.then(|| {
+        let shown = file.text.as_ref().map_or(0, String::len);
+        let href = api::file_url(detail.run, &detail.chain, detail.turn, &file.path);
+        view! {
+            <p class="muted truncated">
+                {format!("The first {shown} of {} bytes. ", file.bytes)}
+                <a href=href target="_blank" rel="noopener">"The whole file"</a>
+            </p>
+        }
+    })
 }
 
 fn trajectory(detail: &TurnDetail) -> impl IntoView + use<> {
@@ -257,18 +272,38 @@ pub(crate) fn TurnCasePage() -> impl IntoView {
             .iter()
             .map(|f| {
                 let text = f.text.clone().unwrap_or_default();
+                let cut = truncated_note(&detail, f);
                 view! {
                     <details class="other-file">
                         <summary><code>{f.path.clone()}</code></summary>
+                        {cut}
                         <SourceView text=text />
                     </details>
                 }
             })
             .collect_view();
+        let unlisted = usize::try_from(detail.other_file_count)
+            .unwrap_or(0)
+            .saturating_sub(detail.other_files.len());
+        let unlisted = (unlisted > 0).then(|| {
+            let href = format!(
+                "/api/v1/runs/{}/chains/{}/turns/{}/files?limit=1000",
+                detail.run,
+                js_sys::encode_uri_component(&detail.chain),
+                detail.turn
+            );
+            view! {
+                <p class="muted">
+                    {format!("and {unlisted} more files, not shown here: ")}
+                    <a href=href>"the list of all of them"</a>
+                </p>
+            }
+        });
         let others = (!detail.other_files.is_empty()).then(|| {
             view! {
                 <h2>"Other files the agent left"</h2>
                 {others}
+                {unlisted}
             }
         });
         view! {

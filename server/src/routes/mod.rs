@@ -53,6 +53,10 @@ pub fn router(state: AppState) -> Router {
         .route("/runs/{id}", get(runs::get))
         .route("/runs/{id}/turns", get(runs::turn_table))
         .route("/runs/{id}/chains/{chain}/turns/{turn}", get(runs::turn))
+        .route(
+            "/runs/{id}/chains/{chain}/turns/{turn}/files",
+            get(runs::turn_files),
+        )
         .route("/runs/{id}/tests", get(jobs::results).post(jobs::queue))
         .route("/jobs/{id}", get(jobs::get))
         .route("/jobs/{id}/events", get(jobs::events))

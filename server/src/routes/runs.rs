@@ -1,29 +1,58 @@
-//! `/api/v1/runs`: upload a run bundle (scored here), list runs, and read a run, its turns and one turn's case.
+//! `/api/v1/runs`: upload a run bundle (scored here), list runs, and read a run, its turns, one turn's case and its files.
 //!
 //! - `POST /runs`: the body is a run bundle as a `.zip` or JSON Lines, at most
 //!   [`UPLOAD_LIMIT`] bytes; it is scored with core and stored in one transaction, or
 //!   refused with a 4xx that says why and nothing stored.
-//! - `GET /runs?benchmark=&origin=&format=`: run summaries with their overall scores.
-//! - `GET /runs/{id}`: one run with its per-chain turns; `GET /runs/{id}/turns?format=`:
-//!   the per-turn table; `GET /runs/{id}/chains/{chain}/turns/{turn}`: the case of one
-//!   turn (requirement, submitted and reference source, targets with evidence, trajectory).
+//! - `GET /runs?benchmark=&origin=&limit=&offset=&format=`: a page of run summaries with
+//!   their overall scores (`{items, total, limit, offset}`); `format=csv` is every run,
+//!   streamed a page at a time.
+//! - `GET /runs/{id}`: one run, its series, diagnostics and how many turns each chain has;
+//!   `GET /runs/{id}/turns?limit=&offset=&format=`: a page of the per-turn table (CSV:
+//!   every turn, streamed); `GET /runs/{id}/chains/{chain}/turns/{turn}`: the case of one
+//!   turn (requirement, submitted and reference source, targets with evidence,
+//!   trajectory), its files inlined up to [`INLINE_FILE`] each and [`INLINE_TOTAL`] in
+//!   all; `GET .../turns/{turn}/files`: a page of the turn's files, and with `?path=` one
+//!   file's text whole, streamed a part at a time.
+//!
+//! None of these reads more of a run than it answers: lists and tables read no file,
+//! the case reads the first part of the files it shows, a download one part at a time.
 
 use std::collections::BTreeMap;
 
 use axum::Json;
+use axum::body::{Body, Bytes};
 use axum::extract::{Path, Query, State};
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
+use futures_util::StreamExt;
 use serde::Serialize;
 use serde_json::Value;
 use wheelwright_core::metrics::run::COLUMNS;
 
-use super::table::{Format, respond};
+use super::table::Format;
 use crate::AppState;
 use crate::error::AppError;
+use crate::storage::{self, PART_BYTES, StoredText};
 
 /// Largest run bundle accepted by upload (compressed, as sent).
 pub(crate) const UPLOAD_LIMIT: usize = 32 * 1024 * 1024;
+
+/// Page sizes of `GET /runs` (a run summary is at most about 12 KB: notes are capped).
+const RUNS_PAGE: Paging = Paging::new(50, 200);
+/// Page sizes of `GET /runs/{id}/turns` (a turn row is about 1 KB).
+const TURNS_PAGE: Paging = Paging::new(100, 1000);
+/// Page sizes of `GET .../turns/{turn}/files`.
+const FILES_PAGE: Paging = Paging::new(100, 1000);
+/// Records read per query while a CSV download streams.
+const CSV_PAGE: i64 = 200;
+/// Most bytes of one file the turn case inlines (as JSON, escapes counted): the first part.
+pub(crate) const INLINE_FILE: usize = PART_BYTES;
+/// Most bytes of all files the turn case inlines (as JSON); later files are cut to empty
+/// and flagged, and read whole through `.../files?path=`.
+pub(crate) const INLINE_TOTAL: usize = 4 * PART_BYTES;
+/// Most other files the turn case lists; `other_file_count` says how many there are and
+/// `.../files` pages through them all.
+pub(crate) const OTHER_FILES_LISTED: i64 = 200;
 
 #[derive(Serialize, sqlx::FromRow)]
 pub(crate) struct RunSummary {
@@ -134,6 +163,83 @@ pub(crate) async fn upload(
         .into_response())
 }
 
+/// The `limit` and `offset` query parameters of a paged list.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Paging {
+    limit: i64,
+    offset: i64,
+    /// The largest `limit` accepted.
+    max: i64,
+}
+
+impl Paging {
+    const fn new(default: i64, max: i64) -> Self {
+        Self {
+            limit: default,
+            offset: 0,
+            max,
+        }
+    }
+
+    /// Takes `limit` and `offset` out of `params`. A CSV download is every row, so it
+    /// takes neither.
+    fn parse(
+        self,
+        params: &mut BTreeMap<String, String>,
+        format: Format,
+    ) -> Result<Self, AppError> {
+        let (limit, offset) = (params.remove("limit"), params.remove("offset"));
+        if format == Format::Csv && (limit.is_some() || offset.is_some()) {
+            return Err(AppError::bad_request(
+                "limit and offset page the JSON list; format=csv is always the whole table, so leave them out",
+            ));
+        }
+        let mut paging = self;
+        if let Some(text) = limit {
+            paging.limit = text
+                .parse::<i64>()
+                .ok()
+                .filter(|l| (1..=self.max).contains(l))
+                .ok_or_else(|| {
+                    AppError::bad_request(format!(
+                        "limit {text:?} is not a page size from 1 to {}",
+                        self.max
+                    ))
+                })?;
+        }
+        if let Some(text) = offset {
+            paging.offset = text
+                .parse::<i64>()
+                .ok()
+                .filter(|o| *o >= 0)
+                .ok_or_else(|| {
+                    AppError::bad_request(format!(
+                        "offset {text:?} is not a number of rows to skip (0, 1, ...)"
+                    ))
+                })?;
+        }
+        Ok(paging)
+    }
+}
+
+/// One page of a list: `items`, `limit` from `offset` of `total`.
+#[derive(Serialize)]
+pub(crate) struct Page<T> {
+    items: Vec<T>,
+    total: i64,
+    limit: i64,
+    offset: i64,
+}
+
+fn no_other_params(params: &BTreeMap<String, String>, allowed: &str) -> Result<(), AppError> {
+    match params.keys().next() {
+        Some(unknown) => Err(AppError::bad_request(format!(
+            "unknown query parameter {unknown:?}; use {allowed}"
+        ))),
+        None => Ok(()),
+    }
+}
+
 pub(crate) async fn list(
     State(state): State<AppState>,
     Query(params): Query<BTreeMap<String, String>>,
@@ -153,49 +259,143 @@ pub(crate) async fn list(
             "origin {o:?} is not verified or baseline (reported rows are not runs; see /api/v1/leaderboard)"
         )));
     }
-    if let Some(unknown) = params.keys().next() {
-        return Err(AppError::bad_request(format!(
-            "unknown query parameter {unknown:?}; use benchmark, origin or format"
-        )));
+    let paging = RUNS_PAGE.parse(&mut params, format)?;
+    no_other_params(&params, "benchmark, origin, limit, offset or format")?;
+    const FILTER: &str = "(?1 IS NULL OR benchmark = ?1) AND (?2 IS NULL OR origin = ?2)";
+    if format == Format::Csv {
+        let pool = state.pool.clone();
+        let next = move |after: Option<i64>| {
+            let (pool, benchmark, origin) = (pool.clone(), benchmark.clone(), origin.clone());
+            async move {
+                let rows = sqlx::query_as::<_, RunSummary>(&format!(
+                    "SELECT {SUMMARY_COLUMNS} FROM run WHERE {FILTER} AND id > ?3
+                     ORDER BY id LIMIT ?4"
+                ))
+                .bind(&benchmark)
+                .bind(&origin)
+                .bind(after.unwrap_or(0))
+                .bind(CSV_PAGE)
+                .fetch_all(&pool)
+                .await?;
+                rows.iter()
+                    .map(|row| Ok((row.id, flat_summary(row)?)))
+                    .collect::<anyhow::Result<Vec<_>>>()
+            }
+        };
+        return stream_csv("runs", csv_order(&SUMMARY_FIRST, &SUMMARY_LAST), next).await;
     }
-    let rows = sqlx::query_as::<_, RunSummary>(&format!(
-        "SELECT {SUMMARY_COLUMNS} FROM run
-         WHERE (?1 IS NULL OR benchmark = ?1) AND (?2 IS NULL OR origin = ?2)
-         ORDER BY id"
+    let items = sqlx::query_as::<_, RunSummary>(&format!(
+        "SELECT {SUMMARY_COLUMNS} FROM run WHERE {FILTER} ORDER BY id LIMIT ?3 OFFSET ?4"
     ))
     .bind(&benchmark)
     .bind(&origin)
+    .bind(paging.limit)
+    .bind(paging.offset)
     .fetch_all(&state.pool)
     .await
     .map_err(anyhow::Error::from)?;
-    if format == Format::Csv {
-        // One column per score, not a nested object.
-        let flat: Vec<Value> = super::table::to_values(&rows)?
-            .into_iter()
-            .map(|mut row| {
-                if let Some(Value::Object(overall)) =
-                    row.as_object_mut().and_then(|r| r.remove("overall"))
-                {
-                    for column in COLUMNS {
-                        row[column] = overall.get(column).cloned().unwrap_or(Value::Null);
-                    }
-                }
-                row
-            })
-            .collect();
-        return respond(
-            format,
-            "runs",
-            &csv_order(&SUMMARY_FIRST, &SUMMARY_LAST),
-            &flat,
-        );
+    let total: i64 = sqlx::query_scalar(&format!("SELECT COUNT(*) FROM run WHERE {FILTER}"))
+        .bind(&benchmark)
+        .bind(&origin)
+        .fetch_one(&state.pool)
+        .await
+        .map_err(anyhow::Error::from)?;
+    Ok(Json(Page {
+        items,
+        total,
+        limit: paging.limit,
+        offset: paging.offset,
+    })
+    .into_response())
+}
+
+/// A run summary as one CSV record: one column per score, not a nested object.
+fn flat_summary(row: &RunSummary) -> anyhow::Result<Value> {
+    let mut row = serde_json::to_value(row)?;
+    if let Some(Value::Object(overall)) = row.as_object_mut().and_then(|r| r.remove("overall")) {
+        for column in COLUMNS {
+            row[column] = overall.get(column).cloned().unwrap_or(Value::Null);
+        }
     }
-    respond(
-        format,
-        "runs",
-        &csv_order(&SUMMARY_FIRST, &SUMMARY_LAST),
-        &rows,
+    Ok(row)
+}
+
+/// A CSV download named `<name>.csv` of a table read a page at a time: `next(after)`
+/// returns the records after the cursor `after` (from the start with `None`), each with
+/// its cursor, at most [`CSV_PAGE`] of them. Columns are those of `order` the first
+/// record has, then its others (every record of a table has the same fields). The first
+/// page is read before answering, so a failure there is an error response; a later one
+/// ends the download early (and is logged).
+async fn stream_csv<F, Fut>(
+    name: &str,
+    order: Vec<&'static str>,
+    mut next: F,
+) -> Result<Response, AppError>
+where
+    F: FnMut(Option<i64>) -> Fut + Send + 'static,
+    Fut: std::future::Future<Output = anyhow::Result<Vec<(i64, Value)>>> + Send + 'static,
+{
+    let first = next(None).await?;
+    let columns: Vec<String> = match first.first().and_then(|(_, r)| r.as_object()) {
+        Some(record) => order
+            .iter()
+            .filter(|c| record.contains_key(**c))
+            .map(|c| (*c).to_owned())
+            .chain(
+                record
+                    .keys()
+                    .filter(|k| !order.contains(&k.as_str()))
+                    .cloned(),
+            )
+            .collect(),
+        None => order.iter().map(|c| (*c).to_owned()).collect(),
+    };
+    let records = |page: &[(i64, Value)], columns: &[String]| -> String {
+        let columns: Vec<&str> = columns.iter().map(String::as_str).collect();
+        page.iter()
+            .map(|(_, record)| wheelwright_core::table::row(record, &columns))
+            .collect()
+    };
+    let head = {
+        let names: Vec<&str> = columns.iter().map(String::as_str).collect();
+        wheelwright_core::table::header(&names) + &records(&first, &columns)
+    };
+    let cursor = first.last().map(|(c, _)| *c);
+    let done = i64::try_from(first.len()).unwrap_or(0) < CSV_PAGE;
+    let rest = futures_util::stream::unfold(
+        (next, cursor, done, columns),
+        move |(mut next, cursor, done, columns)| async move {
+            if done {
+                return None;
+            }
+            match next(cursor).await {
+                Ok(page) if page.is_empty() => None,
+                Ok(page) => {
+                    let chunk = records(&page, &columns);
+                    let cursor = page.last().map(|(c, _)| *c);
+                    let done = i64::try_from(page.len()).unwrap_or(0) < CSV_PAGE;
+                    Some((Ok(Bytes::from(chunk)), (next, cursor, done, columns)))
+                }
+                Err(error) => {
+                    tracing::error!(error = format!("{error:#}"), "CSV download failed");
+                    let failed = std::io::Error::other("the download failed; see the server log");
+                    Some((Err(failed), (next, cursor, true, columns)))
+                }
+            }
+        },
+    );
+    let body = futures_util::stream::once(async move { Ok(Bytes::from(head)) }).chain(rest);
+    Ok((
+        [
+            (header::CONTENT_TYPE, "text/csv; charset=utf-8".to_owned()),
+            (
+                header::CONTENT_DISPOSITION,
+                format!("attachment; filename=\"{name}.csv\""),
+            ),
+        ],
+        Body::from_stream(body),
     )
+        .into_response())
 }
 
 async fn summary(state: &AppState, id: i64) -> Result<RunSummary, AppError> {
@@ -207,18 +407,9 @@ async fn summary(state: &AppState, id: i64) -> Result<RunSummary, AppError> {
         .ok_or_else(|| AppError::not_found(format!("no run {id}; GET /api/v1/runs lists them")))
 }
 
-#[derive(sqlx::FromRow)]
-struct StoredTurn {
-    chain: String,
-    turn: i64,
-    files: String,
-    trajectory: Option<String>,
-    score: String,
-}
-
 /// One row of a run's turn table: the scorer's turn row without the bulky evidence.
-fn turn_row(stored: &StoredTurn) -> Result<Value, AppError> {
-    let mut score = parse_json(&stored.score)?;
+fn turn_row(score: &str) -> Result<Value, AppError> {
+    let mut score = parse_json(score)?;
     if let Some(map) = score.as_object_mut() {
         map.remove("targets");
         let reimplemented: Vec<Value> = map
@@ -233,20 +424,11 @@ fn turn_row(stored: &StoredTurn) -> Result<Value, AppError> {
     Ok(score)
 }
 
-async fn turns(state: &AppState, id: i64) -> Result<Vec<StoredTurn>, AppError> {
-    Ok(sqlx::query_as::<_, StoredTurn>(
-        "SELECT chain, turn, files, trajectory, score FROM run_turn WHERE run_id = ? ORDER BY rowid",
-    )
-    .bind(id)
-    .fetch_all(&state.pool)
-    .await
-    .map_err(anyhow::Error::from)?)
-}
-
-#[derive(Serialize)]
+/// A chain of a run and how many of its turns are stored (`GET /runs/{id}/turns` has them).
+#[derive(Serialize, sqlx::FromRow)]
 pub(crate) struct ChainTurns {
     chain: String,
-    turns: Vec<Value>,
+    turn_count: i64,
 }
 
 #[derive(Serialize)]
@@ -266,17 +448,14 @@ async fn detail(state: &AppState, id: i64) -> Result<RunDetail, AppError> {
             .fetch_one(&state.pool)
             .await
             .map_err(anyhow::Error::from)?;
-    let mut chains: Vec<ChainTurns> = Vec::new();
-    for stored in turns(state, id).await? {
-        let row = turn_row(&stored)?;
-        match chains.last_mut() {
-            Some(last) if last.chain == stored.chain => last.turns.push(row),
-            _ => chains.push(ChainTurns {
-                chain: stored.chain,
-                turns: vec![row],
-            }),
-        }
-    }
+    let chains = sqlx::query_as::<_, ChainTurns>(
+        "SELECT chain, COUNT(*) AS turn_count FROM run_turn WHERE run_id = ?
+         GROUP BY chain ORDER BY MIN(rowid)",
+    )
+    .bind(id)
+    .fetch_all(&state.pool)
+    .await
+    .map_err(anyhow::Error::from)?;
     Ok(RunDetail {
         summary,
         series: parse_json(&series)?,
@@ -297,28 +476,128 @@ pub(crate) async fn turn_table(
     Path(id): Path<String>,
     Query(params): Query<BTreeMap<String, String>>,
 ) -> Result<Response, AppError> {
-    let format = Format::parse(params.get("format").map(String::as_str))?;
+    let mut params = params;
+    let format = Format::parse(params.remove("format").as_deref())?;
+    let paging = TURNS_PAGE.parse(&mut params, format)?;
+    no_other_params(&params, "limit, offset or format")?;
     let id = super::positive_id(&id, "run")?;
     summary(&state, id).await?;
-    let rows = turns(&state, id)
-        .await?
-        .iter()
-        .map(turn_row)
-        .collect::<Result<Vec<_>, _>>()?;
-    respond(
-        format,
-        &format!("run-{id}-turns"),
-        &csv_order(&TURN_FIRST, &TURN_LAST),
-        &rows,
+    if format == Format::Csv {
+        let pool = state.pool.clone();
+        let next = move |after: Option<i64>| {
+            let pool = pool.clone();
+            async move {
+                let rows: Vec<(i64, String)> = sqlx::query_as(
+                    "SELECT rowid, score FROM run_turn WHERE run_id = ? AND rowid > ?
+                     ORDER BY rowid LIMIT ?",
+                )
+                .bind(id)
+                .bind(after.unwrap_or(0))
+                .bind(CSV_PAGE)
+                .fetch_all(&pool)
+                .await?;
+                rows.iter()
+                    .map(|(rowid, score)| {
+                        turn_row(score)
+                            .map(|row| (*rowid, row))
+                            .map_err(|e| anyhow::anyhow!("{e}"))
+                    })
+                    .collect::<anyhow::Result<Vec<_>>>()
+            }
+        };
+        return stream_csv(
+            &format!("run-{id}-turns"),
+            csv_order(&TURN_FIRST, &TURN_LAST),
+            next,
+        )
+        .await;
+    }
+    let scores: Vec<String> = sqlx::query_scalar(
+        "SELECT score FROM run_turn WHERE run_id = ? ORDER BY rowid LIMIT ? OFFSET ?",
     )
+    .bind(id)
+    .bind(paging.limit)
+    .bind(paging.offset)
+    .fetch_all(&state.pool)
+    .await
+    .map_err(anyhow::Error::from)?;
+    let total: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM run_turn WHERE run_id = ?")
+        .bind(id)
+        .fetch_one(&state.pool)
+        .await
+        .map_err(anyhow::Error::from)?;
+    Ok(Json(Page {
+        items: scores
+            .iter()
+            .map(|s| turn_row(s))
+            .collect::<Result<Vec<_>, _>>()?,
+        total,
+        limit: paging.limit,
+        offset: paging.offset,
+    })
+    .into_response())
 }
 
-/// A file as the case shows it.
+/// A file as the case shows it: its text inlined up to the case's limits.
 #[derive(Serialize)]
 pub(crate) struct SourceFile {
     path: String,
-    /// `None`: the agent left no file there.
+    /// The file's text, or its beginning when `truncated`; `None`: the agent left no
+    /// file there.
     text: Option<String>,
+    /// The whole file's size in bytes (0 when there is none).
+    bytes: i64,
+    /// Whether `text` is only the beginning: the whole file is at
+    /// `.../turns/{turn}/files?path=<path>`.
+    truncated: bool,
+}
+
+impl SourceFile {
+    /// `stored`'s text, cut to what is left of `budget` (JSON bytes, escapes counted) and
+    /// at most [`INLINE_FILE`]; the bytes it takes are taken from `budget`.
+    async fn inline(
+        pool: &sqlx::SqlitePool,
+        stored: StoredText,
+        budget: &mut usize,
+    ) -> Result<Self, AppError> {
+        let cap = INLINE_FILE.min(*budget);
+        let (mut text, mut truncated) = if cap == 0 {
+            (String::new(), stored.size > 0)
+        } else {
+            storage::prefix(pool, &stored, cap).await?
+        };
+        let (cut, cost) = json_cut(&text, cap);
+        if cut < text.len() {
+            text.truncate(cut);
+            truncated = true;
+        }
+        *budget -= cost;
+        Ok(Self {
+            path: stored.path,
+            text: Some(text),
+            bytes: stored.size,
+            truncated,
+        })
+    }
+}
+
+/// The longest prefix of `text` whose JSON string body is at most `budget` bytes: its
+/// length in bytes and what it takes as JSON. Control characters take up to six bytes
+/// escaped, so counting raw bytes would let a reply grow six times over its limit.
+fn json_cut(text: &str, budget: usize) -> (usize, usize) {
+    let mut cost = 0;
+    for (at, c) in text.char_indices() {
+        let width = match c {
+            '"' | '\\' | '\n' | '\r' | '\t' | '\u{8}' | '\u{c}' => 2,
+            c if u32::from(c) < 0x20 => 6,
+            c => c.len_utf8(),
+        };
+        if cost + width > budget {
+            return (at, cost);
+        }
+        cost += width;
+    }
+    (text.len(), cost)
 }
 
 #[derive(Serialize)]
@@ -326,7 +605,7 @@ pub(crate) struct TrajectorySummary {
     /// Whether the bundle had a trajectory for the turn.
     present: bool,
     /// Its size in bytes as submitted.
-    bytes: usize,
+    bytes: i64,
     /// Actions, uninterpreted actions and rejected responses as the scorer counted them;
     /// `null` when there was no trajectory or it could not be read.
     counts: Value,
@@ -345,8 +624,11 @@ pub(crate) struct TurnDetail {
     title: String,
     requirement: String,
     submission: SourceFile,
-    /// The other files the agent left in this turn.
+    /// The other files the agent left in this turn, by path: the first
+    /// [`OTHER_FILES_LISTED`] of them.
     other_files: Vec<SourceFile>,
+    /// How many other files the turn has in all.
+    other_file_count: i64,
     reference: SourceFile,
     /// Every target: kind, name, definition, referenced (reused), recalled and
     /// re-implementation evidence.
@@ -357,30 +639,42 @@ pub(crate) struct TurnDetail {
     trajectory: TrajectorySummary,
 }
 
+/// The turn number in a path, or a 400.
+fn turn_number(turn: &str) -> Result<i64, AppError> {
+    turn.parse().ok().filter(|t| *t >= 1).ok_or_else(|| {
+        AppError::bad_request(format!("turn {turn:?} is not a turn number (1, 2, ...)"))
+    })
+}
+
+/// The stored score of turn `number` of `chain` of run `id`, or a 404 that says so.
+async fn turn_score(
+    state: &AppState,
+    id: i64,
+    chain: &str,
+    number: i64,
+) -> Result<String, AppError> {
+    sqlx::query_scalar("SELECT score FROM run_turn WHERE run_id = ? AND chain = ? AND turn = ?")
+        .bind(id)
+        .bind(chain)
+        .bind(number)
+        .fetch_optional(&state.pool)
+        .await
+        .map_err(anyhow::Error::from)?
+        .ok_or_else(|| {
+            AppError::not_found(format!(
+                "run {id} has no turn {number} of chain {chain:?}; GET /api/v1/runs/{id} lists its chains"
+            ))
+        })
+}
+
 pub(crate) async fn turn(
     State(state): State<AppState>,
     Path((id, chain, turn)): Path<(String, String, String)>,
 ) -> Result<Json<TurnDetail>, AppError> {
     let id = super::positive_id(&id, "run")?;
     let run = summary(&state, id).await?;
-    let number: i64 = turn.parse().ok().filter(|t| *t >= 1).ok_or_else(|| {
-        AppError::bad_request(format!("turn {turn:?} is not a turn number (1, 2, ...)"))
-    })?;
-    let stored: StoredTurn = sqlx::query_as(
-        "SELECT chain, turn, files, trajectory, score FROM run_turn
-         WHERE run_id = ? AND chain = ? AND turn = ?",
-    )
-    .bind(id)
-    .bind(&chain)
-    .bind(number)
-    .fetch_optional(&state.pool)
-    .await
-    .map_err(anyhow::Error::from)?
-    .ok_or_else(|| {
-        AppError::not_found(format!(
-            "run {id} has no turn {number} of chain {chain:?}; GET /api/v1/runs/{id} lists its turns"
-        ))
-    })?;
+    let number = turn_number(&turn)?;
+    let score = turn_score(&state, id, &chain, number).await?;
     let loaded = state
         .catalog
         .get(&run.dataset_name, &run.dataset_version)
@@ -402,13 +696,29 @@ pub(crate) async fn turn(
             ))
         })?;
     let module_path = dataset_turn.manifest.module_path.clone();
-    let mut files: BTreeMap<String, String> =
-        serde_json::from_str(&stored.files).map_err(|e| AppError::Internal(e.into()))?;
-    let submission = SourceFile {
-        text: files.remove(&module_path),
-        path: module_path.clone(),
+    let key = (id, chain.as_str(), number);
+    let pool = &state.pool;
+    let mut budget = INLINE_TOTAL;
+    let submission = match storage::turn_text(pool, key, Some(&module_path)).await? {
+        Some(stored) => SourceFile::inline(pool, stored, &mut budget).await?,
+        None => SourceFile {
+            path: module_path.clone(),
+            text: None,
+            bytes: 0,
+            truncated: false,
+        },
     };
-    let mut score = parse_json(&stored.score)?;
+    let (listed, count) = storage::turn_files(pool, key, OTHER_FILES_LISTED + 1, 0).await?;
+    let mut other_files = Vec::new();
+    for stored in listed.into_iter().filter(|f| f.path != module_path) {
+        if i64::try_from(other_files.len()).unwrap_or(i64::MAX) >= OTHER_FILES_LISTED {
+            break;
+        }
+        other_files.push(SourceFile::inline(pool, stored, &mut budget).await?);
+    }
+    let other_file_count = count - i64::from(submission.text.is_some());
+    let trajectory_size = storage::turn_text(pool, key, None).await?.map(|t| t.size);
+    let mut score = parse_json(&score)?;
     let take = |score: &mut Value, key: &str| {
         score
             .as_object_mut()
@@ -420,35 +730,133 @@ pub(crate) async fn turn(
     let counts = take(&mut score, "trajectory");
     take(&mut score, "reimplemented");
     let trajectory = TrajectorySummary {
-        present: stored.trajectory.is_some(),
-        bytes: stored.trajectory.as_ref().map_or(0, String::len),
+        present: trajectory_size.is_some(),
+        bytes: trajectory_size.unwrap_or(0),
         counts,
         files: score["files"].clone(),
         lines: score["lines"].clone(),
         recall_repo: score["recall_repo"].clone(),
         recall_self: score["recall_self"].clone(),
     };
+    let reference = dataset_turn.reference.clone();
     Ok(Json(TurnDetail {
         run: id,
-        chain: stored.chain,
-        turn: stored.turn,
+        chain,
+        turn: number,
         title: dataset_turn.manifest.title.clone(),
         requirement: dataset_turn.requirement.clone(),
         submission,
-        other_files: files
-            .into_iter()
-            .map(|(path, text)| SourceFile {
-                path,
-                text: Some(text),
-            })
-            .collect(),
+        other_files,
+        other_file_count,
         reference: SourceFile {
             path: module_path,
-            text: Some(dataset_turn.reference.clone()),
+            bytes: i64::try_from(reference.len()).unwrap_or(i64::MAX),
+            text: Some(reference),
+            truncated: false,
         },
         targets,
         unknown_targets,
         scores: score,
         trajectory,
     }))
+}
+
+/// A file of a turn in a list: its path and size.
+#[derive(Serialize)]
+pub(crate) struct FileEntry {
+    path: String,
+    bytes: i64,
+}
+
+/// `GET .../turns/{turn}/files`: a page of the turn's files; with `?path=`, that file's
+/// text whole as `text/plain`, streamed a part (at most 1 MiB) at a time.
+pub(crate) async fn turn_files(
+    State(state): State<AppState>,
+    Path((id, chain, turn)): Path<(String, String, String)>,
+    Query(params): Query<BTreeMap<String, String>>,
+) -> Result<Response, AppError> {
+    let mut params = params;
+    let id = super::positive_id(&id, "run")?;
+    let number = turn_number(&turn)?;
+    let path = params.remove("path");
+    if path.is_some() && (params.contains_key("limit") || params.contains_key("offset")) {
+        return Err(AppError::bad_request(
+            "limit and offset page the list of files; leave them out with path=",
+        ));
+    }
+    let paging = FILES_PAGE.parse(&mut params, Format::Json)?;
+    no_other_params(&params, "path, limit or offset")?;
+    summary(&state, id).await?;
+    turn_score(&state, id, &chain, number).await?;
+    let key = (id, chain.as_str(), number);
+    let Some(path) = path else {
+        let (files, total) =
+            storage::turn_files(&state.pool, key, paging.limit, paging.offset).await?;
+        return Ok(Json(Page {
+            items: files
+                .into_iter()
+                .map(|f| FileEntry {
+                    path: f.path,
+                    bytes: f.size,
+                })
+                .collect(),
+            total,
+            limit: paging.limit,
+            offset: paging.offset,
+        })
+        .into_response());
+    };
+    if path.is_empty()
+        || path.chars().any(char::is_control)
+        || path.len() > wheelwright_core::bundle::PATH_BYTES
+        || !wheelwright_core::dataset::is_relative_down(&path)
+    {
+        return Err(AppError::bad_request(format!(
+            "path {:?} is not a file path relative to the repository root (no leading /, no .., no control characters)",
+            path.escape_debug().to_string()
+        )));
+    }
+    let stored = storage::turn_text(&state.pool, key, Some(&path))
+        .await?
+        .ok_or_else(|| {
+            AppError::not_found(format!(
+                "turn {number} of chain {chain:?} of run {id} has no file {path:?}; GET /api/v1/runs/{id}/chains/{chain}/turns/{number}/files lists them"
+            ))
+        })?;
+    let pool = state.pool.clone();
+    let file = stored.id;
+    let parts = futures_util::stream::unfold(Some(0i64), move |next| {
+        let pool = pool.clone();
+        async move {
+            let part = next?;
+            match storage::part(&pool, file, part).await {
+                Ok(Some(bytes)) => Some((Ok(Bytes::from(bytes)), Some(part + 1))),
+                Ok(None) => None,
+                Err(error) => {
+                    tracing::error!(
+                        error = format!("{error:#}"),
+                        file,
+                        part,
+                        "file download failed"
+                    );
+                    let failed = std::io::Error::other("the download failed; see the server log");
+                    Some((Err(failed), None))
+                }
+            }
+        }
+    });
+    Ok((
+        [
+            (header::CONTENT_TYPE, "text/plain; charset=utf-8".to_owned()),
+            (header::CONTENT_LENGTH, stored.size.to_string()),
+            // A submitter wrote these bytes: never let a browser run them as a page.
+            (header::X_CONTENT_TYPE_OPTIONS, "nosniff".to_owned()),
+            (
+                header::CONTENT_SECURITY_POLICY,
+                "default-src 'none'; sandbox".to_owned(),
+            ),
+        ],
+        Body::from_stream(parts),
+    )
+        .into_response())
 }

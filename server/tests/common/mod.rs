@@ -189,12 +189,14 @@ pub async fn post_bytes(app: &TestApp, uri: &str, body: impl Into<Body>) -> Repl
 
 /// How many runs the database holds (to check that a refused upload stored nothing).
 pub async fn run_count(app: &TestApp) -> usize {
-    get(app, "/api/v1/runs")
-        .await
-        .json()
-        .as_array()
-        .unwrap()
-        .len()
+    let reply = get(app, "/api/v1/runs").await;
+    assert_eq!(reply.status, StatusCode::OK, "{}", reply.text());
+    usize::try_from(
+        reply.json()["total"]
+            .as_u64()
+            .expect("a page of runs has a total"),
+    )
+    .unwrap()
 }
 
 /// A zip archive of `entries` (path, bytes), deflated.

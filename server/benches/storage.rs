@@ -1,0 +1,159 @@
+//! Throughput of storing a run's texts (deflating them in 1 MiB parts, MB/s) and of reading them back (a turn case's one part, a whole run for re-scoring).
+//!
+//! The run is [`TURNS`] turns, each leaving one real Python module of this machine's
+//! standard library (found with `python3`) and one of the real mini-SWE-agent
+//! trajectories of `shared/data/real/`, in turn: about 100 MB of text, near what a stored
+//! run may hold ([`STORE_LIMITS`]). Run with `cargo bench -p wheelwright-server --bench
+//! storage`; results are in `docs/performance.md`.
+
+#![allow(clippy::print_stderr)] // The bench reports its inputs' sizes on standard error.
+
+use std::collections::BTreeMap;
+use std::hint::black_box;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use wheelwright_core::bundle::{DatasetRef, Metadata, RunBundle, TurnFiles};
+use wheelwright_server::storage::{PART_BYTES, STORE_LIMITS, inflate, pack, split};
+
+const TURNS: usize = 600;
+
+const TRAJECTORIES: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../../shared/data/real/swebench-bash-only-gemini-3-pro/swebench_results/20251118_gemini-3-pro-74pct/trajs"
+);
+
+fn stdlib() -> PathBuf {
+    let out = std::process::Command::new("python3")
+        .args([
+            "-c",
+            "import sysconfig; print(sysconfig.get_paths()['stdlib'])",
+        ])
+        .output()
+        .expect("python3 must be on PATH to find the standard library");
+    PathBuf::from(String::from_utf8(out.stdout).unwrap().trim())
+}
+
+/// The `.py` files directly in `dir`, sorted by name.
+fn modules(dir: &Path) -> Vec<String> {
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "py"))
+        .collect();
+    paths.sort();
+    paths
+        .iter()
+        .filter_map(|p| std::fs::read_to_string(p).ok())
+        .collect()
+}
+
+/// Every `*.traj.json` under `dir`, sorted by path.
+fn trajectories(dir: &Path) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_owned()];
+    let mut paths = Vec::new();
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.to_string_lossy().ends_with(".traj.json") {
+                paths.push(path);
+            }
+        }
+    }
+    paths.sort();
+    for path in paths {
+        out.push(std::fs::read_to_string(path).unwrap());
+    }
+    out
+}
+
+fn run() -> RunBundle {
+    let sources = modules(&stdlib());
+    let trajectories = trajectories(Path::new(TRAJECTORIES));
+    assert!(!sources.is_empty() && !trajectories.is_empty());
+    let turns = (0..TURNS)
+        .map(|i| {
+            let files = BTreeMap::from([(
+                format!("solutions/m{i}.py"),
+                sources[i % sources.len()].clone(),
+            )]);
+            let trajectory = Some(trajectories[i % trajectories.len()].clone());
+            (
+                (format!("c{}", i / 5), i % 5 + 1),
+                TurnFiles { files, trajectory },
+            )
+        })
+        .collect();
+    RunBundle {
+        metadata: Metadata {
+            model: "bench".to_owned(),
+            harness: "mini-SWE-agent".to_owned(),
+            memory: "interface".to_owned(),
+            date: "2026-12-01".to_owned(),
+            dataset: DatasetRef {
+                name: "bench".to_owned(),
+                version: "1".to_owned(),
+            },
+            cost_usd: None,
+            scaffold_version: None,
+            notes: None,
+        },
+        turns,
+    }
+}
+
+fn bench(c: &mut Criterion) {
+    let bundle = run();
+    let raw = wheelwright_server::storage::raw_bytes(&bundle);
+    let packed = pack(&bundle, STORE_LIMITS).expect("within the limits");
+    eprintln!(
+        "run: {TURNS} turns, {raw} bytes of text, {} deflated ({:.1}x), {} parts",
+        packed.stored_bytes,
+        raw as f64 / packed.stored_bytes as f64,
+        packed.texts.iter().map(|t| t.parts.len()).sum::<usize>()
+    );
+    let mut group = c.benchmark_group("storage");
+    group
+        .sample_size(10)
+        .measurement_time(Duration::from_secs(20));
+    group.throughput(Throughput::Bytes(raw));
+    group.bench_function("pack a 600-turn run", |b| {
+        b.iter(|| pack(black_box(&bundle), STORE_LIMITS).unwrap())
+    });
+    group.bench_function("inflate every part of the run", |b| {
+        b.iter(|| {
+            packed
+                .texts
+                .iter()
+                .flat_map(|t| &t.parts)
+                .map(|p| inflate("deflate", black_box(p), usize::MAX).unwrap().len())
+                .sum::<usize>()
+        })
+    });
+    // The turn case's read: the first part of the largest trajectory, 1 MiB at most.
+    let largest = bundle
+        .turns
+        .values()
+        .filter_map(|t| t.trajectory.as_deref())
+        .max_by_key(|t| t.len())
+        .unwrap();
+    let first = wheelwright_server::storage::deflate(split(largest).next().unwrap().as_bytes());
+    let shown = split(largest).next().unwrap().len();
+    eprintln!(
+        "largest trajectory {} bytes, first part {shown} bytes",
+        largest.len()
+    );
+    group.throughput(Throughput::Bytes(shown as u64));
+    group.bench_function("inflate a turn case's first part", |b| {
+        b.iter(|| inflate("deflate", black_box(&first), PART_BYTES).unwrap())
+    });
+    group.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);
