@@ -60,7 +60,7 @@ async fn a_failed_job_says_so_without_the_paths_in_its_cause_needs_bwrap() {
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().to_owned();
     let (app, env_root) = app_with_broken_env_root(dir).await;
-    let run = get(&app, "/api/v1/runs").await.json()[0]["id"].clone();
+    let run = get(&app, "/api/v1/runs").await.json()["items"][0]["id"].clone();
     let queued = post_bytes(&app, &format!("/api/v1/runs/{run}/tests"), Vec::new()).await;
     assert_eq!(queued.status, StatusCode::ACCEPTED, "{}", queued.text());
     let job = queued.json()["job"].clone();
