@@ -1,10 +1,17 @@
-//! Cancellation of long analyses: a flag the host raises and core checks as it works.
+//! What one analysis may cost: a budget per file, and cancellation by the host.
+//!
+//! Every byte a submitter sends is hostile, so the work and memory one file can cause are
+//! capped by [`MAX_FILE_NODES`]: a file over it is not analysed (it counts as an empty
+//! module) and its result carries a diagnostic saying so. Within the budget every step is
+//! linear (or `n log n`) in its input.
 //!
 //! Core is pure and has no clock (wasm32 has none it could read), so it cannot keep a
 //! deadline itself. The host owns the deadline: it hands core a [`Cancel`], and when the
-//! request times out or is abandoned it calls [`Cancel::cancel`]; core checks the flag at
-//! every file and every few thousand syntax nodes and returns [`Cancelled`], so abandoned
-//! work stops within milliseconds instead of running on in a blocking thread.
+//! request times out or is abandoned it calls [`Cancel::cancel`]; core checks the flag
+//! inside every long step (tree-sitter every hundred of its steps, the tree conversion,
+//! scope analysis, indexing and trajectory interpretation every few thousand items) and
+//! returns [`Cancelled`], so abandoned work stops within milliseconds instead of running
+//! on in a blocking thread.
 //!
 //! ```
 //! use wheelwright_core::budget::Cancel;
@@ -16,6 +23,24 @@
 //! ```
 
 use std::sync::Arc;
+
+/// Syntax nodes (tree-sitter's, named and anonymous) of one file that core analyses; a
+/// file with more is not analysed at all.
+///
+/// Chosen from measurements (docs/performance.md, "Core: hostile inputs"): the largest
+/// files found have 75,344 nodes (the standard library's `pydoc_data/topics.py`; its
+/// largest code module, `tkinter/__init__.py`, 35,101), 31,141 (networkx's largest file)
+/// and 202,620 (the largest of 11,000 files of site-packages, a sympy test), while a
+/// file of this many nodes, the densest kind (`a=1;` repeated), costs about 0.3 s and
+/// 60 MB to parse and score on one core.
+pub const MAX_FILE_NODES: usize = 400_000;
+
+/// How far tree-sitter may get on one file before it is stopped, in its progress calls
+/// (one per hundred of its steps). Real files take at most 3.3 steps per node, so this is
+/// 4 steps per node of [`MAX_FILE_NODES`]: a file within the node budget is never stopped
+/// here, and a hostile one (or one that makes tree-sitter's error recovery work hard) is
+/// stopped before it can allocate much more than the budget's worth of nodes.
+pub const MAX_PARSE_PROGRESS: usize = MAX_FILE_NODES * 4 / 100;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 /// A cancellation flag shared between the host (which raises it) and core (which checks it).
