@@ -23,25 +23,26 @@
 //! ```
 
 use std::sync::Arc;
-
-/// Syntax nodes (tree-sitter's, named and anonymous) of one file that core analyses; a
-/// file with more is not analysed at all.
-///
-/// Chosen from measurements (docs/performance.md, "Core: hostile inputs"): the largest
-/// files found have 75,344 nodes (the standard library's `pydoc_data/topics.py`; its
-/// largest code module, `tkinter/__init__.py`, 35,101), 31,141 (networkx's largest file)
-/// and 202,620 (the largest of 11,000 files of site-packages, a sympy test), while a
-/// file of this many nodes, the densest kind (`a=1;` repeated), costs about 0.3 s and
-/// 60 MB to parse and score on one core.
-pub const MAX_FILE_NODES: usize = 400_000;
-
-/// How far tree-sitter may get on one file before it is stopped, in its progress calls
-/// (one per hundred of its steps). Real files take at most 3.3 steps per node, so this is
-/// 4 steps per node of [`MAX_FILE_NODES`]: a file within the node budget is never stopped
-/// here, and a hostile one (or one that makes tree-sitter's error recovery work hard) is
-/// stopped before it can allocate much more than the budget's worth of nodes.
-pub const MAX_PARSE_PROGRESS: usize = MAX_FILE_NODES * 4 / 100;
 use std::sync::atomic::{AtomicBool, Ordering};
+
+/// Steps tree-sitter may take to parse one file (it reports progress every hundred); a
+/// file that needs more is not analysed at all.
+///
+/// Time and memory of a parse grow with its steps: about 135 bytes of tree a step for flat
+/// code, and up to about 230 bytes a step of parser stack for deep nesting (`f(f(f(...`,
+/// `[[[[...`, `lambda: lambda: ...`), which no real file has. At this budget the worst
+/// file parses in about 0.2 s and 95 MB on one core (docs/performance.md, "Core: hostile
+/// inputs"). Real code takes 2.3 to 3.3 steps a syntax node: the standard library's
+/// largest file, `pydoc_data/topics.py` (757 KB), takes 173,300 steps, its largest code
+/// module, `tkinter/__init__.py`, 99,400, networkx's largest file 100,700. Of the 11,653
+/// Python files of this machine's standard library and site-packages, 2 take more (a
+/// 446 KB sympy benchmark and a 346 KB sympy test, both generated).
+pub const MAX_PARSE_STEPS: usize = 400_000;
+
+/// Syntax nodes (named and anonymous) of one file that core converts and analyses. Every
+/// node takes a parser step, so a file within [`MAX_PARSE_STEPS`] has no more; the
+/// conversion counts them anyway, so the bound does not rest on tree-sitter's accounting.
+pub const MAX_FILE_NODES: usize = MAX_PARSE_STEPS;
 
 /// A cancellation flag shared between the host (which raises it) and core (which checks it).
 /// Clones share the flag.

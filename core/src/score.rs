@@ -489,8 +489,8 @@ fn score_chain(
                 chain: chain.id.clone(),
                 turn: Some(turn),
                 message: format!(
-                    "{path} is too large to analyse (more than {} syntax nodes); it was scored as a file that references and calls nothing",
-                    crate::budget::MAX_FILE_NODES
+                    "{path} is too large to analyse (parsing it takes more than {} steps, the limit per file); it was scored as a file that references and calls nothing",
+                    crate::budget::MAX_PARSE_STEPS
                 ),
             });
         }
@@ -537,8 +537,8 @@ fn score_chain(
                         chain: chain.id.clone(),
                         turn: Some(turn),
                         message: format!(
-                            "{other} is too large to analyse (more than {} syntax nodes); later turns see it as an empty module",
-                            crate::budget::MAX_FILE_NODES
+                            "{other} is too large to analyse (parsing it takes more than {} steps, the limit per file); later turns see it as an empty module",
+                            crate::budget::MAX_PARSE_STEPS
                         ),
                     });
                 }

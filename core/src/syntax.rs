@@ -8,9 +8,9 @@
 //! Only named nodes are kept: anonymous tokens (`(`, `def`, `,`) carry no facts the analyses
 //! need, and dropping them halves the arena.
 //!
-//! What one file may cost is bounded ([`crate::budget::MAX_FILE_NODES`]): tree-sitter is
-//! stopped once its work passes what a file of that many nodes needs, and the conversion
-//! once it has met that many nodes. A file over the budget is not analysed at all: its
+//! What one file may cost is bounded: tree-sitter is stopped past
+//! [`crate::budget::MAX_PARSE_STEPS`], and the conversion past
+//! [`crate::budget::MAX_FILE_NODES`]. A file over the budget is not analysed at all: its
 //! tree is the empty module, with a diagnostic saying why ([`SyntaxTree::over_budget`]).
 //! Both steps also stop soon after the host raises its [`Cancel`].
 
@@ -259,9 +259,33 @@ pub fn parse(source: &str) -> SyntaxTree<'_> {
 /// [`parse`] that stops with [`Cancelled`] soon after `cancel` is raised: tree-sitter is
 /// asked every hundred of its steps, the conversion every few thousand nodes.
 pub fn parse_with<'s>(source: &'s str, cancel: &Cancel) -> Result<SyntaxTree<'s>, Cancelled> {
+    parse_within(source, cancel, Limits::BUDGET)
+}
+
+/// The budget of one parse (a type of its own so tests can use small ones).
+#[derive(Clone, Copy, Debug)]
+struct Limits {
+    /// Progress calls of tree-sitter (one per hundred steps).
+    progress: usize,
+    /// Nodes converted.
+    nodes: usize,
+}
+
+impl Limits {
+    const BUDGET: Limits = Limits {
+        progress: budget::MAX_PARSE_STEPS / 100,
+        nodes: budget::MAX_FILE_NODES,
+    };
+}
+
+fn parse_within<'s>(
+    source: &'s str,
+    cancel: &Cancel,
+    limits: Limits,
+) -> Result<SyntaxTree<'s>, Cancelled> {
     cancel.check()?;
-    match parse_tree(source, cancel) {
-        Parsed::Tree(tree) => convert(source, &tree, cancel),
+    match parse_tree(source, cancel, limits) {
+        Parsed::Tree(tree) => convert(source, &tree, cancel, limits),
         Parsed::Cancelled => Err(Cancelled),
         Parsed::OverBudget => Ok(empty(source, budget_diagnostic(), false, true)),
         Parsed::Failed => Ok(empty(
@@ -308,8 +332,8 @@ fn budget_diagnostic() -> Diagnostic {
     Diagnostic {
         line: 1,
         message: format!(
-            "the file is too large to analyse: it has more than {} syntax nodes (the limit per file), so nothing in it was analysed; split it into smaller modules",
-            budget::MAX_FILE_NODES
+            "the file is too large to analyse (parsing it takes more than {} steps, the limit per file), so nothing in it was analysed; split it into smaller modules",
+            budget::MAX_PARSE_STEPS
         ),
     }
 }
@@ -334,7 +358,7 @@ enum Parsed {
     Failed,
 }
 
-fn parse_tree(source: &str, cancel: &Cancel) -> Parsed {
+fn parse_tree(source: &str, cancel: &Cancel, limits: Limits) -> Parsed {
     PARSER.with(|cell| {
         // Parsing never re-enters itself; should the parser be in use anyway, use another.
         match cell.try_borrow_mut() {
@@ -343,12 +367,12 @@ fn parse_tree(source: &str, cancel: &Cancel) -> Parsed {
                     *slot = new_parser();
                 }
                 match slot.as_mut() {
-                    Some(parser) => run_parser(parser, source, cancel),
+                    Some(parser) => run_parser(parser, source, cancel, limits),
                     None => Parsed::Failed,
                 }
             }
             Err(_) => match new_parser() {
-                Some(mut parser) => run_parser(&mut parser, source, cancel),
+                Some(mut parser) => run_parser(&mut parser, source, cancel, limits),
                 None => Parsed::Failed,
             },
         }
@@ -356,14 +380,19 @@ fn parse_tree(source: &str, cancel: &Cancel) -> Parsed {
 }
 
 /// Runs tree-sitter with a progress callback that stops it when `cancel` is raised or its
-/// work passes [`budget::MAX_PARSE_PROGRESS`] (tree-sitter calls back every 100 steps).
-fn run_parser(parser: &mut tree_sitter::Parser, source: &str, cancel: &Cancel) -> Parsed {
+/// work passes the budget (tree-sitter calls back every 100 steps).
+fn run_parser(
+    parser: &mut tree_sitter::Parser,
+    source: &str,
+    cancel: &Cancel,
+    limits: Limits,
+) -> Parsed {
     let bytes = source.as_bytes();
     let mut progress = 0usize;
     let mut over = false;
     let mut callback = |_: &tree_sitter::ParseState| {
         progress += 1;
-        over = progress > budget::MAX_PARSE_PROGRESS;
+        over = progress > limits.progress;
         if over || cancel.is_cancelled() {
             ControlFlow::Break(())
         } else {
@@ -399,6 +428,7 @@ fn convert<'s>(
     source: &'s str,
     tree: &tree_sitter::Tree,
     cancel: &Cancel,
+    limits: Limits,
 ) -> Result<SyntaxTree<'s>, Cancelled> {
     let tables = tables();
     let mut nodes: Vec<Node> = Vec::new();
@@ -416,7 +446,7 @@ fn convert<'s>(
         if visited.is_multiple_of(CANCEL_EVERY) {
             cancel.check()?;
         }
-        if visited > budget::MAX_FILE_NODES {
+        if visited > limits.nodes {
             return Ok(empty(source, budget_diagnostic(), false, true));
         }
         let node = cursor.node();
@@ -559,8 +589,8 @@ impl<'s> SyntaxTree<'s> {
         self.syntax_errors
     }
 
-    /// Whether the file was over the budget of [`crate::budget::MAX_FILE_NODES`] and so
-    /// not analysed (its tree is the empty module; a diagnostic says so).
+    /// Whether the file was over the per-file budget ([`crate::budget::MAX_PARSE_STEPS`],
+    /// [`crate::budget::MAX_FILE_NODES`]) and so not analysed (its tree is the empty module; a diagnostic says so).
     pub fn over_budget(&self) -> bool {
         self.over_budget
     }
@@ -678,10 +708,76 @@ mod tests {
 
     #[test]
     fn deeply_nested_input_does_not_overflow_the_stack() {
-        let depth = 50_000;
+        // As deep as the budget lets a file be (test threads have small stacks).
+        let depth = 20_000;
         let source = format!("x = {}1{}\n", "(".repeat(depth), ")".repeat(depth));
         let tree = parse(&source);
-        assert!(tree.descendants(tree.root()).count() > 1);
+        assert!(!tree.over_budget());
+        assert_eq!(tree.descendants(tree.root()).count(), depth + 5);
+    }
+
+    #[test]
+    fn a_parse_past_its_steps_is_stopped_and_flagged() {
+        let source = "a=1;".repeat(2_000);
+        let tight = Limits {
+            progress: 10,
+            nodes: usize::MAX,
+        };
+        let tree = parse_within(&source, &Cancel::never(), tight).unwrap();
+        assert!(tree.over_budget() && tree.is_empty() && !tree.has_syntax_errors());
+        assert!(
+            tree.diagnostics()[0]
+                .message
+                .contains("too large to analyse")
+        );
+        // The same parser parses the next file from the start.
+        let next = parse("def f():\n    pass\n");
+        assert!(!next.over_budget());
+        assert_eq!(kinds(&next)[1], "function_definition");
+    }
+
+    #[test]
+    fn a_conversion_past_its_nodes_is_stopped_and_flagged() {
+        let source = "a=1;".repeat(2_000);
+        let limits = |nodes| Limits {
+            progress: usize::MAX,
+            nodes,
+        };
+        let tree = parse_within(&source, &Cancel::never(), limits(1_000)).unwrap();
+        assert!(tree.over_budget() && tree.is_empty());
+        // 2,000 statements of six nodes, and the module: exactly at its limit it is whole.
+        let tree = parse_within(&source, &Cancel::never(), limits(12_001)).unwrap();
+        assert!(!tree.over_budget());
+        assert_eq!(
+            tree.len(),
+            8_001,
+            "module, 2,000 x (statement, assignment, name, value)"
+        );
+        assert!(
+            parse_within(&source, &Cancel::never(), limits(12_000))
+                .unwrap()
+                .over_budget()
+        );
+    }
+
+    #[test]
+    fn cancelling_stops_tree_sitter_and_the_conversion() {
+        let source = "a=1;".repeat(2_000);
+        let cancel = Cancel::new();
+        cancel.cancel();
+        // Inside tree-sitter: its progress callback sees the flag.
+        assert!(matches!(
+            parse_tree(&source, &cancel, Limits::BUDGET),
+            Parsed::Cancelled
+        ));
+        // Inside the conversion of a finished tree.
+        let Parsed::Tree(tree) = parse_tree(&source, &Cancel::never(), Limits::BUDGET) else {
+            panic!("the source parses");
+        };
+        assert_eq!(
+            convert(&source, &tree, &cancel, Limits::BUDGET).unwrap_err(),
+            Cancelled
+        );
     }
 
     #[test]

@@ -29,8 +29,8 @@ pub struct SubmissionAnalysis {
     pub missing: bool,
     /// The parser recovered from errors; what parsed still counts (D8).
     pub syntax_errors: bool,
-    /// The analysis stopped at a budget: the file was over
-    /// [`crate::budget::MAX_FILE_NODES`] (so it references and calls nothing), or resolving
+    /// The analysis stopped at a budget: the file was over the per-file budget
+    /// ([`crate::budget::MAX_PARSE_STEPS`]; it references and calls nothing), or resolving
     /// its names needed more than [`super::index::MAX_RESOLUTION_STEPS`] lookups (so some
     /// were not followed to the end).
     pub over_budget: bool,

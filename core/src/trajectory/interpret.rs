@@ -57,7 +57,8 @@ impl<'a> InterpretOptions<'a> {
 }
 
 /// Steps every action may take, whatever its size (a step is one line, one path or one
-/// file looked at): enough for a glob over a repository of tens of thousands of files.
+/// file looked at, or one byte kept): enough for a glob over a repository of tens of
+/// thousands of files.
 pub const ACTION_STEPS_BASE: u64 = 1 << 16;
 
 /// Steps an action may take per byte of its command and observation. Interpreting a real
@@ -681,7 +682,8 @@ fn push_operand(ctx: &Ctx<'_>, cwd: &str, w: &Word, out: &mut Vec<Operand>) {
             if !ctx.spend(1) {
                 return;
             }
-            if glob.matches(p) {
+            // A match is kept (twice: as written and as a path), so it costs its length.
+            if glob.matches(p) && ctx.spend(2 * u64::try_from(p.len()).unwrap_or(u64::MAX)) {
                 out.push(Operand {
                     raw: w.text.clone(),
                     path: p.to_owned(),
@@ -2273,6 +2275,184 @@ fn decode_tool_grep(ctx: &Ctx<'_>, out: &str, result: &mut InterpretedAction) {
             let file = ctx.resolve(&ctx.root, p);
             result.files.insert(file.clone());
             result.shown.add(&file, n);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The glob matcher before patterns were compiled, kept as the model [`Glob`] must
+    /// agree with: `*` and `?` never cross `/`; `[...]` matches any listed character.
+    fn model_glob_match(pattern: &str, text: &str) -> bool {
+        let p: Vec<char> = pattern.chars().collect();
+        let t: Vec<char> = text.chars().collect();
+        let (mut pi, mut ti) = (0usize, 0usize);
+        let mut star: Option<(usize, usize)> = None;
+        while ti < t.len() {
+            let step = match p.get(pi) {
+                Some('*') => {
+                    star = Some((pi, ti));
+                    pi += 1;
+                    continue;
+                }
+                Some('?') if t[ti] != '/' => Some(1),
+                Some('[') => {
+                    let close = p[pi..].iter().position(|&c| c == ']').map(|c| c + pi);
+                    match close {
+                        Some(end) if end > pi + 1 => {
+                            let set = &p[pi + 1..end];
+                            let (neg, set) = match set.first() {
+                                Some('!' | '^') => (true, &set[1..]),
+                                _ => (false, set),
+                            };
+                            if set.contains(&t[ti]) != neg && t[ti] != '/' {
+                                pi = end + 1;
+                                ti += 1;
+                                continue;
+                            }
+                            None
+                        }
+                        _ => (t[ti] == '[').then_some(1),
+                    }
+                }
+                Some(&c) if c == t[ti] => Some(1),
+                _ => None,
+            };
+            match step {
+                Some(s) => {
+                    pi += s;
+                    ti += 1;
+                }
+                None => match star {
+                    Some((sp, st)) if t[st] != '/' => {
+                        pi = sp + 1;
+                        ti = st + 1;
+                        star = Some((sp, st + 1));
+                    }
+                    _ => return false,
+                },
+            }
+        }
+        p[pi..].iter().all(|&c| c == '*')
+    }
+
+    #[test]
+    fn compiled_globs_match_as_the_model_does() {
+        let patterns = [
+            "*",
+            "**",
+            "*.py",
+            "pkg/*.py",
+            "pkg/**/*.py",
+            "*/*",
+            "?",
+            "??.py",
+            "a?c",
+            "[ab].py",
+            "[!ab].py",
+            "[^a]*",
+            "[]a].py",
+            "[",
+            "a[",
+            "[a",
+            "a[]b",
+            "[]",
+            "*[",
+            "*]*",
+            "a*b*c",
+            "*a*a*a*b",
+            "pkg/*",
+            "pkg*",
+            "p*/a.py",
+            "*/",
+            "a**b",
+            "[a-c].py",
+            "x[!/]y",
+            "",
+        ];
+        let paths = [
+            "a.py",
+            "b.py",
+            "c.py",
+            "ab.py",
+            "pkg/a.py",
+            "pkg/sub/a.py",
+            "pkg",
+            "]a.py",
+            "[",
+            "a[",
+            "a[]b",
+            "abc",
+            "aXbYc",
+            "aaab",
+            "aab",
+            "x/y",
+            "xzy",
+            "a",
+            "",
+            "[.py",
+            "p/a.py",
+            "pq/a.py",
+            "ab",
+            "a/b",
+            "é.py",
+            "-.py",
+        ];
+        for pattern in patterns {
+            let glob = Glob::new(pattern);
+            for path in paths {
+                assert_eq!(
+                    glob.matches(path),
+                    model_glob_match(pattern, path),
+                    "{pattern:?} on {path:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn a_glob_of_many_stars_matches_in_time_linear_in_the_path() {
+        // Runs of `*` are one: this pattern compiles to three tokens.
+        let pattern = format!("{}a{}", "*".repeat(100_000), "*".repeat(100_000));
+        let glob = Glob::new(&pattern);
+        assert_eq!(glob.tokens.len(), 3);
+        assert!(glob.matches("xxaxx") && !glob.matches("xx/ax"));
+        // A pattern needing more characters than a path has is rejected before matching.
+        assert!(!Glob::new(&"?".repeat(100_000)).matches("a.py"));
+    }
+
+    #[test]
+    fn printed_lines_are_located_as_a_scan_would() {
+        // The index answers exactly as a scan from the cursor, then from the top, would.
+        let text = "a\nb\na\n\n\nc\na\nb\n";
+        let lines: Vec<&str> = text.lines().collect();
+        let printed = ["a", "a", "b", "", "", "", "a", "b", "c", "z", "a", "a", "a"];
+        let mut located = Locator::new(Rc::new(FileLines {
+            lines: lines.clone(),
+            positions: RefCell::new(None),
+        }));
+        let mut cursor = 0usize;
+        for line in printed {
+            let expected = if line.trim().is_empty() {
+                lines.get(cursor).filter(|l| l.trim().is_empty()).map(|_| {
+                    cursor += 1;
+                    cursor
+                })
+            } else {
+                lines[cursor.min(lines.len())..]
+                    .iter()
+                    .position(|l| *l == line)
+                    .map(|p| p + cursor)
+                    .or_else(|| lines.iter().position(|l| *l == line))
+                    .map(|hit| {
+                        cursor = hit + 1;
+                        hit + 1
+                    })
+            };
+            let expected = expected.map(|n| u32::try_from(n).unwrap());
+            assert_eq!(located.find(line), expected, "{line:?}");
         }
     }
 }
