@@ -949,6 +949,28 @@ impl Walker<'_, '_> {
         cancel: &Cancel,
     ) -> Result<Vec<Option<ScopeId>>, Cancelled> {
         let scopes = &self.out.scopes;
+        // The names some scope declares `nonlocal`: only they need stacks (most files
+        // have none, and then every binding lands where `global` or its scope says).
+        let nonlocal: HashSet<&str> = scopes
+            .iter()
+            .flat_map(|scope| scope.nonlocals.iter().map(String::as_str))
+            .collect();
+        if nonlocal.is_empty() {
+            return Ok(self
+                .raw
+                .iter()
+                .map(|raw| {
+                    let scope = &scopes[raw.scope];
+                    Some(
+                        if scope.kind == ScopeKind::Module || scope.globals.contains(&raw.name) {
+                            MODULE_SCOPE
+                        } else {
+                            raw.scope
+                        },
+                    )
+                })
+                .collect());
+        }
         let by_scope = group_by(self.raw.len(), scopes.len(), |r| self.raw[r].scope);
         let mut effective = vec![None; self.raw.len()];
         let mut stacks: HashMap<&str, Vec<ScopeId>> = HashMap::new();
@@ -979,7 +1001,7 @@ impl Walker<'_, '_> {
             if !matches!(scope.kind, ScopeKind::Class | ScopeKind::Module) {
                 for &r in raws {
                     let name = self.raw[r].name.as_str();
-                    if !scope.nonlocals.contains(name) {
+                    if nonlocal.contains(name) && !scope.nonlocals.contains(name) {
                         stacks.entry(name).or_default().push(s);
                         pushed.push(name);
                     }
@@ -1093,6 +1115,12 @@ fn resolve_uses(
         analysis.name_uses[u].scope
     });
     let mut resolved: Resolutions = HashMap::new();
+    // Only names the file uses need stacks.
+    let used: HashSet<&str> = analysis
+        .name_uses
+        .iter()
+        .filter_map(|u| u.parts.first().map(String::as_str))
+        .collect();
     let mut stacks: HashMap<&str, Vec<ScopeId>> = HashMap::new();
     let mut pushed: Vec<&str> = Vec::new();
     let mut open: Vec<(ScopeId, usize)> = Vec::new();
@@ -1123,6 +1151,9 @@ fn resolve_uses(
                 .iter()
                 .filter(|_| scope.kind != ScopeKind::Module);
             for name in scope.bindings.keys().chain(globals) {
+                if !used.contains(name.as_str()) {
+                    continue;
+                }
                 stacks.entry(name.as_str()).or_default().push(s);
                 pushed.push(name.as_str());
             }
