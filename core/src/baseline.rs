@@ -60,12 +60,13 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 
 use serde::Serialize;
 
+use crate::budget::{Cancel, Cancelled};
 use crate::bundle::RunBundle;
 use crate::dataset::RepoReuseDataset;
 use crate::outline::{self, DefinitionKind};
 use crate::python::builtins::is_builtin;
 use crate::python::index::IndexOptions;
-use crate::python::index::{Entity, RepoIndex};
+use crate::python::index::{Entity, Fuel, RepoIndex};
 use crate::python::scope::{self, FileAnalysis, ImportTarget, MODULE_SCOPE, NameRef, ScopeId};
 use crate::syntax::{self, Field, Kind, NodeId, SyntaxTree};
 use crate::workspace::Workspace;
@@ -238,6 +239,7 @@ pub fn copy_module(
         bound: HashMap::new(),
         imports: Vec::new(),
         diagnostics: Vec::new(),
+        fuel: Fuel::default(),
     };
     if tree.has_syntax_errors() {
         builder.diagnostics.push(format!(
@@ -349,6 +351,8 @@ struct Builder<'a> {
     /// Imports to add, in the order first needed, with their local names.
     imports: Vec<(Import, String)>,
     diagnostics: Vec<String>,
+    /// Resolution steps for the whole module (its inputs are the dataset's own files).
+    fuel: Fuel,
 }
 
 /// A replacement of `start..end` (bytes) by `text`.
@@ -363,7 +367,7 @@ impl Builder<'_> {
     fn plan(&mut self, targets: &[String]) -> Vec<Plan> {
         let mut plans: Vec<Plan> = Vec::new();
         for target in targets {
-            let entity = self.index.resolve_dotted(target);
+            let entity = self.index.resolve_dotted(target, &self.fuel);
             let Entity::Def(module, qual) = &entity else {
                 self.diagnostics.push(format!(
                     "{target}: names no definition of the workspace; not copied"
@@ -415,13 +419,16 @@ impl Builder<'_> {
         if let Some(local) = self.bound.get(&import) {
             return local.clone();
         }
-        let wanted = self.index.import_target(&import.target());
+        let wanted = self.index.import_target(&import.target(), &self.fuel);
         // The reference may already bind the name to the same thing (`import networkx as nx`).
         let same = match self.reference.scopes[MODULE_SCOPE].bindings.get(head) {
-            Some(binding) if !binding.local && !binding.imports.is_empty() => binding
-                .imports
-                .iter()
-                .all(|&i| self.index.import_target(&self.reference.imports[i].target) == wanted),
+            Some(binding) if !binding.local && !binding.imports.is_empty() => {
+                binding.imports.iter().all(|&i| {
+                    self.index
+                        .import_target(&self.reference.imports[i].target, &self.fuel)
+                        == wanted
+                })
+            }
             _ => false,
         };
         let local = if same {
@@ -461,13 +468,19 @@ impl Builder<'_> {
             ));
         }
         // The last definition of the name wins, as at run time (D4).
-        let Some(def) = tree
-            .descendants(tree.root())
-            .filter(|&id| tree.kind(id) == Kind::FunctionDefinition)
-            .filter(|&id| {
-                outline::definition(&tree, id).is_some_and(|d| d.qualified_name == plan.qual)
+        let definitions = match outline::Definitions::of(&tree, &Cancel::never()) {
+            Ok(definitions) => definitions,
+            Err(Cancelled) => unreachable!("a Cancel::never() is never raised"),
+        };
+        let Some(def) = definitions
+            .nodes
+            .iter()
+            .zip(&definitions.list)
+            .filter(|&(&id, d)| {
+                tree.kind(id) == Kind::FunctionDefinition && d.qualified_name == plan.qual
             })
-            .last()
+            .map(|(&id, _)| id)
+            .next_back()
         else {
             self.diagnostics.push(format!(
                 "{}: no `def {}` in {}; not copied",
@@ -607,12 +620,16 @@ impl Builder<'_> {
             NameRef::Local(s, _) if s == MODULE_SCOPE => vec![
                 (1..=parts.len())
                     .map(|k| {
-                        self.index
-                            .resolve_dotted(&format!("{module}.{}", parts[..k].join(".")))
+                        self.index.resolve_dotted(
+                            &format!("{module}.{}", parts[..k].join(".")),
+                            &self.fuel,
+                        )
                     })
                     .collect(),
             ],
-            _ => self.index.chain_entities(analysis, scope, parts),
+            _ => self
+                .index
+                .chain_entities(analysis, scope, parts, &self.fuel),
         }
     }
 
@@ -742,8 +759,9 @@ fn reference_edits(
     private: &HashMap<String, String>,
 ) -> Vec<Edit> {
     let mut edits = Vec::new();
+    let fuel = Fuel::default();
     for name_use in &analysis.name_uses {
-        let paths = index.chain_entities(analysis, name_use.scope, &name_use.parts);
+        let paths = index.chain_entities(analysis, name_use.scope, &name_use.parts, &fuel);
         if let Some((k, name)) = copied_prefix(&paths, private)
             && let Some(node) = prefix_node(tree, name_use.node, name_use.parts.len(), k)
         {

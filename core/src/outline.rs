@@ -6,8 +6,6 @@
 //! a function's calls follow D6 (every call lexically inside its body, nested functions,
 //! lambdas and comprehensions included).
 
-use std::collections::HashMap;
-
 use serde::{Deserialize, Serialize};
 
 use crate::budget::{Cancel, Cancelled};
@@ -75,111 +73,177 @@ pub fn outline(source: &str) -> Outline {
 }
 
 /// [`outline`] that stops with [`Cancelled`] soon after `cancel` is raised.
+///
+/// Linear in the file: one pass finds the definitions and, for every node, the innermost
+/// function whose body holds it; each call is then listed in that function and in the
+/// functions around it (D6). At most [`MAX_OUTLINE_CALLS`] calls are listed in all: the
+/// same call is listed once per enclosing function, and deeply nested functions could
+/// otherwise make the outline much larger than the file.
 pub fn outline_with(source: &str, cancel: &Cancel) -> Result<Outline, Cancelled> {
     cancel.check()?;
-    let tree = syntax::parse(source);
-    let mut definitions = Vec::new();
-    // Definitions are found in pre-order, so an enclosing definition is always pushed before
-    // the ones inside it; `open` maps the arena id of each definition node to its index.
-    let mut open: HashMap<NodeId, usize> = HashMap::new();
-    for (i, id) in tree.descendants(tree.root()).enumerate() {
-        if i % 4096 == 0 {
+    let tree = syntax::parse_with(source, cancel)?;
+    let mut names = Definitions::of(&tree, cancel)?;
+    // For each node, the index (in `names.list`) of the innermost function whose body
+    // contains it, D6 (decorators, defaults and annotations belong to the enclosing scope).
+    let mut body_owner: Vec<u32> = vec![NONE; tree.len()];
+    let mut listed = 0usize;
+    let mut truncated_at = None;
+    let mut definitions = std::mem::take(&mut names.list);
+    for id in 0..to_id(tree.len()) {
+        if (id as usize).is_multiple_of(CANCEL_EVERY) {
             cancel.check()?;
         }
-        match tree.kind(id) {
-            Kind::FunctionDefinition | Kind::ClassDefinition => {
-                if let Some(definition) = definition(&tree, id) {
-                    open.insert(id, definitions.len());
-                    definitions.push(definition);
-                }
+        let Some(parent) = tree.parent(id) else {
+            continue;
+        };
+        let parent_def = names.definition_at(parent);
+        body_owner[id as usize] = match parent_def {
+            Some(index)
+                if tree.kind(parent) == Kind::FunctionDefinition
+                    && tree.node(id).field == Some(Field::Body) =>
+            {
+                index
             }
-            Kind::Call => {
-                let call = Call {
-                    callee: callee_name(&tree, id),
-                    line: tree.node(id).span.start_line,
-                };
-                for index in enclosing_function_bodies(&tree, id, &open) {
-                    definitions[index].calls.push(call.clone());
-                }
-            }
-            _ => {}
+            _ => body_owner[parent as usize],
+        };
+        if tree.kind(id) != Kind::Call || truncated_at.is_some() {
+            continue;
         }
+        let call = Call {
+            callee: callee_name(&tree, id),
+            line: tree.node(id).span.start_line,
+        };
+        let mut owner = body_owner[id as usize];
+        while owner != NONE {
+            if listed == MAX_OUTLINE_CALLS {
+                truncated_at = Some(call.line);
+                break;
+            }
+            listed += 1;
+            let def = &mut definitions[owner as usize];
+            def.calls.push(call.clone());
+            owner = body_owner[names.nodes[owner as usize] as usize];
+        }
+    }
+    let mut diagnostics = tree.diagnostics().to_vec();
+    if let Some(line) = truncated_at {
+        diagnostics.push(Diagnostic {
+            line,
+            message: format!(
+                "the outline lists only the first {MAX_OUTLINE_CALLS} calls (counting a call once per function around it); the calls from here on are not listed"
+            ),
+        });
     }
     Ok(Outline {
         definitions,
         syntax_errors: tree.has_syntax_errors(),
-        diagnostics: tree.diagnostics().to_vec(),
+        diagnostics,
         scorer: crate::SCORER_VERSION.to_owned(),
         grammar: syntax::GRAMMAR_VERSION.to_owned(),
     })
 }
 
-pub(crate) fn definition(tree: &SyntaxTree<'_>, id: NodeId) -> Option<Definition> {
-    let name = tree.text(tree.child(id, Field::Name)?).to_owned();
-    let span = tree.node(id).span;
-    let end_line = tree
-        .child(id, Field::Body)
-        .and_then(|body| {
-            tree.children(body)
-                .filter(|&s| tree.kind(s) != Kind::Comment)
-                .last()
-        })
-        .map_or(span.end_line, |last| tree.node(last).span.end_line);
-    let class = tree.kind(id) == Kind::ClassDefinition;
-    let mut scopes = Vec::new();
-    let mut directly_in_class = None;
-    let mut cursor = tree.parent(id);
-    while let Some(ancestor) = cursor {
-        let kind = tree.kind(ancestor);
-        if matches!(kind, Kind::FunctionDefinition | Kind::ClassDefinition)
-            && let Some(name) = tree.child(ancestor, Field::Name)
-        {
-            directly_in_class.get_or_insert(kind == Kind::ClassDefinition);
-            if kind == Kind::FunctionDefinition {
-                scopes.push("<locals>");
-            }
-            scopes.push(tree.text(name));
-        }
-        cursor = tree.parent(ancestor);
-    }
-    scopes.reverse();
-    scopes.push(&name);
-    let kind = match (class, directly_in_class) {
-        (true, _) => DefinitionKind::Class,
-        (false, Some(true)) => DefinitionKind::Method,
-        (false, _) => DefinitionKind::Function,
-    };
-    Some(Definition {
-        kind,
-        qualified_name: scopes.join("."),
-        name,
-        start_line: span.start_line,
-        end_line,
-        calls: Vec::new(),
-    })
+/// Calls listed in one outline, over all its definitions (each call counts once per
+/// function around it). Real files list far fewer (the largest measured, a 446 KB sympy
+/// module, lists 20,000); a file within [`crate::budget::MAX_FILE_NODES`] with calls nested
+/// in thousands of functions could list billions.
+pub const MAX_OUTLINE_CALLS: usize = crate::budget::MAX_FILE_NODES;
+
+/// Nodes handled between two looks at the cancel flag.
+const CANCEL_EVERY: usize = 4096;
+
+const NONE: u32 = u32::MAX;
+
+fn to_id(n: usize) -> NodeId {
+    NodeId::try_from(n).unwrap_or(NodeId::MAX)
 }
 
-/// Indices of the functions whose body lexically contains `call` (D6: decorators, defaults
-/// and annotations of a function belong to its enclosing scope, not to it).
-fn enclosing_function_bodies(
-    tree: &SyntaxTree<'_>,
-    call: NodeId,
-    open: &HashMap<NodeId, usize>,
-) -> Vec<usize> {
-    let mut found = Vec::new();
-    let mut child = call;
-    let mut cursor = tree.parent(call);
-    while let Some(ancestor) = cursor {
-        if tree.kind(ancestor) == Kind::FunctionDefinition
-            && tree.node(child).field == Some(Field::Body)
-            && let Some(&index) = open.get(&ancestor)
-        {
-            found.push(index);
+/// The named classes and functions of a tree, with their qualified names (D1), found in
+/// one pass over the arena: a definition's qualified name is its enclosing definition's
+/// plus its own name, so no definition walks its ancestors.
+pub(crate) struct Definitions {
+    /// In source (pre-)order, calls empty.
+    pub(crate) list: Vec<Definition>,
+    /// The node of each definition of `list`.
+    pub(crate) nodes: Vec<NodeId>,
+    /// For each node, the index in `list` of the innermost definition that is the node or
+    /// contains it; `NONE` outside every definition.
+    innermost: Vec<u32>,
+}
+
+impl Definitions {
+    pub(crate) fn of(tree: &SyntaxTree<'_>, cancel: &Cancel) -> Result<Self, Cancelled> {
+        let mut out = Definitions {
+            list: Vec::new(),
+            nodes: Vec::new(),
+            innermost: vec![NONE; tree.len()],
+        };
+        for id in 0..to_id(tree.len()) {
+            if (id as usize).is_multiple_of(CANCEL_EVERY) {
+                cancel.check()?;
+            }
+            let enclosing = tree.parent(id).map_or(NONE, |p| out.innermost[p as usize]);
+            out.innermost[id as usize] = enclosing;
+            if !matches!(
+                tree.kind(id),
+                Kind::FunctionDefinition | Kind::ClassDefinition
+            ) {
+                continue;
+            }
+            let Some(name_node) = tree.child(id, Field::Name) else {
+                continue;
+            };
+            let name = tree.text(name_node).to_owned();
+            let span = tree.node(id).span;
+            let end_line = tree
+                .child(id, Field::Body)
+                .and_then(|body| {
+                    tree.children(body)
+                        .filter(|&s| tree.kind(s) != Kind::Comment)
+                        .last()
+                })
+                .map_or(span.end_line, |last| tree.node(last).span.end_line);
+            let outer = (enclosing != NONE).then(|| {
+                let node = out.nodes[enclosing as usize];
+                (
+                    tree.kind(node),
+                    &out.list[enclosing as usize].qualified_name,
+                )
+            });
+            let qualified_name = match outer {
+                None => name.clone(),
+                Some((Kind::FunctionDefinition, outer)) => format!("{outer}.<locals>.{name}"),
+                Some((_, outer)) => format!("{outer}.{name}"),
+            };
+            let kind = match (tree.kind(id), outer.map(|(kind, _)| kind)) {
+                (Kind::ClassDefinition, _) => DefinitionKind::Class,
+                (_, Some(Kind::ClassDefinition)) => DefinitionKind::Method,
+                _ => DefinitionKind::Function,
+            };
+            out.innermost[id as usize] = u32::try_from(out.list.len()).unwrap_or(NONE);
+            out.nodes.push(id);
+            out.list.push(Definition {
+                kind,
+                qualified_name,
+                name,
+                start_line: span.start_line,
+                end_line,
+                calls: Vec::new(),
+            });
         }
-        child = ancestor;
-        cursor = tree.parent(ancestor);
+        Ok(out)
     }
-    found
+
+    /// The index in `list` of the definition whose node is `id`.
+    pub(crate) fn definition_at(&self, id: NodeId) -> Option<u32> {
+        let index = *self.innermost.get(id as usize)?;
+        (index != NONE && self.nodes[index as usize] == id).then_some(index)
+    }
+
+    /// The definition whose node is `id`.
+    pub(crate) fn get(&self, id: NodeId) -> Option<&Definition> {
+        self.definition_at(id).map(|i| &self.list[i as usize])
+    }
 }
 
 /// The callee's name as written (see [`Call::callee`]).

@@ -38,11 +38,11 @@ use crate::metrics::turn::{
     KindScore, SubmissionStatus, TargetOutcome, TurnInput, TurnScore, score_analysed,
 };
 use crate::metrics::{Score, TargetKind};
-use crate::python::index::{IndexOptions, RepoIndex};
+use crate::python::index::{Fuel, IndexOptions, MAX_RESOLUTION_STEPS, RepoIndex};
 use crate::python::references::{analyse_parsed, analyse_submission};
 use crate::python::scope;
 use crate::trajectory::{
-    InterpretOptions, TrajectorySummary, interpret_trajectory, parse_trajectory,
+    InterpretOptions, TrajectorySummary, interpret_trajectory_with, parse_trajectory,
     parse_trajectory_value,
 };
 use crate::workspace::{ShownLines, Workspace, normalise_path};
@@ -293,8 +293,9 @@ pub fn score_run_with(
 ) -> Result<RunReport, ScoreError> {
     dataset.validate()?;
     let mut diagnostics = Vec::new();
+    let known: BTreeSet<&str> = dataset.chains.iter().map(|c| c.id.as_str()).collect();
     for id in run.chains.keys() {
-        if !dataset.chains.iter().any(|c| &c.id == id) {
+        if !known.contains(id.as_str()) {
             diagnostics.push(Diagnostic {
                 chain: id.clone(),
                 turn: None,
@@ -309,10 +310,13 @@ pub fn score_run_with(
     let mut scored: Vec<Vec<TurnScore>> = Vec::with_capacity(dataset.chains.len());
     let empty = ChainRun::default();
     for chain in &dataset.chains {
-        let base = bases.entry(chain.repository.as_str()).or_insert_with(|| {
+        if !bases.contains_key(chain.repository.as_str()) {
             let repository = &dataset.repositories[&chain.repository];
-            base_of(repository)
-        });
+            bases.insert(chain.repository.as_str(), base_of(repository, cancel)?);
+        }
+        let Some(base) = bases.get_mut(chain.repository.as_str()) else {
+            continue;
+        };
         let chain_run = run.chains.get(&chain.id).unwrap_or_else(|| {
             diagnostics.push(Diagnostic {
                 chain: chain.id.clone(),
@@ -372,7 +376,7 @@ pub fn score_run_with(
     })
 }
 
-fn base_of(repository: &Repository) -> Base {
+fn base_of(repository: &Repository, cancel: &Cancel) -> Result<Base, Cancelled> {
     let mut workspace = Workspace::new();
     for (path, text) in &repository.files {
         workspace.insert(path, text.as_str());
@@ -380,8 +384,8 @@ fn base_of(repository: &Repository) -> Base {
     let options = IndexOptions {
         source_roots: repository.source_roots.clone(),
     };
-    let index = RepoIndex::build(&workspace, &options);
-    Base { workspace, index }
+    let index = RepoIndex::build_with(&workspace, &options, cancel)?;
+    Ok(Base { workspace, index })
 }
 
 /// What a turn's trajectory gave.
@@ -392,21 +396,25 @@ struct Reading {
     counts: TrajectoryCounts,
 }
 
+/// A turn's trajectory read and interpreted; the inner error says why it could not be read.
 fn read_trajectory(
     value: &serde_json::Value,
     workspace: &Workspace,
     workdir: &str,
-) -> Result<Reading, String> {
-    let trajectory = match value {
+    cancel: &Cancel,
+) -> Result<Result<Reading, String>, Cancelled> {
+    let trajectory = match match value {
         serde_json::Value::String(text) => parse_trajectory(text),
         other => parse_trajectory_value(other),
-    }
-    .map_err(|e| e.to_string())?;
+    } {
+        Ok(trajectory) => trajectory,
+        Err(e) => return Ok(Err(e.to_string())),
+    };
     let options = InterpretOptions::new(Some(workspace)).with_workdir(workdir);
-    let actions = interpret_trajectory(&trajectory, &options);
+    let actions = interpret_trajectory_with(&trajectory, &options, cancel)?;
     let (summary, shown) = TrajectorySummary::with_shown(&actions, trajectory.rejected_responses);
     let count = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
-    Ok(Reading {
+    Ok(Ok(Reading {
         shown,
         files: count(summary.files),
         lines: count(summary.lines),
@@ -415,7 +423,7 @@ fn read_trajectory(
             uninterpreted: summary.uninterpreted,
             rejected_responses: summary.rejected_responses,
         },
-    })
+    }))
 }
 
 fn score_chain(
@@ -439,8 +447,9 @@ fn score_chain(
         cancel.check()?;
         let turn = i + 1;
         let turn_run = chain_run.turns.get(i).unwrap_or(&missing_turn);
-        let reading = turn_run.trajectory.as_ref().and_then(|value| {
-            match read_trajectory(value, workspace, &dataset.workdir) {
+        let reading = match &turn_run.trajectory {
+            None => None,
+            Some(value) => match read_trajectory(value, workspace, &dataset.workdir, cancel)? {
                 Ok(reading) => Some(reading),
                 Err(message) => {
                     diagnostics.push(Diagnostic {
@@ -452,23 +461,39 @@ fn score_chain(
                     });
                     None
                 }
-            }
-        });
+            },
+        };
         let path = normalise_path(&spec.path);
         // The submission is parsed once: the same analysis is scored now and added to the
         // index for later turns (`RepoIndex::insert` would parse it again).
         let module = index.module_of_path(&path);
-        let parsed = turn_run.submission.as_deref().map(|text| {
-            let (name, package) = module.clone().unwrap_or_default();
-            scope::analyse(text, &name, package)
-        });
+        let parsed = match turn_run.submission.as_deref() {
+            Some(text) => {
+                let (name, package) = module.clone().unwrap_or_default();
+                Some(scope::analyse_with(text, &name, package, cancel)?)
+            }
+            None => None,
+        };
+        // Every resolution the turn makes, of the submission and of its targets, draws on
+        // one fuel (see `MAX_RESOLUTION_STEPS`).
+        let fuel = Fuel::default();
         let analysis = match &parsed {
             Some(parsed) => {
                 let name = module.as_ref().map(|(n, _)| n.clone()).unwrap_or_default();
-                analyse_parsed(&index, name, parsed)
+                analyse_parsed(&index, name, parsed, &fuel, cancel)?
             }
             None => analyse_submission(&index, &path, None),
         };
+        if parsed.as_ref().is_some_and(|p| p.over_budget) {
+            diagnostics.push(Diagnostic {
+                chain: chain.id.clone(),
+                turn: Some(turn),
+                message: format!(
+                    "{path} is too large to analyse (parsing it takes more than {} steps, the limit per file); it was scored as a file that references and calls nothing",
+                    crate::budget::MAX_PARSE_STEPS
+                ),
+            });
+        }
         let input = TurnInput {
             workspace: &index,
             submission: turn_run.submission.as_deref(),
@@ -480,7 +505,16 @@ fn score_chain(
             files: reading.as_ref().map(|r| r.files),
             lines: reading.as_ref().map(|r| r.lines),
         };
-        let score = score_analysed(&input, analysis);
+        let score = score_analysed(&input, analysis, &fuel);
+        if fuel.exhausted() {
+            diagnostics.push(Diagnostic {
+                chain: chain.id.clone(),
+                turn: Some(turn),
+                message: format!(
+                    "resolving the names of this turn needed more than {MAX_RESOLUTION_STEPS} lookups (imports, star imports and base classes that fan out); the rest were not followed, so some references may be missing"
+                ),
+            });
+        }
         duplicated |= score.reimplemented;
         rows.push(turn_row(
             chain,
@@ -497,7 +531,17 @@ fn score_chain(
                 continue;
             }
             if other.ends_with(".py") {
-                index.insert(&other, text);
+                index.insert_with(&other, text, cancel)?;
+                if index.over_budget(&other) == Some(true) {
+                    diagnostics.push(Diagnostic {
+                        chain: chain.id.clone(),
+                        turn: Some(turn),
+                        message: format!(
+                            "{other} is too large to analyse (parsing it takes more than {} steps, the limit per file); later turns see it as an empty module",
+                            crate::budget::MAX_PARSE_STEPS
+                        ),
+                    });
+                }
             }
             undo.push((other.clone(), workspace.remove(&other)));
             workspace.insert(&other, text.as_str());

@@ -7,11 +7,20 @@
 //!
 //! Only named nodes are kept: anonymous tokens (`(`, `def`, `,`) carry no facts the analyses
 //! need, and dropping them halves the arena.
+//!
+//! What one file may cost is bounded: tree-sitter is stopped past
+//! [`crate::budget::MAX_PARSE_STEPS`], and the conversion past
+//! [`crate::budget::MAX_FILE_NODES`]. A file over the budget is not analysed at all: its
+//! tree is the empty module, with a diagnostic saying why ([`SyntaxTree::over_budget`]).
+//! Both steps also stop soon after the host raises its [`Cancel`].
 
 use std::cell::RefCell;
+use std::ops::ControlFlow;
 use std::sync::OnceLock;
 
 use serde::Serialize;
+
+use crate::budget::{self, Cancel, Cancelled};
 
 /// The grammar that produced every tree; recorded in results so numbers can be traced.
 /// A test checks it against `Cargo.lock`.
@@ -19,6 +28,14 @@ pub const GRAMMAR_VERSION: &str = "tree-sitter-python 0.25.0";
 
 /// Index of a node in its [`SyntaxTree`].
 pub type NodeId = u32;
+
+/// The link of a node that has no parent, child or next sibling. Links are plain `u32`s
+/// rather than `Option<u32>` (8 bytes each): a node is 32 bytes, not 44.
+const NONE: NodeId = NodeId::MAX;
+
+fn link(id: NodeId) -> Option<NodeId> {
+    (id != NONE).then_some(id)
+}
 
 /// Where a node sits in the source: byte offsets (half-open) and 1-based inclusive lines.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -171,17 +188,22 @@ pub struct Node {
     /// The field this node fills in its parent, if any.
     pub field: Option<Field>,
     pub span: Span,
-    pub parent: Option<NodeId>,
-    first_child: Option<NodeId>,
-    next_sibling: Option<NodeId>,
+    parent: NodeId,
+    first_child: NodeId,
+    next_sibling: NodeId,
 }
 
 /// A parsed Python file in core's own types, borrowing the source it was parsed from.
+///
+/// Nodes are stored in pre-order: a node's parent always has a smaller id than the node,
+/// so one pass over the ids in order sees every parent before its children.
 #[derive(Debug)]
 pub struct SyntaxTree<'s> {
     source: &'s str,
     nodes: Vec<Node>,
     diagnostics: Vec<Diagnostic>,
+    syntax_errors: bool,
+    over_budget: bool,
 }
 
 struct Tables {
@@ -225,32 +247,95 @@ fn to_u32(value: usize) -> u32 {
 }
 
 /// Parses Python source. Never fails: a file with syntax errors yields the tree that
-/// tree-sitter recovered, and [`SyntaxTree::diagnostics`] says where the errors are.
+/// tree-sitter recovered, and [`SyntaxTree::diagnostics`] says where the errors are; a file
+/// over the budget yields the empty module (see the module documentation).
 pub fn parse(source: &str) -> SyntaxTree<'_> {
-    let Some(tree) = parse_tree(source) else {
-        // Only a grammar/runtime version mismatch or a cancelled parse ends here.
-        return SyntaxTree {
+    match parse_with(source, &Cancel::never()) {
+        Ok(tree) => tree,
+        Err(Cancelled) => unreachable!("a Cancel::never() is never raised"),
+    }
+}
+
+/// [`parse`] that stops with [`Cancelled`] soon after `cancel` is raised: tree-sitter is
+/// asked every hundred of its steps, the conversion every few thousand nodes.
+pub fn parse_with<'s>(source: &'s str, cancel: &Cancel) -> Result<SyntaxTree<'s>, Cancelled> {
+    parse_within(source, cancel, Limits::BUDGET)
+}
+
+/// The budget of one parse (a type of its own so tests can use small ones).
+#[derive(Clone, Copy, Debug)]
+struct Limits {
+    /// Progress calls of tree-sitter (one per hundred steps).
+    progress: usize,
+    /// Nodes converted.
+    nodes: usize,
+}
+
+impl Limits {
+    const BUDGET: Limits = Limits {
+        progress: budget::MAX_PARSE_STEPS / 100,
+        nodes: budget::MAX_FILE_NODES,
+    };
+}
+
+fn parse_within<'s>(
+    source: &'s str,
+    cancel: &Cancel,
+    limits: Limits,
+) -> Result<SyntaxTree<'s>, Cancelled> {
+    cancel.check()?;
+    match parse_tree(source, cancel, limits) {
+        Parsed::Tree(tree) => convert(source, &tree, cancel, limits),
+        Parsed::Cancelled => Err(Cancelled),
+        Parsed::OverBudget => Ok(empty(source, budget_diagnostic(), false, true)),
+        Parsed::Failed => Ok(empty(
             source,
-            nodes: vec![Node {
-                kind: Kind::Module,
-                field: None,
-                span: Span {
-                    start_byte: 0,
-                    end_byte: to_u32(source.len()),
-                    start_line: 1,
-                    end_line: 1,
-                },
-                parent: None,
-                first_child: None,
-                next_sibling: None,
-            }],
-            diagnostics: vec![Diagnostic {
+            Diagnostic {
                 line: 1,
                 message: "the Python parser could not run on this input".to_owned(),
-            }],
-        };
-    };
-    convert(source, &tree)
+            },
+            true,
+            false,
+        )),
+    }
+}
+
+/// The module without children, with one diagnostic (a file that was not analysed).
+fn empty(
+    source: &str,
+    diagnostic: Diagnostic,
+    syntax_errors: bool,
+    over_budget: bool,
+) -> SyntaxTree<'_> {
+    SyntaxTree {
+        source,
+        nodes: vec![Node {
+            kind: Kind::Module,
+            field: None,
+            span: Span {
+                start_byte: 0,
+                end_byte: to_u32(source.len()),
+                start_line: 1,
+                end_line: 1,
+            },
+            parent: NONE,
+            first_child: NONE,
+            next_sibling: NONE,
+        }],
+        diagnostics: vec![diagnostic],
+        syntax_errors,
+        over_budget,
+    }
+}
+
+fn budget_diagnostic() -> Diagnostic {
+    Diagnostic {
+        line: 1,
+        message: format!(
+            "the file is too large to analyse (parsing it takes more than {} steps, the limit per file), so nothing in it was analysed; split it into smaller modules",
+            budget::MAX_PARSE_STEPS
+        ),
+    }
 }
 
 thread_local! {
@@ -265,50 +350,122 @@ fn new_parser() -> Option<tree_sitter::Parser> {
     Some(parser)
 }
 
-fn parse_tree(source: &str) -> Option<tree_sitter::Tree> {
+enum Parsed {
+    Tree(tree_sitter::Tree),
+    Cancelled,
+    OverBudget,
+    /// No tree for another reason (a grammar/runtime version mismatch).
+    Failed,
+}
+
+fn parse_tree(source: &str, cancel: &Cancel, limits: Limits) -> Parsed {
     PARSER.with(|cell| {
         // Parsing never re-enters itself; should the parser be in use anyway, use another.
-        let Ok(mut slot) = cell.try_borrow_mut() else {
-            return new_parser()?.parse(source, None);
-        };
-        if slot.is_none() {
-            *slot = new_parser();
+        match cell.try_borrow_mut() {
+            Ok(mut slot) => {
+                if slot.is_none() {
+                    *slot = new_parser();
+                }
+                match slot.as_mut() {
+                    Some(parser) => run_parser(parser, source, cancel, limits),
+                    None => Parsed::Failed,
+                }
+            }
+            Err(_) => match new_parser() {
+                Some(mut parser) => run_parser(&mut parser, source, cancel, limits),
+                None => Parsed::Failed,
+            },
         }
-        let parser = slot.as_mut()?;
-        let tree = parser.parse(source, None);
-        if tree.is_none() {
-            // A parse that did not finish would otherwise be resumed by the next one.
-            parser.reset();
-        }
-        tree
     })
 }
 
-fn convert<'s>(source: &'s str, tree: &tree_sitter::Tree) -> SyntaxTree<'s> {
+/// Runs tree-sitter with a progress callback that stops it when `cancel` is raised or its
+/// work passes the budget (tree-sitter calls back every 100 steps).
+fn run_parser(
+    parser: &mut tree_sitter::Parser,
+    source: &str,
+    cancel: &Cancel,
+    limits: Limits,
+) -> Parsed {
+    let bytes = source.as_bytes();
+    let mut progress = 0usize;
+    let mut over = false;
+    let mut callback = |_: &tree_sitter::ParseState| {
+        progress += 1;
+        over = progress > limits.progress;
+        if over || cancel.is_cancelled() {
+            ControlFlow::Break(())
+        } else {
+            ControlFlow::Continue(())
+        }
+    };
+    let options = tree_sitter::ParseOptions::new().progress_callback(&mut callback);
+    let tree = parser.parse_with_options(
+        &mut |i, _| bytes.get(i..).unwrap_or_default(),
+        None,
+        Some(options),
+    );
+    match tree {
+        Some(tree) => Parsed::Tree(tree),
+        None => {
+            // A parse that did not finish would otherwise be resumed by the next one.
+            parser.reset();
+            if cancel.is_cancelled() {
+                Parsed::Cancelled
+            } else if over {
+                Parsed::OverBudget
+            } else {
+                Parsed::Failed
+            }
+        }
+    }
+}
+
+/// Nodes converted between two looks at the cancel flag.
+const CANCEL_EVERY: usize = 4096;
+
+fn convert<'s>(
+    source: &'s str,
+    tree: &tree_sitter::Tree,
+    cancel: &Cancel,
+    limits: Limits,
+) -> Result<SyntaxTree<'s>, Cancelled> {
     let tables = tables();
     let mut nodes: Vec<Node> = Vec::new();
     let mut diagnostics = Vec::new();
-    // For each cursor depth, the nearest kept ancestor-or-self; and for each kept node, its
-    // last kept child so far (for sibling links). Both O(1) per node.
-    let mut ancestors: Vec<Option<NodeId>> = Vec::new();
-    let mut last_child: Vec<Option<NodeId>> = Vec::new();
+    let mut syntax_errors = false;
+    // The kept nodes whose children are being visited, each with its last kept child so
+    // far (for sibling links); and for each cursor depth whether entering it pushed one.
+    // Both are as deep as the tree, not as large: O(1) per node.
+    let mut open: Vec<(NodeId, NodeId)> = Vec::new();
+    let mut entered: Vec<bool> = Vec::new();
     let mut cursor = tree.walk();
+    let mut visited = 0usize;
     loop {
+        visited += 1;
+        if visited.is_multiple_of(CANCEL_EVERY) {
+            cancel.check()?;
+        }
+        if visited > limits.nodes {
+            return Ok(empty(source, budget_diagnostic(), false, true));
+        }
         let node = cursor.node();
         if node.is_missing() {
+            syntax_errors = true;
             diagnostics.push(Diagnostic {
                 line: to_u32(node.start_position().row + 1),
                 message: format!("missing `{}`", node.kind()),
             });
         } else if node.is_error() {
+            syntax_errors = true;
             diagnostics.push(Diagnostic {
                 line: to_u32(node.start_position().row + 1),
                 message: "syntax error".to_owned(),
             });
         }
-        let parent = ancestors.last().copied().flatten();
-        let this = if node.is_named() && !node.is_missing() {
-            let id = to_u32(nodes.len());
+        let kept = node.is_named() && !node.is_missing();
+        let id = to_u32(nodes.len());
+        if kept {
             let field = cursor
                 .field_id()
                 .and_then(|f| tables.fields.get(usize::from(f.get())).copied().flatten());
@@ -325,24 +482,23 @@ fn convert<'s>(source: &'s str, tree: &tree_sitter::Tree) -> SyntaxTree<'s> {
                     start_line: to_u32(node.start_position().row + 1),
                     end_line: to_u32(node.end_position().row + 1),
                 },
-                parent,
-                first_child: None,
-                next_sibling: None,
+                parent: open.last().map_or(NONE, |&(p, _)| p),
+                first_child: NONE,
+                next_sibling: NONE,
             });
-            last_child.push(None);
-            if let Some(p) = parent {
-                match last_child[p as usize] {
-                    Some(prev) => nodes[prev as usize].next_sibling = Some(id),
-                    None => nodes[p as usize].first_child = Some(id),
+            if let Some((parent, last)) = open.last_mut() {
+                match *last {
+                    NONE => nodes[*parent as usize].first_child = id,
+                    previous => nodes[previous as usize].next_sibling = id,
                 }
-                last_child[p as usize] = Some(id);
+                *last = id;
             }
-            Some(id)
-        } else {
-            parent
-        };
+        }
         if cursor.goto_first_child() {
-            ancestors.push(this);
+            if kept {
+                open.push((id, NONE));
+            }
+            entered.push(kept);
             continue;
         }
         // Leaf: move to the next sibling, climbing as needed.
@@ -351,13 +507,17 @@ fn convert<'s>(source: &'s str, tree: &tree_sitter::Tree) -> SyntaxTree<'s> {
                 break;
             }
             if !cursor.goto_parent() {
-                return SyntaxTree {
+                return Ok(SyntaxTree {
                     source,
                     nodes,
                     diagnostics,
-                };
+                    syntax_errors,
+                    over_budget: false,
+                });
             }
-            ancestors.pop();
+            if entered.pop() == Some(true) {
+                open.pop();
+            }
         }
     }
 }
@@ -398,14 +558,14 @@ impl<'s> SyntaxTree<'s> {
     }
 
     pub fn parent(&self, id: NodeId) -> Option<NodeId> {
-        self.node(id).parent
+        link(self.node(id).parent)
     }
 
     /// The named children of a node, in source order.
     pub fn children(&self, id: NodeId) -> Children<'_, 's> {
         Children {
             tree: self,
-            next: self.node(id).first_child,
+            next: link(self.node(id).first_child),
         }
     }
 
@@ -426,7 +586,13 @@ impl<'s> SyntaxTree<'s> {
 
     /// Whether the parser had to recover from errors anywhere in the file.
     pub fn has_syntax_errors(&self) -> bool {
-        !self.diagnostics.is_empty()
+        self.syntax_errors
+    }
+
+    /// Whether the file was over the per-file budget ([`crate::budget::MAX_PARSE_STEPS`],
+    /// [`crate::budget::MAX_FILE_NODES`]) and so not analysed (its tree is the empty module; a diagnostic says so).
+    pub fn over_budget(&self) -> bool {
+        self.over_budget
     }
 
     pub fn diagnostics(&self) -> &[Diagnostic] {
@@ -445,7 +611,7 @@ impl Iterator for Children<'_, '_> {
 
     fn next(&mut self) -> Option<NodeId> {
         let id = self.next?;
-        self.next = self.tree.node(id).next_sibling;
+        self.next = link(self.tree.node(id).next_sibling);
         Some(id)
     }
 }
@@ -470,10 +636,10 @@ impl Walk<'_, '_> {
                 return None;
             }
             let node = self.tree.node(id);
-            if let Some(sibling) = node.next_sibling {
+            if let Some(sibling) = link(node.next_sibling) {
                 return Some(sibling);
             }
-            id = node.parent?;
+            id = link(node.parent)?;
         }
     }
 }
@@ -483,7 +649,7 @@ impl Iterator for Walk<'_, '_> {
 
     fn next(&mut self) -> Option<NodeId> {
         let id = self.next?;
-        self.next = match self.tree.node(id).first_child {
+        self.next = match link(self.tree.node(id).first_child) {
             Some(child) => Some(child),
             None => self.after(id),
         };
@@ -542,10 +708,76 @@ mod tests {
 
     #[test]
     fn deeply_nested_input_does_not_overflow_the_stack() {
-        let depth = 50_000;
+        // As deep as the budget lets a file be (test threads have small stacks).
+        let depth = 20_000;
         let source = format!("x = {}1{}\n", "(".repeat(depth), ")".repeat(depth));
         let tree = parse(&source);
-        assert!(tree.descendants(tree.root()).count() > 1);
+        assert!(!tree.over_budget());
+        assert_eq!(tree.descendants(tree.root()).count(), depth + 5);
+    }
+
+    #[test]
+    fn a_parse_past_its_steps_is_stopped_and_flagged() {
+        let source = "a=1;".repeat(2_000);
+        let tight = Limits {
+            progress: 10,
+            nodes: usize::MAX,
+        };
+        let tree = parse_within(&source, &Cancel::never(), tight).unwrap();
+        assert!(tree.over_budget() && tree.is_empty() && !tree.has_syntax_errors());
+        assert!(
+            tree.diagnostics()[0]
+                .message
+                .contains("too large to analyse")
+        );
+        // The same parser parses the next file from the start.
+        let next = parse("def f():\n    pass\n");
+        assert!(!next.over_budget());
+        assert_eq!(kinds(&next)[1], "function_definition");
+    }
+
+    #[test]
+    fn a_conversion_past_its_nodes_is_stopped_and_flagged() {
+        let source = "a=1;".repeat(2_000);
+        let limits = |nodes| Limits {
+            progress: usize::MAX,
+            nodes,
+        };
+        let tree = parse_within(&source, &Cancel::never(), limits(1_000)).unwrap();
+        assert!(tree.over_budget() && tree.is_empty());
+        // 2,000 statements of six nodes, and the module: exactly at its limit it is whole.
+        let tree = parse_within(&source, &Cancel::never(), limits(12_001)).unwrap();
+        assert!(!tree.over_budget());
+        assert_eq!(
+            tree.len(),
+            8_001,
+            "module, 2,000 x (statement, assignment, name, value)"
+        );
+        assert!(
+            parse_within(&source, &Cancel::never(), limits(12_000))
+                .unwrap()
+                .over_budget()
+        );
+    }
+
+    #[test]
+    fn cancelling_stops_tree_sitter_and_the_conversion() {
+        let source = "a=1;".repeat(2_000);
+        let cancel = Cancel::new();
+        cancel.cancel();
+        // Inside tree-sitter: its progress callback sees the flag.
+        assert!(matches!(
+            parse_tree(&source, &cancel, Limits::BUDGET),
+            Parsed::Cancelled
+        ));
+        // Inside the conversion of a finished tree.
+        let Parsed::Tree(tree) = parse_tree(&source, &Cancel::never(), Limits::BUDGET) else {
+            panic!("the source parses");
+        };
+        assert_eq!(
+            convert(&source, &tree, &cancel, Limits::BUDGET).unwrap_err(),
+            Cancelled
+        );
     }
 
     #[test]

@@ -1,6 +1,6 @@
 //! The files an analysis sees (a repository snapshot) and the lines an agent was shown.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
@@ -87,10 +87,121 @@ pub fn normalise_path(path: &str) -> String {
     parts.join("/")
 }
 
+/// A set of 1-based line numbers, kept as disjoint ranges that neither overlap nor touch.
+///
+/// A read of lines `1..=4294967295` is one range, not four billion numbers: memory grows with
+/// the number of separate ranges an agent was shown, never with their length. Every
+/// operation answers exactly as a set of the individual lines would.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(from = "Vec<(u32, u32)>", into = "Vec<(u32, u32)>")]
+pub struct LineSet {
+    /// Range start -> range end (inclusive); ranges are disjoint and separated by a gap.
+    ranges: BTreeMap<u32, u32>,
+}
+
+impl LineSet {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    pub fn insert(&mut self, line: u32) {
+        self.insert_range(line, line);
+    }
+
+    /// Adds lines `start..=end` (nothing when `start > end`), merging with the ranges it
+    /// overlaps or touches: O(log n) plus the ranges it absorbs.
+    pub fn insert_range(&mut self, start: u32, end: u32) {
+        if start > end {
+            return;
+        }
+        let (mut start, mut end) = (start, end);
+        if let Some((&s, &e)) = self.ranges.range(..=start).next_back()
+            && e.saturating_add(1) >= start
+        {
+            if e >= end {
+                return; // already inside
+            }
+            start = s;
+            end = end.max(e);
+        }
+        // Absorb every range that starts inside `start..=end + 1` (the one found above too).
+        while let Some((&s, &e)) = self.ranges.range(start..).next() {
+            if s > end.saturating_add(1) {
+                break;
+            }
+            self.ranges.remove(&s);
+            end = end.max(e);
+        }
+        self.ranges.insert(start, end);
+    }
+
+    /// Adds every line of `other`.
+    pub fn extend_from(&mut self, other: &LineSet) {
+        for (start, end) in other.ranges() {
+            self.insert_range(start, end);
+        }
+    }
+
+    /// Whether any line in `start..=end` is in the set.
+    pub fn intersects(&self, start: u32, end: u32) -> bool {
+        start <= end
+            && self
+                .ranges
+                .range(..=end)
+                .next_back()
+                .is_some_and(|(_, &e)| e >= start)
+    }
+
+    pub fn contains(&self, line: u32) -> bool {
+        self.intersects(line, line)
+    }
+
+    /// Number of lines (a `u64`: one range may hold every `u32`).
+    pub fn len(&self) -> u64 {
+        self.ranges
+            .iter()
+            .map(|(&s, &e)| u64::from(e - s) + 1)
+            .sum()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.ranges.is_empty()
+    }
+
+    /// The ranges `(start, end)`, inclusive, in order.
+    pub fn ranges(&self) -> impl Iterator<Item = (u32, u32)> + '_ {
+        self.ranges.iter().map(|(&s, &e)| (s, e))
+    }
+
+    /// Every line, in order. As long as the set is (use [`LineSet::ranges`] for counting).
+    pub fn iter(&self) -> impl Iterator<Item = u32> + '_ {
+        self.ranges().flat_map(|(s, e)| s..=e)
+    }
+}
+
+impl From<Vec<(u32, u32)>> for LineSet {
+    fn from(ranges: Vec<(u32, u32)>) -> Self {
+        let mut set = LineSet::new();
+        for (start, end) in ranges {
+            set.insert_range(start, end);
+        }
+        set
+    }
+}
+
+impl From<LineSet> for Vec<(u32, u32)> {
+    fn from(set: LineSet) -> Self {
+        set.ranges().collect()
+    }
+}
+
 /// The (file, line) pairs an agent was shown, per file; lines are 1-based.
+///
+/// Lines are kept as ranges ([`LineSet`]), so what one action can make this cost is
+/// bounded by the action's size, not by the line numbers it names.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ShownLines {
-    files: BTreeMap<String, BTreeSet<u32>>,
+    files: BTreeMap<String, LineSet>,
 }
 
 impl ShownLines {
@@ -102,23 +213,25 @@ impl ShownLines {
         self.lines_of(path).insert(line);
     }
 
-    /// Adds lines `start..=end`.
+    /// Adds lines `start..=end` in O(log n), whatever their number.
     pub fn add_range(&mut self, path: &str, start: u32, end: u32) {
         if start <= end {
-            self.lines_of(path).extend(start..=end);
+            self.lines_of(path).insert_range(start, end);
         }
     }
 
     /// Adds every line of `lines` to `path`.
-    pub fn add_lines(&mut self, path: &str, lines: &BTreeSet<u32>) {
-        self.lines_of(path).extend(lines.iter().copied());
+    pub fn add_lines(&mut self, path: &str, lines: &LineSet) {
+        if !lines.is_empty() {
+            self.lines_of(path).extend_from(lines);
+        }
     }
 
     /// The lines of `path`, created empty if needed. Lines are added one at a time to a
     /// few files, so the path is copied only when it is new, not for every line.
-    fn lines_of(&mut self, path: &str) -> &mut BTreeSet<u32> {
+    fn lines_of(&mut self, path: &str) -> &mut LineSet {
         if !self.files.contains_key(path) {
-            self.files.insert(path.to_owned(), BTreeSet::new());
+            self.files.insert(path.to_owned(), LineSet::new());
         }
         self.files
             .get_mut(path)
@@ -127,10 +240,7 @@ impl ShownLines {
 
     pub fn extend(&mut self, other: &ShownLines) {
         for (path, lines) in &other.files {
-            self.files
-                .entry(path.clone())
-                .or_default()
-                .extend(lines.iter().copied());
+            self.add_lines(path, lines);
         }
     }
 
@@ -138,15 +248,24 @@ impl ShownLines {
     pub fn any_in(&self, path: &str, start: u32, end: u32) -> bool {
         self.files
             .get(path)
-            .is_some_and(|lines| lines.range(start..=end).next().is_some())
+            .is_some_and(|lines| lines.intersects(start, end))
     }
 
-    /// Distinct (file, line) pairs.
+    /// The lines shown of `path`, if any.
+    pub fn lines(&self, path: &str) -> Option<&LineSet> {
+        self.files.get(path)
+    }
+
+    /// Distinct (file, line) pairs (saturating at `usize::MAX` on 32-bit targets).
     pub fn count(&self) -> usize {
-        self.files.values().map(BTreeSet::len).sum()
+        let total = self
+            .files
+            .values()
+            .fold(0u64, |sum, lines| sum.saturating_add(lines.len()));
+        usize::try_from(total).unwrap_or(usize::MAX)
     }
 
-    pub fn files(&self) -> impl Iterator<Item = (&str, &BTreeSet<u32>)> {
+    pub fn files(&self) -> impl Iterator<Item = (&str, &LineSet)> {
         self.files.iter().map(|(p, l)| (p.as_str(), l))
     }
 }
@@ -184,6 +303,86 @@ mod tests {
         assert!(!shown.any_in("a.py", 13, 20));
         assert!(!shown.any_in("c.py", 1, 100));
         assert_eq!(shown.count(), 4);
+    }
+
+    /// A small deterministic generator (xorshift), so the model test needs no crate.
+    fn xorshift(state: &mut u64) -> u64 {
+        *state ^= *state << 13;
+        *state ^= *state >> 7;
+        *state ^= *state << 17;
+        *state
+    }
+
+    #[test]
+    fn line_sets_answer_exactly_as_sets_of_single_lines() {
+        // Random ranges near each other (so they overlap, touch and nest), checked after
+        // every insert against a plain set of the same lines.
+        let mut state = 0x9e37_79b9_7f4a_7c15;
+        for round in 0..200 {
+            let mut set = LineSet::new();
+            let mut model = std::collections::BTreeSet::new();
+            for _ in 0..30 {
+                let start = u32::try_from(xorshift(&mut state) % 120).unwrap();
+                let len = u32::try_from(xorshift(&mut state) % 12).unwrap();
+                let end = if xorshift(&mut state).is_multiple_of(7) {
+                    start.saturating_sub(1) // an empty range
+                } else {
+                    start + len
+                };
+                set.insert_range(start, end);
+                model.extend(start..=end);
+                let label = format!("round {round}, after {start}..={end}");
+                assert_eq!(
+                    set.iter().collect::<Vec<_>>(),
+                    model.iter().copied().collect::<Vec<_>>(),
+                    "{label}"
+                );
+                assert_eq!(set.len(), model.len() as u64, "{label}");
+                for (a, b) in set.ranges().zip(set.ranges().skip(1)) {
+                    assert!(a.1 + 1 < b.0, "ranges {a:?} and {b:?} touch ({label})");
+                }
+                for (q0, q1) in [(0, 5), (start, start), (end, end + 3), (50, 60), (119, 200)] {
+                    assert_eq!(
+                        set.intersects(q0, q1),
+                        model.range(q0..=q1).next().is_some(),
+                        "{label}: {q0}..={q1}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_range_of_every_line_costs_one_entry() {
+        let mut shown = ShownLines::new();
+        shown.add_range("a.py", 1, u32::MAX);
+        shown.add_range("a.py", 5, 10);
+        shown.add("a.py", u32::MAX);
+        shown.add_range("b.py", u32::MAX - 1, u32::MAX);
+        shown.add_range("b.py", 0, 0);
+        let a = shown.lines("a.py").unwrap();
+        assert_eq!(a.ranges().collect::<Vec<_>>(), [(1, u32::MAX)]);
+        assert_eq!(a.len(), u64::from(u32::MAX));
+        assert!(shown.any_in("a.py", 4_000_000_000, 4_000_000_001));
+        assert!(!shown.any_in("b.py", 1, 10));
+        assert_eq!(
+            shown.count(),
+            usize::try_from(u64::from(u32::MAX) + 3).unwrap_or(usize::MAX)
+        );
+    }
+
+    #[test]
+    fn line_sets_serialise_as_ranges() {
+        let mut shown = ShownLines::new();
+        shown.add_range("a.py", 3, 5);
+        shown.add("a.py", 6);
+        shown.add("a.py", 9);
+        let json = serde_json::to_string(&shown).unwrap();
+        assert_eq!(json, r#"{"files":{"a.py":[[3,6],[9,9]]}}"#);
+        // Overlapping ranges in the input are merged, as if added one by one.
+        let back: ShownLines =
+            serde_json::from_str(r#"{"files":{"a.py":[[9,9],[3,5],[4,6]]}}"#).unwrap();
+        assert_eq!(back, shown);
     }
 
     #[test]

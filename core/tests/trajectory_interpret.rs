@@ -63,7 +63,7 @@ fn expected_shown(ranges: &[(&str, u32, u32)]) -> BTreeSet<(String, u32)> {
 fn actual_shown(a: &InterpretedAction) -> BTreeSet<(String, u32)> {
     a.shown
         .files()
-        .flat_map(|(f, ls)| ls.iter().map(move |&l| (f.to_owned(), l)))
+        .flat_map(|(f, ls)| ls.iter().map(move |l| (f.to_owned(), l)))
         .collect()
 }
 

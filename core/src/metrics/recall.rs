@@ -6,7 +6,7 @@
 //! (no trajectory). Example: `pkg.io.load` spans lines 10–14 of `pkg/io.py`; the agent ran
 //! `sed -n '1,12p' pkg/io.py`: recalled.
 
-use crate::python::index::RepoIndex;
+use crate::python::index::{Fuel, RepoIndex};
 use crate::workspace::ShownLines;
 
 use super::turn::TargetOutcome;
@@ -14,8 +14,18 @@ use super::{Score, Undefined};
 
 /// Whether any span of the canonical definition was shown (`false` for unknown targets).
 pub fn is_recalled(index: &RepoIndex, canonical: Option<&str>, shown: &ShownLines) -> bool {
+    is_recalled_with(index, canonical, shown, &Fuel::default())
+}
+
+/// [`is_recalled`] drawing on a turn's fuel.
+pub(crate) fn is_recalled_with(
+    index: &RepoIndex,
+    canonical: Option<&str>,
+    shown: &ShownLines,
+    fuel: &Fuel,
+) -> bool {
     canonical
-        .and_then(|c| index.spans(c))
+        .and_then(|c| index.spans(c, fuel))
         .is_some_and(|(path, spans)| {
             spans
                 .iter()

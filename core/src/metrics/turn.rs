@@ -9,12 +9,12 @@ use std::collections::BTreeSet;
 
 use serde::Serialize;
 
-use crate::python::index::{RepoIndex, Resolution};
+use crate::python::index::{Fuel, RepoIndex, Resolution};
 use crate::python::references::{SubmissionAnalysis, analyse_submission};
 use crate::workspace::ShownLines;
 
 use super::pass_rate::{TestResults, pass_rate};
-use super::recall::{is_recalled, recall};
+use super::recall::{is_recalled_with, recall};
 use super::reimplementation::{Reimplementation, reimplementation};
 use super::resolve_rate::resolve;
 use super::reuse_rate::reuse_rate;
@@ -102,12 +102,17 @@ pub struct TurnScore {
 /// Scores one turn.
 pub fn score_turn(input: &TurnInput<'_>) -> TurnScore {
     let analysis = analyse_submission(input.workspace, input.path, input.submission);
-    score_analysed(input, analysis)
+    score_analysed(input, analysis, &Fuel::default())
 }
 
 /// [`score_turn`] with the submission already analysed against `input.workspace` (the
-/// caller reuses the parse for the index of later turns).
-pub(crate) fn score_analysed(input: &TurnInput<'_>, analysis: SubmissionAnalysis) -> TurnScore {
+/// caller reuses the parse for the index of later turns); the targets' resolution draws on
+/// the turn's `fuel`.
+pub(crate) fn score_analysed(
+    input: &TurnInput<'_>,
+    analysis: SubmissionAnalysis,
+    fuel: &Fuel,
+) -> TurnScore {
     let calls: BTreeSet<String> =
         crate::python::index::non_builtin(analysis.callees.iter().cloned());
     let repo = score_kind(
@@ -116,6 +121,7 @@ pub(crate) fn score_analysed(input: &TurnInput<'_>, analysis: SubmissionAnalysis
         &calls,
         TargetKind::Repo,
         input.repo_targets,
+        fuel,
     );
     let self_targets = score_kind(
         input,
@@ -123,6 +129,7 @@ pub(crate) fn score_analysed(input: &TurnInput<'_>, analysis: SubmissionAnalysis
         &calls,
         TargetKind::SelfTarget,
         input.self_targets,
+        fuel,
     );
     let reimplemented = repo
         .targets
@@ -159,6 +166,7 @@ fn score_kind(
     calls: &BTreeSet<String>,
     kind: TargetKind,
     targets: &[String],
+    fuel: &Fuel,
 ) -> KindScore {
     let index = input.workspace;
     let mut seen = BTreeSet::new();
@@ -166,16 +174,16 @@ fn score_kind(
         .iter()
         .filter(|t| seen.insert(t.as_str()))
         .map(|target| {
-            let canonical = match index.resolve(target) {
+            let canonical = match index.resolve_with(target, fuel) {
                 Resolution::Definition { canonical, .. } => Some(canonical),
                 _ => None,
             };
             let referenced = canonical.as_deref().is_some_and(|c| analysis.references(c));
             let recalled = input
                 .shown
-                .map(|shown| is_recalled(index, canonical.as_deref(), shown));
+                .map(|shown| is_recalled_with(index, canonical.as_deref(), shown, fuel));
             let evidence = canonical.as_deref().filter(|_| !referenced).map(|c| {
-                let callees = crate::python::index::non_builtin(index.callees(c));
+                let callees = crate::python::index::non_builtin(index.callees(c, fuel));
                 reimplementation(&callees, calls)
             });
             TargetOutcome {

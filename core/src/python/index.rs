@@ -2,7 +2,14 @@
 //!
 //! Files are analysed once when inserted; names are resolved lazily, on lookup, so adding
 //! a file (the agent's module of the previous turn) costs only that file's parse.
+//!
+//! Resolution follows imports, star imports and base classes through other files, which a
+//! submitter controls too (the files of earlier turns). Each resolution is bounded in depth
+//! ([`MAX_DEPTH`]) and every resolution made for one analysis draws on one [`Fuel`]: star
+//! imports or bases that fan out (`from a import *` twice in each of 33 modules would be
+//! 2^33 lookups) cannot cost more than [`MAX_RESOLUTION_STEPS`].
 
+use std::cell::Cell;
 use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
 
@@ -10,11 +17,56 @@ use serde::Serialize;
 
 use super::builtins::is_builtin;
 use super::scope::{self, CallSite, Callee, FileAnalysis, ImportTarget, NameRef, TopKind};
+use crate::budget::{Cancel, Cancelled};
 use crate::outline::DefinitionKind;
 use crate::workspace::Workspace;
 
 /// Re-export chains are followed at most this many import hops (D4).
 const MAX_DEPTH: u32 = 32;
+
+/// Lookups (a name in a module's namespace, an attribute in a class and its bases, a
+/// check of the attribute rules) one analysis may make: scoring one turn, or answering one
+/// public query. Real turns need a few hundred at most (149 for the networkx dataset's
+/// references, 103 for the scoring benchmark's 3,000 turns); past it, resolution gives up
+/// as it does past [`MAX_DEPTH`], and the turn says so in a diagnostic.
+pub const MAX_RESOLUTION_STEPS: u64 = 1 << 16;
+
+/// The resolution steps left to one analysis (see [`MAX_RESOLUTION_STEPS`]).
+#[derive(Debug)]
+pub(crate) struct Fuel {
+    left: Cell<u64>,
+    exhausted: Cell<bool>,
+}
+
+impl Default for Fuel {
+    fn default() -> Self {
+        Fuel {
+            left: Cell::new(MAX_RESOLUTION_STEPS),
+            exhausted: Cell::new(false),
+        }
+    }
+}
+
+impl Fuel {
+    /// Takes one step; `false` (and exhausted from now on) when none is left.
+    pub(crate) fn take(&self) -> bool {
+        match self.left.get() {
+            0 => {
+                self.exhausted.set(true);
+                false
+            }
+            n => {
+                self.left.set(n - 1);
+                true
+            }
+        }
+    }
+
+    /// Whether some resolution gave up for lack of steps.
+    pub(crate) fn exhausted(&self) -> bool {
+        self.exhausted.get()
+    }
+}
 
 /// How paths map to module names.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -130,6 +182,10 @@ pub struct RepoIndex {
     options: IndexOptions,
     modules: HashMap<String, Arc<Module>>,
     by_path: HashMap<String, String>,
+    /// How many module names have each dotted prefix (`a`, `a.b` for `a.b.c`, and the
+    /// name itself): a name that is no prefix can never grow into a module by attribute
+    /// access, so a long unknown chain `x.a.a.a...` is built once, not once per part.
+    prefixes: HashMap<String, u32>,
 }
 
 /// The module name of a path, and whether it is a package (`__init__.py`); `None` for
@@ -152,41 +208,84 @@ pub fn module_name(path: &str, options: &IndexOptions) -> Option<(String, bool)>
     Some((parts.join("."), package))
 }
 
-struct Budget {
+struct Budget<'f> {
     depth: u32,
     visiting: Vec<(String, String)>,
+    fuel: &'f Fuel,
 }
 
-impl Budget {
-    fn new() -> Self {
+impl<'f> Budget<'f> {
+    fn new(fuel: &'f Fuel) -> Self {
         Budget {
             depth: 0,
             visiting: Vec::new(),
+            fuel,
         }
     }
+}
+
+/// Every dotted prefix of a module name, the name included.
+fn prefixes_of(name: &str) -> impl Iterator<Item = &str> {
+    name.match_indices('.')
+        .map(|(i, _)| &name[..i])
+        .chain(std::iter::once(name))
 }
 
 impl RepoIndex {
     /// Indexes every `.py` file of a workspace.
     pub fn build(workspace: &Workspace, options: &IndexOptions) -> Self {
+        match Self::build_with(workspace, options, &Cancel::never()) {
+            Ok(index) => index,
+            Err(Cancelled) => unreachable!("a Cancel::never() is never raised"),
+        }
+    }
+
+    /// [`RepoIndex::build`] that stops with [`Cancelled`] soon after `cancel` is raised
+    /// (within each file too: parsing and scope analysis look at it as they go).
+    pub fn build_with(
+        workspace: &Workspace,
+        options: &IndexOptions,
+        cancel: &Cancel,
+    ) -> Result<Self, Cancelled> {
         let mut index = RepoIndex {
             options: options.clone(),
             ..RepoIndex::default()
         };
         for (path, text) in workspace.files() {
-            index.insert(path, text);
+            index.insert_with(path, text, cancel)?;
         }
-        index
+        Ok(index)
     }
 
     /// Adds or replaces one file (non-Python files are ignored).
     pub fn insert(&mut self, path: &str, text: &str) {
+        if let Err(Cancelled) = self.insert_with(path, text, &Cancel::never()) {
+            unreachable!("a Cancel::never() is never raised");
+        }
+    }
+
+    /// [`RepoIndex::insert`] that stops with [`Cancelled`] soon after `cancel` is raised,
+    /// leaving the index as it was.
+    pub fn insert_with(
+        &mut self,
+        path: &str,
+        text: &str,
+        cancel: &Cancel,
+    ) -> Result<(), Cancelled> {
         let path = crate::workspace::normalise_path(path);
         let Some((name, package)) = module_name(&path, &self.options) else {
-            return;
+            return Ok(());
         };
-        let analysis = scope::analyse(text, &name, package);
+        let analysis = scope::analyse_with(text, &name, package, cancel)?;
         self.insert_analysed(&path, name, analysis);
+        Ok(())
+    }
+
+    /// Whether the file at `path` was over the per-file budget, so that its module is
+    /// empty ([`crate::budget::MAX_PARSE_STEPS`]); `None` for a path not indexed.
+    pub fn over_budget(&self, path: &str) -> Option<bool> {
+        let name = self.by_path.get(&crate::workspace::normalise_path(path))?;
+        self.modules.get(name).map(|m| m.analysis.over_budget)
     }
 
     /// Adds or replaces the module `name` at the normalised `path` from its analysis, so a
@@ -205,8 +304,22 @@ impl RepoIndex {
         for (i, def) in analysis.defs.iter().enumerate() {
             by_qual.entry(def.qual.clone()).or_default().push(i);
         }
-        if let Some(old) = self.by_path.insert(path.to_owned(), name.clone()) {
-            self.modules.remove(&old);
+        if let Some(old) = self.by_path.insert(path.to_owned(), name.clone())
+            && self.modules.remove(&old).is_some()
+        {
+            for prefix in prefixes_of(&old) {
+                if let Some(count) = self.prefixes.get_mut(prefix) {
+                    *count -= 1;
+                    if *count == 0 {
+                        self.prefixes.remove(prefix);
+                    }
+                }
+            }
+        }
+        if !self.modules.contains_key(&name) {
+            for prefix in prefixes_of(&name) {
+                *self.prefixes.entry(prefix.to_owned()).or_default() += 1;
+            }
         }
         self.modules.insert(
             name,
@@ -218,6 +331,12 @@ impl RepoIndex {
                 by_qual,
             }),
         );
+    }
+
+    /// Whether attribute access on the unknown dotted name `name` could still reach a
+    /// module (some module name starts with it).
+    fn could_reach_module(&self, name: &str) -> bool {
+        name.is_empty() || self.prefixes.contains_key(name)
     }
 
     pub fn options(&self) -> &IndexOptions {
@@ -256,12 +375,17 @@ impl RepoIndex {
             .defs
             .iter()
             .filter(|d| seen.insert(d.qual.as_str()))
-            .filter_map(|d| self.definition(module, &d.qual))
+            .filter_map(|d| self.definition(module, &d.qual, &Fuel::default()))
             .collect()
     }
 
     /// One definition by module and qualified name within it.
-    pub(crate) fn definition(&self, module: &str, qual: &str) -> Option<IndexedDefinition> {
+    pub(crate) fn definition(
+        &self,
+        module: &str,
+        qual: &str,
+        fuel: &Fuel,
+    ) -> Option<IndexedDefinition> {
         let m = self.modules.get(module)?;
         let defs = m.by_qual.get(qual)?;
         let first = &m.analysis.defs[*defs.first()?];
@@ -270,7 +394,7 @@ impl RepoIndex {
             .iter()
             .map(|chain| match chain {
                 Some(chain) => self
-                    .resolve_chain_in(m, first.outer, chain)
+                    .resolve_chain_in(m, first.outer, chain, fuel)
                     .map_or_else(|| chain.join("."), |e| e.identity()),
                 None => "<expression>".to_owned(),
             })
@@ -292,7 +416,7 @@ impl RepoIndex {
                 .collect(),
             docstring: first.docstring.clone(),
             bases,
-            callees: self.callees_of(module, qual).into_iter().collect(),
+            callees: self.callees_of(module, qual, fuel).into_iter().collect(),
         })
     }
 
@@ -313,7 +437,7 @@ impl RepoIndex {
                 let resolved = match &import.target {
                     ImportTarget::Star(module) => join(module, "*"),
                     _ => self
-                        .import_entity(&import.target, &mut Budget::new())
+                        .import_entity(&import.target, &mut Budget::new(&Fuel::default()))
                         .identity(),
                 };
                 ImportedName {
@@ -330,7 +454,12 @@ impl RepoIndex {
     /// Canonicalises a dotted name (a target): the longest prefix naming a module, then
     /// attribute lookups with re-exports followed (D4).
     pub fn resolve(&self, dotted: &str) -> Resolution {
-        match self.resolve_dotted(dotted) {
+        self.resolve_with(dotted, &Fuel::default())
+    }
+
+    /// [`RepoIndex::resolve`] drawing on an analysis's fuel.
+    pub(crate) fn resolve_with(&self, dotted: &str, fuel: &Fuel) -> Resolution {
+        match self.resolve_dotted(dotted, fuel) {
             Entity::Def(module, qual) => {
                 let Some(m) = self.modules.get(&module) else {
                     return Resolution::Unknown;
@@ -360,16 +489,17 @@ impl RepoIndex {
 
     /// The definition a canonical or re-exported name refers to, merged over occurrences.
     pub fn lookup(&self, dotted: &str) -> Option<IndexedDefinition> {
-        match self.resolve_dotted(dotted) {
-            Entity::Def(module, qual) => self.definition(&module, &qual),
+        let fuel = Fuel::default();
+        match self.resolve_dotted(dotted, &fuel) {
+            Entity::Def(module, qual) => self.definition(&module, &qual, &fuel),
             _ => None,
         }
     }
 
     /// The path and spans of the definition `dotted` names, as [`RepoIndex::lookup`] gives
     /// them, without building the rest of the definition (its callees are resolved calls).
-    pub(crate) fn spans(&self, dotted: &str) -> Option<(&str, Vec<LineSpan>)> {
-        let Entity::Def(module, qual) = self.resolve_dotted(dotted) else {
+    pub(crate) fn spans(&self, dotted: &str, fuel: &Fuel) -> Option<(&str, Vec<LineSpan>)> {
+        let Entity::Def(module, qual) = self.resolve_dotted(dotted, fuel) else {
             return None;
         };
         let m = self.modules.get(&module)?;
@@ -386,25 +516,38 @@ impl RepoIndex {
 
     /// The callees of the definition `dotted` names (empty when it names none), as the
     /// `callees` of [`RepoIndex::lookup`], without building the rest of the definition.
-    pub(crate) fn callees(&self, dotted: &str) -> BTreeSet<String> {
-        match self.resolve_dotted(dotted) {
-            Entity::Def(module, qual) => self.callees_of(&module, &qual),
+    pub(crate) fn callees(&self, dotted: &str, fuel: &Fuel) -> BTreeSet<String> {
+        match self.resolve_dotted(dotted, fuel) {
+            Entity::Def(module, qual) => self.callees_of(&module, &qual, fuel),
             _ => BTreeSet::new(),
         }
     }
 
-    pub(crate) fn resolve_dotted(&self, dotted: &str) -> Entity {
+    /// The entity a dotted name denotes: its longest prefix that is a module, then
+    /// attribute access for the rest. Only prefixes that could be module names are built,
+    /// so a long name costs its length, not its length squared.
+    pub(crate) fn resolve_dotted(&self, dotted: &str, fuel: &Fuel) -> Entity {
         let parts: Vec<&str> = dotted.split('.').collect();
-        for k in (1..=parts.len()).rev() {
-            let prefix = parts[..k].join(".");
+        let mut prefix = String::new();
+        let mut longest = None;
+        for (k, part) in parts.iter().enumerate() {
+            if k > 0 {
+                prefix.push('.');
+            }
+            prefix.push_str(part);
+            if !self.prefixes.contains_key(&prefix) {
+                break;
+            }
             if self.modules.contains_key(&prefix) {
-                let mut budget = Budget::new();
-                return parts[k..]
-                    .iter()
-                    .fold(Entity::Module(prefix), |e, a| self.attr(e, a, &mut budget));
+                longest = Some((k + 1, prefix.len()));
             }
         }
-        Entity::Name(dotted.to_owned())
+        let Some((k, len)) = longest else {
+            return Entity::Name(dotted.to_owned());
+        };
+        prefix.truncate(len);
+        let mut budget = Budget::new(fuel);
+        self.attrs(Entity::Module(prefix), &parts[k..], &mut budget)
     }
 
     fn module_entity(&self, name: &str) -> Entity {
@@ -416,11 +559,11 @@ impl RepoIndex {
     }
 
     /// What an import binds, re-exports followed.
-    pub(crate) fn import_target(&self, target: &ImportTarget) -> Entity {
-        self.import_entity(target, &mut Budget::new())
+    pub(crate) fn import_target(&self, target: &ImportTarget, fuel: &Fuel) -> Entity {
+        self.import_entity(target, &mut Budget::new(fuel))
     }
 
-    fn import_entity(&self, target: &ImportTarget, budget: &mut Budget) -> Entity {
+    fn import_entity(&self, target: &ImportTarget, budget: &mut Budget<'_>) -> Entity {
         match target {
             ImportTarget::Module(name) => self.module_entity(name),
             ImportTarget::From { module, name } => {
@@ -440,14 +583,24 @@ impl RepoIndex {
     }
 
     /// The module's namespace binding of `name` (last top-level binding, D4).
-    fn lookup_in_module(&self, module: &str, name: &str, budget: &mut Budget) -> Option<Entity> {
+    fn lookup_in_module(
+        &self,
+        module: &str,
+        name: &str,
+        budget: &mut Budget<'_>,
+    ) -> Option<Entity> {
         let m = self.modules.get(module)?;
-        let key = (module.to_owned(), name.to_owned());
-        if budget.depth >= MAX_DEPTH || budget.visiting.contains(&key) {
+        if budget.depth >= MAX_DEPTH
+            || budget
+                .visiting
+                .iter()
+                .any(|(vm, vn)| vm == module && vn == name)
+            || !budget.fuel.take()
+        {
             return Some(Entity::Name(join(module, name)));
         }
         budget.depth += 1;
-        budget.visiting.push(key);
+        budget.visiting.push((module.to_owned(), name.to_owned()));
         let result = self.lookup_in_module_inner(m, module, name, budget);
         budget.visiting.pop();
         budget.depth -= 1;
@@ -459,7 +612,7 @@ impl RepoIndex {
         m: &Module,
         module: &str,
         name: &str,
-        budget: &mut Budget,
+        budget: &mut Budget<'_>,
     ) -> Option<Entity> {
         let explicit = m.last.get(name).copied();
         for &star in m.stars.iter().rev() {
@@ -485,7 +638,7 @@ impl RepoIndex {
         &self,
         target: &ImportTarget,
         name: &str,
-        budget: &mut Budget,
+        budget: &mut Budget<'_>,
     ) -> Option<Entity> {
         let ImportTarget::Star(source) = target else {
             return None;
@@ -505,8 +658,32 @@ impl RepoIndex {
         })
     }
 
+    /// `entity.a.b.c` for the attributes `rest`: [`RepoIndex::attr`] one after the other,
+    /// except that once the entity is an unknown name no module starts with, the rest is
+    /// appended to it at once (asking for each part would hash the growing name again).
+    fn attrs<S: AsRef<str>>(
+        &self,
+        mut entity: Entity,
+        rest: &[S],
+        budget: &mut Budget<'_>,
+    ) -> Entity {
+        for (i, attr) in rest.iter().enumerate() {
+            if let Entity::Name(name) = &mut entity
+                && !self.could_reach_module(name)
+            {
+                for attr in &rest[i..] {
+                    name.push('.');
+                    name.push_str(attr.as_ref());
+                }
+                return entity;
+            }
+            entity = self.attr(entity, attr.as_ref(), budget);
+        }
+        entity
+    }
+
     /// Attribute semantics (D4): a module's namespace first, then its submodule.
-    fn attr(&self, entity: Entity, attr: &str, budget: &mut Budget) -> Entity {
+    fn attr(&self, entity: Entity, attr: &str, budget: &mut Budget<'_>) -> Entity {
         match entity {
             Entity::Module(m) => self
                 .lookup_in_module(&m, attr, budget)
@@ -514,7 +691,13 @@ impl RepoIndex {
             Entity::Def(m, q) => self
                 .class_member(&m, &q, attr, budget)
                 .unwrap_or_else(|| Entity::Name(join(&join(&m, &q), attr))),
-            Entity::Name(s) => self.module_entity(&join(&s, attr)),
+            Entity::Name(s) if self.could_reach_module(&s) => self.module_entity(&join(&s, attr)),
+            // No module starts with `s`, so none starts with `s.attr`: the name only grows.
+            Entity::Name(mut s) => {
+                s.push('.');
+                s.push_str(attr);
+                Entity::Name(s)
+            }
         }
     }
 
@@ -524,7 +707,7 @@ impl RepoIndex {
         module: &str,
         qual: &str,
         attr: &str,
-        budget: &mut Budget,
+        budget: &mut Budget<'_>,
     ) -> Option<Entity> {
         let m = self.modules.get(module)?;
         let first = &m.analysis.defs[*m.by_qual.get(qual)?.first()?];
@@ -535,13 +718,14 @@ impl RepoIndex {
         if m.by_qual.contains_key(&member) {
             return Some(Entity::Def(module.to_owned(), member));
         }
-        if budget.depth >= MAX_DEPTH {
+        if budget.depth >= MAX_DEPTH || !budget.fuel.take() {
             return None;
         }
         budget.depth += 1;
         let mut found = None;
         for base in first.bases.iter().flatten() {
-            if let Some(Entity::Def(bm, bq)) = self.resolve_chain_in(m, first.outer, base)
+            if let Some(Entity::Def(bm, bq)) =
+                self.resolve_chain_in_budget(m, first.outer, base, budget)
                 && (bm.as_str(), bq.as_str()) != (module, qual)
             {
                 found = self.class_member(&bm, &bq, attr, budget);
@@ -555,7 +739,7 @@ impl RepoIndex {
     }
 
     /// The repository classes `module.qual` inherits from, itself first (bounded DFS).
-    pub(crate) fn ancestors(&self, class: &Entity) -> Vec<Entity> {
+    pub(crate) fn ancestors(&self, class: &Entity, fuel: &Fuel) -> Vec<Entity> {
         let mut out = vec![class.clone()];
         let mut i = 0;
         while i < out.len() && out.len() <= MAX_DEPTH as usize {
@@ -565,7 +749,8 @@ impl RepoIndex {
             {
                 let def = &m.analysis.defs[d];
                 for base in def.bases.iter().flatten() {
-                    if let Some(e @ Entity::Def(..)) = self.resolve_chain_in(m, def.outer, base)
+                    if let Some(e @ Entity::Def(..)) =
+                        self.resolve_chain_in(m, def.outer, base, fuel)
                         && !out.contains(&e)
                     {
                         out.push(e);
@@ -593,6 +778,30 @@ impl RepoIndex {
             .map(|&d| m.analysis.defs[d].kind)
     }
 
+    /// The definitions directly inside the classes `quals` of `module` (class qualified
+    /// name -> the caller's index for it): one scan of the module's definitions, as pairs
+    /// of that index and the member.
+    pub(crate) fn direct_members(
+        &self,
+        module: &str,
+        quals: &HashMap<&str, usize>,
+    ) -> Vec<(usize, Entity)> {
+        let Some(m) = self.modules.get(module) else {
+            return Vec::new();
+        };
+        let mut out: Vec<(usize, Entity)> = m
+            .by_qual
+            .keys()
+            .filter_map(|qual| {
+                let (class, _) = qual.rsplit_once('.')?;
+                let &c = quals.get(class)?;
+                Some((c, Entity::Def(module.to_owned(), qual.clone())))
+            })
+            .collect();
+        out.sort();
+        out
+    }
+
     /// Whether `Entity::Def(module, qual.attr)` exists directly in the class.
     pub(crate) fn has_member(&self, class: &Entity, attr: &str) -> Option<Entity> {
         let Entity::Def(module, qual) = class else {
@@ -607,18 +816,36 @@ impl RepoIndex {
     }
 
     /// The class that provides `attr` to `class` (its own or an inherited one).
-    pub(crate) fn member_of(&self, class: &Entity, attr: &str) -> Option<Entity> {
+    pub(crate) fn member_of(&self, class: &Entity, attr: &str, fuel: &Fuel) -> Option<Entity> {
         let Entity::Def(module, qual) = class else {
             return None;
         };
-        self.class_member(module, qual, attr, &mut Budget::new())
+        self.class_member(module, qual, attr, &mut Budget::new(fuel))
     }
 
     /// Resolves a chain written in a file (any binding, for bases): module-level names
     /// through the module's namespace, imports followed.
-    fn resolve_chain_in(&self, m: &Module, scope: usize, chain: &[String]) -> Option<Entity> {
+    fn resolve_chain_in(
+        &self,
+        m: &Module,
+        scope: usize,
+        chain: &[String],
+        fuel: &Fuel,
+    ) -> Option<Entity> {
+        self.resolve_chain_in_budget(m, scope, chain, &mut Budget::new(fuel))
+    }
+
+    /// [`RepoIndex::resolve_chain_in`] with a budget of its own (for a class's bases, looked
+    /// up with a fresh depth and visited set, as before), drawing on the caller's fuel.
+    fn resolve_chain_in_budget(
+        &self,
+        m: &Module,
+        scope: usize,
+        chain: &[String],
+        outer: &mut Budget<'_>,
+    ) -> Option<Entity> {
         let (head, rest) = chain.split_first()?;
-        let mut budget = Budget::new();
+        let mut budget = Budget::new(outer.fuel);
         let start = match m.analysis.lookup(scope, head) {
             NameRef::Imports(binding) => {
                 let i = *binding.imports.first()?;
@@ -633,7 +860,7 @@ impl RepoIndex {
                 .star_lookup(&m.analysis, head, &mut budget)
                 .unwrap_or_else(|| Entity::Name(head.clone())),
         };
-        Some(rest.iter().fold(start, |e, a| self.attr(e, a, &mut budget)))
+        Some(self.attrs(start, rest, &mut budget))
     }
 
     /// A free name provided by one of the file's module-level star imports (last wins).
@@ -641,7 +868,7 @@ impl RepoIndex {
         &self,
         analysis: &FileAnalysis,
         name: &str,
-        budget: &mut Budget,
+        budget: &mut Budget<'_>,
     ) -> Option<Entity> {
         analysis.scopes[scope::MODULE_SCOPE]
             .stars
@@ -653,16 +880,21 @@ impl RepoIndex {
     /// The entities an import-bound chain passes through: for `m.f.x` with `m` imported,
     /// the entities of `m`, `m.f`, `m.f.x` for each import binding the head (D3).
     /// Empty when the head is local or unbound and no star import provides it.
+    ///
+    /// Once the chain is an unknown name that no module name starts with, the rest can
+    /// only be unknown names too: the path's last entity then takes the rest of the chain
+    /// (so it is the whole chain's entity) instead of one entity per part.
     pub(crate) fn chain_entities(
         &self,
         analysis: &FileAnalysis,
         scope: usize,
         chain: &[String],
+        fuel: &Fuel,
     ) -> Vec<Vec<Entity>> {
         let Some((head, rest)) = chain.split_first() else {
             return Vec::new();
         };
-        let mut budget = Budget::new();
+        let mut budget = Budget::new(fuel);
         let starts: Vec<Entity> = match analysis.lookup(scope, head) {
             NameRef::Imports(binding) => binding
                 .imports
@@ -679,7 +911,16 @@ impl RepoIndex {
             .into_iter()
             .map(|start| {
                 let mut path = vec![start];
-                for attr in rest {
+                for (i, attr) in rest.iter().enumerate() {
+                    if let Some(Entity::Name(name)) = path.last_mut()
+                        && !self.could_reach_module(name)
+                    {
+                        for attr in &rest[i..] {
+                            name.push('.');
+                            name.push_str(attr);
+                        }
+                        break;
+                    }
                     let last = path.last().cloned().unwrap_or(Entity::Name(String::new()));
                     path.push(self.attr(last, attr, &mut budget));
                 }
@@ -694,11 +935,12 @@ impl RepoIndex {
         &self,
         analysis: &FileAnalysis,
         call: &CallSite,
+        fuel: &Fuel,
     ) -> Option<String> {
         match call.callee.as_ref()? {
             Callee::Attr(name) => Some(name.clone()),
             Callee::Chain(chain) => {
-                let resolved = self.chain_entities(analysis, call.scope, chain);
+                let resolved = self.chain_entities(analysis, call.scope, chain, fuel);
                 match resolved.first().and_then(|path| path.last()) {
                     Some(entity) => Some(entity.identity()),
                     None => chain.last().cloned(),
@@ -708,7 +950,7 @@ impl RepoIndex {
     }
 
     /// Distinct callee identities (builtins included) of every occurrence of `module.qual` (D6).
-    pub(crate) fn callees_of(&self, module: &str, qual: &str) -> BTreeSet<String> {
+    pub(crate) fn callees_of(&self, module: &str, qual: &str, fuel: &Fuel) -> BTreeSet<String> {
         let mut out = BTreeSet::new();
         let Some(m) = self.modules.get(module) else {
             return out;
@@ -721,10 +963,8 @@ impl RepoIndex {
             if def.kind == DefinitionKind::Class {
                 continue;
             }
-            for call in &m.analysis.calls {
-                if m.analysis.scope_within(call.scope, def.inner)
-                    && let Some(identity) = self.callee_identity(&m.analysis, call)
-                {
+            for call in m.analysis.calls_within(def.inner) {
+                if let Some(identity) = self.callee_identity(&m.analysis, call, fuel) {
                     out.insert(identity);
                 }
             }

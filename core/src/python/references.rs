@@ -12,12 +12,13 @@
 //! `C(...)` references `C`, never `C.__init__`. Strings, comments, keyword-argument names
 //! and `getattr(mod, "f")` never count.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap, HashSet};
 
 use serde::Serialize;
 
-use super::index::{Entity, RepoIndex};
-use super::scope::{self, AttrObject, FileAnalysis, ImportTarget, NameRef};
+use super::index::{Entity, Fuel, RepoIndex};
+use super::scope::{self, AttrObject, Binding, FileAnalysis, ImportTarget, NameRef};
+use crate::budget::{Cancel, Cancelled};
 
 /// The submitted module's references and calls.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
@@ -28,6 +29,11 @@ pub struct SubmissionAnalysis {
     pub missing: bool,
     /// The parser recovered from errors; what parsed still counts (D8).
     pub syntax_errors: bool,
+    /// The analysis stopped at a budget: the file was over the per-file budget
+    /// ([`crate::budget::MAX_PARSE_STEPS`]; it references and calls nothing), or resolving
+    /// its names needed more than [`super::index::MAX_RESOLUTION_STEPS`] lookups (so some
+    /// were not followed to the end).
+    pub over_budget: bool,
     /// Canonical qualified names of indexed definitions the module references.
     pub references: BTreeSet<String>,
     /// Distinct callee identities (D5) of every call anywhere in the module, builtins included.
@@ -66,30 +72,46 @@ pub fn analyse_submission(
             ..SubmissionAnalysis::default()
         };
     };
-    let analysis = scope::analyse(source, &module, package);
-    analyse_parsed(index, module, &analysis)
+    let never = Cancel::never();
+    match scope::analyse_with(source, &module, package, &never)
+        .and_then(|analysis| analyse_parsed(index, module, &analysis, &Fuel::default(), &never))
+    {
+        Ok(analysis) => analysis,
+        Err(Cancelled) => unreachable!("a Cancel::never() is never raised"),
+    }
 }
 
-/// [`analyse_submission`] of a present file already analysed as module `module`.
+/// Uses between two looks at the cancel flag.
+const CANCEL_EVERY: usize = 1024;
+
+/// [`analyse_submission`] of a present file already analysed as module `module`, drawing on
+/// the turn's `fuel`.
 pub(crate) fn analyse_parsed(
     index: &RepoIndex,
     module: String,
     analysis: &FileAnalysis,
-) -> SubmissionAnalysis {
+    fuel: &Fuel,
+    cancel: &Cancel,
+) -> Result<SubmissionAnalysis, Cancelled> {
     let mut references = BTreeSet::new();
-    collect_references(index, analysis, &mut references);
-    let callees = analysis
-        .calls
-        .iter()
-        .filter_map(|call| index.callee_identity(analysis, call))
-        .collect();
-    SubmissionAnalysis {
+    collect_references(index, analysis, &mut references, fuel, cancel)?;
+    let mut callees = BTreeSet::new();
+    for (i, call) in analysis.calls.iter().enumerate() {
+        if i.is_multiple_of(CANCEL_EVERY) {
+            cancel.check()?;
+        }
+        if let Some(identity) = index.callee_identity(analysis, call, fuel) {
+            callees.insert(identity);
+        }
+    }
+    Ok(SubmissionAnalysis {
         module,
         missing: false,
         syntax_errors: analysis.syntax_errors,
+        over_budget: analysis.over_budget || fuel.exhausted(),
         references,
         callees,
-    }
+    })
 }
 
 fn insert_def(out: &mut BTreeSet<String>, entity: &Entity) {
@@ -98,25 +120,43 @@ fn insert_def(out: &mut BTreeSet<String>, entity: &Entity) {
     }
 }
 
-fn collect_references(index: &RepoIndex, analysis: &FileAnalysis, out: &mut BTreeSet<String>) {
+/// What the attribute rules need more than once, computed once per analysis: each is a
+/// question whose answer does not depend on the use asking it, so a file cannot make the
+/// scorer answer it again per use.
+#[derive(Default)]
+struct Memo {
+    /// The classes a binding's `= C(...)` values construct (D7), by binding.
+    constructed: HashMap<*const Binding, Vec<Entity>>,
+    /// The class providing an attribute to a class (its own or inherited), by both.
+    member: HashMap<(Entity, String), Option<Entity>>,
+    /// The repository classes `super()` reaches from a class of the file, by its def.
+    supers: HashMap<usize, Vec<Entity>>,
+}
+
+fn collect_references(
+    index: &RepoIndex,
+    analysis: &FileAnalysis,
+    out: &mut BTreeSet<String>,
+    fuel: &Fuel,
+    cancel: &Cancel,
+) -> Result<(), Cancelled> {
     // D2/D3: value uses of import-bound names and chains; every prefix is a load.
-    for name_use in &analysis.name_uses {
-        for path in index.chain_entities(analysis, name_use.scope, &name_use.parts) {
+    for (i, name_use) in analysis.name_uses.iter().enumerate() {
+        if i.is_multiple_of(CANCEL_EVERY) {
+            cancel.check()?;
+        }
+        for path in index.chain_entities(analysis, name_use.scope, &name_use.parts, fuel) {
             for entity in &path {
                 insert_def(out, entity);
             }
         }
     }
-    // The class each import binds, when it binds a class of the index (bare `.m` rule).
-    let class_imports: Vec<(usize, Entity)> = analysis
-        .imports
-        .iter()
-        .enumerate()
-        .filter(|(_, import)| !matches!(import.target, ImportTarget::Star(_)))
-        .map(|(i, import)| (i, index.import_target(&import.target)))
-        .filter(|(_, entity)| index.is_class(entity))
-        .collect();
-    for attr_use in &analysis.attr_uses {
+    let bare = BareRule::new(index, analysis, fuel);
+    let mut memo = Memo::default();
+    for (i, attr_use) in analysis.attr_uses.iter().enumerate() {
+        if i.is_multiple_of(CANCEL_EVERY) {
+            cancel.check()?;
+        }
         match &attr_use.object {
             AttrObject::Name(name) => {
                 // D7: `x.m` with `x` bound to `C(...)` in the scope `x` resolves to.
@@ -124,46 +164,179 @@ fn collect_references(index: &RepoIndex, analysis: &FileAnalysis, out: &mut BTre
                     NameRef::Local(_, binding) | NameRef::Imports(binding) => Some(binding),
                     NameRef::Free => None,
                 };
-                for (scope, chain) in binding.into_iter().flat_map(|b| &b.constructed) {
-                    for path in index.chain_entities(analysis, *scope, chain) {
-                        if let Some(class) = path.last().filter(|e| index.is_class(e))
-                            && let Some(member) = index.member_of(class, &attr_use.attr)
-                        {
-                            insert_def(out, &member);
-                        }
-                    }
+                if let Some(binding) = binding.filter(|b| !b.constructed.is_empty()) {
+                    constructed_rule(
+                        index,
+                        analysis,
+                        binding,
+                        &attr_use.attr,
+                        fuel,
+                        &mut memo,
+                        out,
+                    );
                 }
             }
             AttrObject::Super => {
                 let Some(class) = analysis.enclosing_class(attr_use.scope) else {
                     continue;
                 };
-                let def = &analysis.defs[class];
-                for base in def.bases.iter().flatten() {
-                    for path in index.chain_entities(analysis, def.outer, base) {
-                        let Some(base) = path.last().filter(|e| index.is_class(e)) else {
-                            continue;
-                        };
-                        for ancestor in index.ancestors(base) {
-                            if let Some(member) = index.has_member(&ancestor, &attr_use.attr) {
-                                insert_def(out, &member);
+                let ancestors = memo.supers.entry(class).or_insert_with(|| {
+                    let def = &analysis.defs[class];
+                    let mut ancestors: Vec<Entity> = Vec::new();
+                    let mut seen: HashSet<Entity> = HashSet::new();
+                    for base in def.bases.iter().flatten() {
+                        for path in index.chain_entities(analysis, def.outer, base, fuel) {
+                            let Some(base) = path.last().filter(|e| index.is_class(e)) else {
+                                continue;
+                            };
+                            for ancestor in index.ancestors(base, fuel) {
+                                if seen.insert(ancestor.clone()) {
+                                    ancestors.push(ancestor);
+                                }
                             }
                         }
+                    }
+                    ancestors
+                });
+                for ancestor in ancestors.iter() {
+                    if !fuel.take() {
+                        break;
+                    }
+                    if let Some(member) = index.has_member(ancestor, &attr_use.attr) {
+                        insert_def(out, &member);
                     }
                 }
             }
             AttrObject::Other => {}
         }
-        // D7 bare rule: any `.m` when the class itself is imported, unshadowed, here.
-        for (import, class) in &class_imports {
-            let Some(member) = index.has_member(class, &attr_use.attr) else {
+        bare.apply(attr_use.scope, &attr_use.attr, out);
+    }
+    Ok(())
+}
+
+/// D7: `x.m` counts as a use of `C.m` (or of the `m` a class `C` inherits) when `x` is
+/// bound to `C(...)` in the scope `x` resolves to.
+fn constructed_rule(
+    index: &RepoIndex,
+    analysis: &FileAnalysis,
+    binding: &Binding,
+    attr: &str,
+    fuel: &Fuel,
+    memo: &mut Memo,
+    out: &mut BTreeSet<String>,
+) {
+    let classes = memo
+        .constructed
+        .entry(std::ptr::from_ref(binding))
+        .or_insert_with(|| {
+            let mut classes: Vec<Entity> = Vec::new();
+            let mut seen: HashSet<Entity> = HashSet::new();
+            for (scope, chain) in &binding.constructed {
+                for path in index.chain_entities(analysis, *scope, chain, fuel) {
+                    if let Some(class) = path.last().filter(|e| index.is_class(e))
+                        && seen.insert(class.clone())
+                    {
+                        classes.push(class.clone());
+                    }
+                }
+            }
+            classes
+        });
+    for class in classes.iter() {
+        if !fuel.take() {
+            break;
+        }
+        let member = memo
+            .member
+            .entry((class.clone(), attr.to_owned()))
+            .or_insert_with(|| index.member_of(class, attr, fuel));
+        if let Some(member) = member {
+            insert_def(out, member);
+        }
+    }
+}
+
+/// D7's bare rule: any `.m` counts as a use of `C.m` when the class `C` itself is imported,
+/// unshadowed, where the use is.
+struct BareRule<'a> {
+    analysis: &'a FileAnalysis,
+    fuel: &'a Fuel,
+    /// The classes imports bind and, for each, the imports binding it.
+    classes: Vec<(Entity, Vec<usize>)>,
+    /// For each attribute name, the classes (indices into `classes`) that define it
+    /// directly, with the member.
+    by_member: HashMap<String, Vec<(usize, Entity)>>,
+}
+
+impl<'a> BareRule<'a> {
+    fn new(index: &RepoIndex, analysis: &'a FileAnalysis, fuel: &'a Fuel) -> Self {
+        let mut classes: Vec<(Entity, Vec<usize>)> = Vec::new();
+        let mut seen: HashMap<Entity, usize> = HashMap::new();
+        for (i, import) in analysis.imports.iter().enumerate() {
+            if matches!(import.target, ImportTarget::Star(_)) {
                 continue;
-            };
-            let name = &analysis.imports[*import].name;
-            if let NameRef::Imports(binding) = analysis.lookup(attr_use.scope, name)
-                && binding.imports.contains(import)
-            {
-                insert_def(out, &member);
+            }
+            let entity = index.import_target(&import.target, fuel);
+            if !index.is_class(&entity) {
+                continue;
+            }
+            match seen.get(&entity) {
+                Some(&c) => classes[c].1.push(i),
+                None => {
+                    seen.insert(entity.clone(), classes.len());
+                    classes.push((entity, vec![i]));
+                }
+            }
+        }
+        // The direct members of every imported class, one scan of each module involved.
+        let mut by_module: HashMap<&str, HashMap<&str, usize>> = HashMap::new();
+        for (c, (class, _)) in classes.iter().enumerate() {
+            if let Entity::Def(module, qual) = class {
+                by_module.entry(module).or_default().insert(qual, c);
+            }
+        }
+        let mut by_member: HashMap<String, Vec<(usize, Entity)>> = HashMap::new();
+        for (module, quals) in &by_module {
+            for (c, member) in index.direct_members(module, quals) {
+                let Entity::Def(_, member_qual) = &member else {
+                    continue;
+                };
+                let attr = member_qual
+                    .rsplit('.')
+                    .next()
+                    .unwrap_or_default()
+                    .to_owned();
+                by_member.entry(attr).or_default().push((c, member));
+            }
+        }
+        BareRule {
+            analysis,
+            fuel,
+            classes,
+            by_member,
+        }
+    }
+
+    fn apply(&self, scope: usize, attr: &str, out: &mut BTreeSet<String>) {
+        let Some(candidates) = self.by_member.get(attr) else {
+            return;
+        };
+        for (c, member) in candidates {
+            if out.contains(&member.identity()) {
+                continue;
+            }
+            for &import in &self.classes[*c].1 {
+                if !self.fuel.take() {
+                    return;
+                }
+                let name = &self.analysis.imports[import].name;
+                if let NameRef::Imports(binding) =
+                    self.analysis.lookup_within(scope, name, self.fuel)
+                    && binding.imports.binary_search(&import).is_ok()
+                {
+                    insert_def(out, member);
+                    break;
+                }
             }
         }
     }

@@ -3,10 +3,17 @@
 //! The walk uses an explicit stack, so nesting depth never reaches the call stack. Nothing
 //! here looks at other files: imports are recorded with their absolute module names and
 //! resolved later by [`super::index::RepoIndex`].
+//!
+//! Nothing walks up the scopes per use: how every name use resolves (D3), what each
+//! `nonlocal` refers to, which scopes lie inside which, are computed once for the file by
+//! depth-first passes over its scope tree, with one stack per name of the scopes binding it.
+//! A file nested thousands of lambdas deep costs what a flat one of the same size does.
 
 use std::collections::{HashMap, HashSet};
 
-use crate::outline::{self, DefinitionKind};
+use super::index::Fuel;
+use crate::budget::{Cancel, Cancelled};
+use crate::outline::{self, DefinitionKind, Definitions};
 use crate::syntax::{self, Field, Kind, NodeId, SyntaxTree};
 
 pub(crate) type ScopeId = usize;
@@ -41,6 +48,13 @@ pub(crate) struct Scope {
     pub(crate) parent: Option<ScopeId>,
     /// The definition owning this scope (functions and classes).
     pub(crate) def: Option<usize>,
+    /// The scope a `:=` here binds in: this one, or for a comprehension the nearest
+    /// enclosing scope that is not one.
+    walrus_target: ScopeId,
+    /// The class whose method (directly) contains this scope, for `super()`.
+    method_of: Option<usize>,
+    /// The innermost definition owning this scope or one around it.
+    owner_def: Option<usize>,
     pub(crate) globals: HashSet<String>,
     pub(crate) nonlocals: HashSet<String>,
     pub(crate) bindings: HashMap<String, Binding>,
@@ -158,6 +172,14 @@ pub(crate) enum NameRef<'a> {
 #[derive(Clone, Debug)]
 pub(crate) struct FileAnalysis {
     pub(crate) scopes: Vec<Scope>,
+    /// Each scope's position in a pre-order of the scope tree and the last position of
+    /// its subtree, so "is inside" is two comparisons.
+    order: Vec<(u32, u32)>,
+    /// Indices into `calls`, sorted by the pre-order position of the call's scope: the
+    /// calls inside a scope's subtree are one slice.
+    calls_by_order: Vec<usize>,
+    /// How each name used in the file resolves where it is used (D3).
+    resolved: Resolutions,
     pub(crate) imports: Vec<Import>,
     pub(crate) defs: Vec<Def>,
     pub(crate) calls: Vec<CallSite>,
@@ -167,6 +189,8 @@ pub(crate) struct FileAnalysis {
     /// A literal `__all__` (the last top-level assignment of one).
     pub(crate) all: Option<Vec<String>>,
     pub(crate) syntax_errors: bool,
+    /// The file was over the per-file budget and not analysed (it is an empty module).
+    pub(crate) over_budget: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -193,6 +217,8 @@ struct Raw {
 
 struct Walker<'t, 's> {
     tree: &'t SyntaxTree<'s>,
+    /// The file's named definitions and qualified names, computed once.
+    definitions: Definitions,
     module: &'t str,
     is_package: bool,
     stack: Vec<(NodeId, ScopeId, Ctx)>,
@@ -201,23 +227,65 @@ struct Walker<'t, 's> {
     out: FileAnalysis,
 }
 
-/// Analyses a file whose module is `module` (`is_package` for `__init__.py`).
-pub(crate) fn analyse(source: &str, module: &str, is_package: bool) -> FileAnalysis {
-    analyse_tree(&syntax::parse(source), module, is_package)
+/// Items (syntax nodes, bindings, uses) handled between two looks at the cancel flag.
+const CANCEL_EVERY: usize = 4096;
+
+/// Analyses a file whose module is `module` (`is_package` for `__init__.py`); stops with
+/// [`Cancelled`] soon after `cancel` is raised.
+pub(crate) fn analyse_with(
+    source: &str,
+    module: &str,
+    is_package: bool,
+    cancel: &Cancel,
+) -> Result<FileAnalysis, Cancelled> {
+    analyse_tree_with(
+        &syntax::parse_with(source, cancel)?,
+        module,
+        is_package,
+        cancel,
+    )
 }
 
-/// [`analyse`] of a tree already parsed, so a caller that rewrites the source can map the
+/// [`analyse_with`] of a tree already parsed, so a caller that rewrites the source can map the
 /// analysis's uses ([`NameUse::node`]) back to spans.
 pub(crate) fn analyse_tree(tree: &SyntaxTree<'_>, module: &str, is_package: bool) -> FileAnalysis {
+    match analyse_tree_with(tree, module, is_package, &Cancel::never()) {
+        Ok(analysis) => analysis,
+        Err(Cancelled) => unreachable!("a Cancel::never() is never raised"),
+    }
+}
+
+/// [`analyse_tree`] that stops with [`Cancelled`] soon after `cancel` is raised.
+pub(crate) fn analyse_tree_with(
+    tree: &SyntaxTree<'_>,
+    module: &str,
+    is_package: bool,
+    cancel: &Cancel,
+) -> Result<FileAnalysis, Cancelled> {
     let mut walker = Walker {
         tree,
+        definitions: Definitions::of(tree, cancel)?,
         module,
         is_package,
         stack: Vec::new(),
         buffer: Vec::new(),
         raw: Vec::new(),
         out: FileAnalysis {
-            scopes: vec![new_scope(ScopeKind::Module, None, None)],
+            scopes: vec![Scope {
+                kind: ScopeKind::Module,
+                parent: None,
+                def: None,
+                walrus_target: MODULE_SCOPE,
+                method_of: None,
+                owner_def: None,
+                globals: HashSet::new(),
+                nonlocals: HashSet::new(),
+                bindings: HashMap::new(),
+                stars: Vec::new(),
+            }],
+            order: Vec::new(),
+            calls_by_order: Vec::new(),
+            resolved: HashMap::new(),
             imports: Vec::new(),
             defs: Vec::new(),
             calls: Vec::new(),
@@ -226,29 +294,23 @@ pub(crate) fn analyse_tree(tree: &SyntaxTree<'_>, module: &str, is_package: bool
             top: Vec::new(),
             all: None,
             syntax_errors: tree.has_syntax_errors(),
+            over_budget: tree.over_budget(),
         },
     };
     walker.push_children(tree.root(), MODULE_SCOPE, Ctx::Load);
+    let mut steps = 0usize;
     while let Some((id, scope, ctx)) = walker.stack.pop() {
+        steps += 1;
+        if steps.is_multiple_of(CANCEL_EVERY) {
+            cancel.check()?;
+        }
         match ctx {
             Ctx::Load => walker.load(id, scope),
             Ctx::Store => walker.store(id, scope),
             Ctx::Pattern => walker.pattern(id, scope),
         }
     }
-    walker.finish()
-}
-
-fn new_scope(kind: ScopeKind, parent: Option<ScopeId>, def: Option<usize>) -> Scope {
-    Scope {
-        kind,
-        parent,
-        def,
-        globals: HashSet::new(),
-        nonlocals: HashSet::new(),
-        bindings: HashMap::new(),
-        stars: Vec::new(),
-    }
+    walker.finish(cancel)
 }
 
 impl Walker<'_, '_> {
@@ -277,9 +339,35 @@ impl Walker<'_, '_> {
         self.raw.push(Raw { scope, name, bind });
     }
 
+    /// A new scope inside `parent`, with what is known of it from its parent (so no later
+    /// question about it walks up the scopes).
     fn new_scope(&mut self, kind: ScopeKind, parent: ScopeId, def: Option<usize>) -> ScopeId {
-        self.out.scopes.push(new_scope(kind, Some(parent), def));
-        self.out.scopes.len() - 1
+        let id = self.out.scopes.len();
+        let outer = &self.out.scopes[parent];
+        let walrus_target = if kind == ScopeKind::Comprehension {
+            outer.walrus_target
+        } else {
+            id
+        };
+        let method_of = if kind == ScopeKind::Function && outer.kind == ScopeKind::Class {
+            outer.def
+        } else {
+            outer.method_of
+        };
+        let owner_def = def.or(outer.owner_def);
+        self.out.scopes.push(Scope {
+            kind,
+            parent: Some(parent),
+            def,
+            walrus_target,
+            method_of,
+            owner_def,
+            globals: HashSet::new(),
+            nonlocals: HashSet::new(),
+            bindings: HashMap::new(),
+            stars: Vec::new(),
+        });
+        id
     }
 
     fn chain(&self, id: NodeId) -> Option<Vec<String>> {
@@ -352,13 +440,7 @@ impl Walker<'_, '_> {
                 }
             }
             Kind::NamedExpression => {
-                let mut target = scope;
-                while self.out.scopes[target].kind == ScopeKind::Comprehension {
-                    match self.out.scopes[target].parent {
-                        Some(parent) => target = parent,
-                        None => break,
-                    }
-                }
+                let target = self.out.scopes[scope].walrus_target;
                 let value = tree.child(id, Field::Value);
                 if let Some(name) = tree.child(id, Field::Name) {
                     let name = self.text(name);
@@ -434,47 +516,79 @@ impl Walker<'_, '_> {
     }
 
     fn attribute(&mut self, id: NodeId, scope: ScopeId) {
-        let tree = self.tree;
         if let Some(parts) = self.chain(id) {
-            for (i, attr) in parts.iter().enumerate().skip(1) {
-                let object = if i == 1 {
-                    AttrObject::Name(parts[0].clone())
-                } else {
-                    AttrObject::Other
-                };
-                self.out.attr_uses.push(AttrUse {
-                    scope,
-                    attr: attr.clone(),
-                    object,
-                });
-            }
-            self.out.name_uses.push(NameUse {
-                scope,
-                parts,
-                node: id,
-            });
+            self.chain_use(id, scope, parts);
             return;
         }
-        let object = tree.child(id, Field::Object);
-        if let Some(attr) = tree.child(id, Field::Attribute) {
-            let is_super = object.is_some_and(|o| {
-                tree.kind(o) == Kind::Call
-                    && tree.child(o, Field::Function).is_some_and(|f| {
-                        tree.kind(f) == Kind::Identifier && tree.text(f) == "super"
-                    })
-            });
-            let attr = self.text(attr);
+        // Not a chain of names (`f().a.b.c`): each level is an attribute use, down to the
+        // first level that is a chain or the object that is not an attribute. The levels
+        // are found in one walk down: asking each in turn whether it is a chain would
+        // walk the rest of the chain again, quadratic in its length.
+        let tree = self.tree;
+        let mut levels = vec![id];
+        let mut base = tree.child(id, Field::Object);
+        while let Some(object) = base.filter(|&o| tree.kind(o) == Kind::Attribute) {
+            levels.push(object);
+            base = tree.child(object, Field::Object);
+        }
+        // A level is a chain when every level from it down names its attribute and the
+        // base is a name.
+        let mut is_chain = vec![false; levels.len()];
+        let mut chain = base.is_some_and(|b| tree.kind(b) == Kind::Identifier);
+        for (i, &level) in levels.iter().enumerate().rev() {
+            chain &= tree.child(level, Field::Attribute).is_some();
+            is_chain[i] = chain;
+        }
+        for (i, &level) in levels.iter().enumerate() {
+            if is_chain[i] {
+                if let Some(parts) = self.chain(level) {
+                    self.chain_use(level, scope, parts);
+                }
+                return;
+            }
+            let object = tree.child(level, Field::Object);
+            if let Some(attr) = tree.child(level, Field::Attribute) {
+                let is_super = object.is_some_and(|o| {
+                    tree.kind(o) == Kind::Call
+                        && tree.child(o, Field::Function).is_some_and(|f| {
+                            tree.kind(f) == Kind::Identifier && tree.text(f) == "super"
+                        })
+                });
+                let attr = self.text(attr);
+                self.out.attr_uses.push(AttrUse {
+                    scope,
+                    attr,
+                    object: if is_super {
+                        AttrObject::Super
+                    } else {
+                        AttrObject::Other
+                    },
+                });
+            }
+        }
+        self.push(base, scope, Ctx::Load);
+    }
+
+    /// A load of the chain of names `parts` (`pkg.mod.f`) at `id`: one name use, and an
+    /// attribute use per attribute.
+    fn chain_use(&mut self, id: NodeId, scope: ScopeId, parts: Vec<String>) {
+        for (i, attr) in parts.iter().enumerate().skip(1) {
+            let object = if i == 1 {
+                AttrObject::Name(parts[0].clone())
+            } else {
+                AttrObject::Other
+            };
             self.out.attr_uses.push(AttrUse {
                 scope,
-                attr,
-                object: if is_super {
-                    AttrObject::Super
-                } else {
-                    AttrObject::Other
-                },
+                attr: attr.clone(),
+                object,
             });
         }
-        self.push(object, scope, Ctx::Load);
+        self.out.name_uses.push(NameUse {
+            scope,
+            parts,
+            node: id,
+        });
     }
 
     fn store(&mut self, id: NodeId, scope: ScopeId) {
@@ -587,7 +701,7 @@ impl Walker<'_, '_> {
 
     fn definition(&mut self, id: NodeId, scope: ScopeId, kind: ScopeKind) -> Option<usize> {
         let tree = self.tree;
-        let outline = outline::definition(tree, id)?;
+        let outline = self.definitions.get(id)?.clone();
         let body = tree.child(id, Field::Body);
         let span = tree.node(id).span;
         let header_end = body.map_or(span.end_byte, |b| tree.node(b).span.start_byte);
@@ -763,41 +877,15 @@ impl Walker<'_, '_> {
         }
     }
 
-    /// Applies `global`/`nonlocal` and fills the scopes' binding tables.
-    fn finish(mut self) -> FileAnalysis {
-        let mut declared: HashSet<(ScopeId, &str)> = HashSet::new();
-        for raw in &self.raw {
-            declared.insert((raw.scope, raw.name.as_str()));
-        }
-        let mut resolved = Vec::with_capacity(self.raw.len());
-        for raw in &self.raw {
-            let scopes = &self.out.scopes;
-            let scope = &scopes[raw.scope];
-            let effective = if scope.kind == ScopeKind::Module || scope.globals.contains(&raw.name)
-            {
-                Some(MODULE_SCOPE)
-            } else if scope.nonlocals.contains(&raw.name) {
-                let mut cursor = scope.parent;
-                let mut found = None;
-                while let Some(s) = cursor {
-                    let candidate = &scopes[s];
-                    if candidate.kind != ScopeKind::Class
-                        && candidate.kind != ScopeKind::Module
-                        && declared.contains(&(s, raw.name.as_str()))
-                        && !candidate.nonlocals.contains(&raw.name)
-                    {
-                        found = Some(s);
-                        break;
-                    }
-                    cursor = candidate.parent;
-                }
-                found
-            } else {
-                Some(raw.scope)
-            };
-            resolved.push(effective);
-        }
-        for (raw, effective) in self.raw.into_iter().zip(resolved) {
+    /// Applies `global`/`nonlocal`, fills the scopes' binding tables, and resolves every
+    /// name use (D3), each in one pass over the scope tree.
+    fn finish(mut self, cancel: &Cancel) -> Result<FileAnalysis, Cancelled> {
+        let tree = ScopeTree::of(&self.out.scopes);
+        let effective = self.effective_scopes(&tree, cancel)?;
+        for (i, (raw, effective)) in self.raw.into_iter().zip(effective).enumerate() {
+            if i.is_multiple_of(CANCEL_EVERY) {
+                cancel.check()?;
+            }
             let Some(effective) = effective else { continue };
             if let Bind::Star(index) = raw.bind {
                 self.out.scopes[effective].stars.push(index);
@@ -840,8 +928,263 @@ impl Walker<'_, '_> {
                 });
             }
         }
-        self.out
+        self.out.resolved = resolve_uses(&self.out, &tree, cancel)?;
+        let mut calls_by_order: Vec<usize> = (0..self.out.calls.len()).collect();
+        calls_by_order.sort_by_key(|&c| tree.order[self.out.calls[c].scope].0);
+        self.out.calls_by_order = calls_by_order;
+        self.out.order = tree.order;
+        Ok(self.out)
     }
+
+    /// The scope each raw binding lands in after `global` and `nonlocal` (`None`: a
+    /// `nonlocal` naming no enclosing function's binding, which Python rejects).
+    ///
+    /// `nonlocal x` binds in the nearest enclosing function scope that binds `x` itself;
+    /// walking up for each such binding would cost the nesting depth each time, so the
+    /// scopes are visited once in pre-order with, per name, the stack of open function
+    /// scopes that bind it.
+    fn effective_scopes(
+        &self,
+        tree: &ScopeTree,
+        cancel: &Cancel,
+    ) -> Result<Vec<Option<ScopeId>>, Cancelled> {
+        let scopes = &self.out.scopes;
+        // The names some scope declares `nonlocal`: only they need stacks (most files
+        // have none, and then every binding lands where `global` or its scope says).
+        let nonlocal: HashSet<&str> = scopes
+            .iter()
+            .flat_map(|scope| scope.nonlocals.iter().map(String::as_str))
+            .collect();
+        if nonlocal.is_empty() {
+            return Ok(self
+                .raw
+                .iter()
+                .map(|raw| {
+                    let scope = &scopes[raw.scope];
+                    Some(
+                        if scope.kind == ScopeKind::Module || scope.globals.contains(&raw.name) {
+                            MODULE_SCOPE
+                        } else {
+                            raw.scope
+                        },
+                    )
+                })
+                .collect());
+        }
+        let by_scope = group_by(self.raw.len(), scopes.len(), |r| self.raw[r].scope);
+        let mut effective = vec![None; self.raw.len()];
+        let mut stacks: HashMap<&str, Vec<ScopeId>> = HashMap::new();
+        let mut pushed: Vec<&str> = Vec::new();
+        let mut open: Vec<(ScopeId, usize)> = Vec::new();
+        for (step, &s) in tree.preorder.iter().enumerate() {
+            if step.is_multiple_of(CANCEL_EVERY) {
+                cancel.check()?;
+            }
+            tree.close(&mut open, s, |_, mark| {
+                for name in pushed.drain(mark..) {
+                    stacks.get_mut(name).and_then(Vec::pop);
+                }
+            });
+            let scope = &scopes[s];
+            let raws = by_scope.of(s);
+            for &r in raws {
+                let name = self.raw[r].name.as_str();
+                effective[r] = if scope.kind == ScopeKind::Module || scope.globals.contains(name) {
+                    Some(MODULE_SCOPE)
+                } else if scope.nonlocals.contains(name) {
+                    stacks.get(name).and_then(|stack| stack.last().copied())
+                } else {
+                    Some(s)
+                };
+            }
+            open.push((s, pushed.len()));
+            if !matches!(scope.kind, ScopeKind::Class | ScopeKind::Module) {
+                for &r in raws {
+                    let name = self.raw[r].name.as_str();
+                    if nonlocal.contains(name) && !scope.nonlocals.contains(name) {
+                        stacks.entry(name).or_default().push(s);
+                        pushed.push(name);
+                    }
+                }
+            }
+        }
+        Ok(effective)
+    }
+}
+
+/// The scope tree in pre-order, so passes over it need no recursion and no child lists.
+struct ScopeTree {
+    /// Scopes in pre-order (parents before children, siblings in creation order).
+    preorder: Vec<ScopeId>,
+    /// For each scope, its position in `preorder` and the last position of its subtree.
+    order: Vec<(u32, u32)>,
+}
+
+impl ScopeTree {
+    /// Scopes are created after their parent, so subtree sizes come from one backward
+    /// pass and positions from one forward pass.
+    fn of(scopes: &[Scope]) -> Self {
+        let n = scopes.len();
+        let mut size = vec![1u32; n];
+        for s in (1..n).rev() {
+            if let Some(p) = scopes[s].parent {
+                size[p] += size[s];
+            }
+        }
+        let mut order = vec![(0u32, 0u32); n];
+        // The position the next child of each scope gets.
+        let mut next = vec![1u32; n];
+        let mut preorder = vec![MODULE_SCOPE; n];
+        if n > 0 {
+            order[MODULE_SCOPE] = (0, size[MODULE_SCOPE] - 1);
+        }
+        for s in 1..n {
+            let p = scopes[s].parent.unwrap_or(MODULE_SCOPE);
+            let tin = next[p];
+            next[p] += size[s];
+            next[s] = tin + 1;
+            order[s] = (tin, tin + size[s] - 1);
+            preorder[tin as usize] = s;
+        }
+        ScopeTree { preorder, order }
+    }
+
+    /// Before visiting `next` in pre-order: leaves (pops, calling `leave` for) every open
+    /// scope whose subtree `next` is not in. Each entry carries what the caller pushed.
+    fn close<T: Copy>(
+        &self,
+        open: &mut Vec<(ScopeId, T)>,
+        next: ScopeId,
+        mut leave: impl FnMut(ScopeId, T),
+    ) {
+        let position = self.order[next].0;
+        while let Some(&(s, mark)) = open.last() {
+            if self.order[s].1 >= position {
+                break;
+            }
+            open.pop();
+            leave(s, mark);
+        }
+    }
+}
+
+/// Items `0..count` grouped by a key below `keys` (a counting sort), in their order.
+struct Groups {
+    starts: Vec<usize>,
+    items: Vec<usize>,
+}
+
+impl Groups {
+    fn of(&self, key: usize) -> &[usize] {
+        &self.items[self.starts[key]..self.starts[key + 1]]
+    }
+}
+
+fn group_by(count: usize, keys: usize, key: impl Fn(usize) -> usize) -> Groups {
+    let mut starts = vec![0usize; keys + 1];
+    for i in 0..count {
+        starts[key(i) + 1] += 1;
+    }
+    for k in 0..keys {
+        starts[k + 1] += starts[k];
+    }
+    let mut fill = starts.clone();
+    let mut items = vec![0usize; count];
+    for i in 0..count {
+        let k = key(i);
+        items[fill[k]] = i;
+        fill[k] += 1;
+    }
+    Groups { starts, items }
+}
+
+/// For each name the file uses, the (scope of a use, scope whose binding it finds or `None`
+/// when free) pairs, sorted by the scope of the use.
+type Resolutions = HashMap<String, Vec<(ScopeId, Option<ScopeId>)>>;
+
+/// Where each name use resolves (D3), as [`FileAnalysis::lookup`] would walk it, found in
+/// one pre-order pass: per name, the stack of open non-class scopes that bind it (or
+/// declare it `global`). A class scope's own names count only for its own uses.
+fn resolve_uses(
+    analysis: &FileAnalysis,
+    tree: &ScopeTree,
+    cancel: &Cancel,
+) -> Result<Resolutions, Cancelled> {
+    let scopes = &analysis.scopes;
+    let uses = group_by(analysis.name_uses.len(), scopes.len(), |u| {
+        analysis.name_uses[u].scope
+    });
+    let mut resolved: Resolutions = HashMap::new();
+    // Only names the file uses need stacks.
+    let used: HashSet<&str> = analysis
+        .name_uses
+        .iter()
+        .filter_map(|u| u.parts.first().map(String::as_str))
+        .collect();
+    let mut stacks: HashMap<&str, Vec<ScopeId>> = HashMap::new();
+    let mut pushed: Vec<&str> = Vec::new();
+    let mut open: Vec<(ScopeId, usize)> = Vec::new();
+    // Where a scope marking `name` sends its lookups: `global` names to the module.
+    let target = |t: ScopeId, name: &str| {
+        let scope = &scopes[t];
+        if scope.kind != ScopeKind::Module && scope.globals.contains(name) {
+            MODULE_SCOPE
+        } else {
+            t
+        }
+    };
+    for (step, &s) in tree.preorder.iter().enumerate() {
+        if step.is_multiple_of(CANCEL_EVERY) {
+            cancel.check()?;
+        }
+        tree.close(&mut open, s, |_, mark| {
+            for name in pushed.drain(mark..) {
+                stacks.get_mut(name).and_then(Vec::pop);
+            }
+        });
+        let scope = &scopes[s];
+        open.push((s, pushed.len()));
+        let class = scope.kind == ScopeKind::Class;
+        if !class {
+            let globals = scope
+                .globals
+                .iter()
+                .filter(|_| scope.kind != ScopeKind::Module);
+            for name in scope.bindings.keys().chain(globals) {
+                if !used.contains(name.as_str()) {
+                    continue;
+                }
+                stacks.entry(name.as_str()).or_default().push(s);
+                pushed.push(name.as_str());
+            }
+        }
+        for &u in uses.of(s) {
+            let Some(name) = analysis.name_uses[u].parts.first() else {
+                continue;
+            };
+            let own = (class
+                && (scope.globals.contains(name) || scope.bindings.contains_key(name)))
+            .then_some(s);
+            let found = own
+                .or_else(|| {
+                    stacks
+                        .get(name.as_str())
+                        .and_then(|stack| stack.last().copied())
+                })
+                .map(|t| target(t, name));
+            match resolved.get_mut(name.as_str()) {
+                Some(entries) => entries.push((s, found)),
+                None => {
+                    resolved.insert(name.clone(), vec![(s, found)]);
+                }
+            }
+        }
+    }
+    for entries in resolved.values_mut() {
+        entries.sort_unstable_by_key(|&(s, _)| s);
+        entries.dedup_by_key(|&mut (s, _)| s);
+    }
+    Ok(resolved)
 }
 
 fn dotted_text(tree: &SyntaxTree<'_>, id: NodeId) -> String {
@@ -865,11 +1208,48 @@ fn string_value(text: &str) -> String {
 }
 
 impl FileAnalysis {
-    /// Resolves a name used in `scope` per D3.
+    /// Resolves a name used in `scope` per D3. The names the file itself uses were
+    /// resolved once for the whole file ([`resolve_uses`]); any other question walks up
+    /// the scopes.
     pub(crate) fn lookup(&self, scope: ScopeId, name: &str) -> NameRef<'_> {
+        if let Some(entries) = self.resolved.get(name)
+            && let Ok(i) = entries.binary_search_by_key(&scope, |&(s, _)| s)
+        {
+            return match entries[i].1 {
+                Some(found) => self.binding_ref(found, name),
+                None => NameRef::Free,
+            };
+        }
+        self.walk_lookup(scope, name)
+    }
+
+    /// [`FileAnalysis::lookup`] of any name, drawing on `fuel` for each scope it walks up
+    /// (free once the fuel is out), for questions the file's own uses did not ask.
+    pub(crate) fn lookup_within(&self, scope: ScopeId, name: &str, fuel: &Fuel) -> NameRef<'_> {
+        if let Some(entries) = self.resolved.get(name)
+            && let Ok(i) = entries.binary_search_by_key(&scope, |&(s, _)| s)
+        {
+            return match entries[i].1 {
+                Some(found) => self.binding_ref(found, name),
+                None => NameRef::Free,
+            };
+        }
+        self.walk(scope, name, || fuel.take())
+    }
+
+    /// [`FileAnalysis::lookup`] by walking up from `scope`: the definition of D3's rules.
+    fn walk_lookup(&self, scope: ScopeId, name: &str) -> NameRef<'_> {
+        self.walk(scope, name, || true)
+    }
+
+    /// The walk of D3 from `scope`, asking `step` before each scope (free when it says no).
+    fn walk(&self, scope: ScopeId, name: &str, mut step: impl FnMut() -> bool) -> NameRef<'_> {
         let mut cursor = Some(scope);
         let mut first = true;
         while let Some(s) = cursor {
+            if !step() {
+                return NameRef::Free;
+            }
             let current = &self.scopes[s];
             // Class bodies are visible only to their own statements.
             if first || current.kind != ScopeKind::Class {
@@ -896,42 +1276,31 @@ impl FileAnalysis {
 
     /// Whether `ancestor` is `scope` or encloses it.
     pub(crate) fn scope_within(&self, scope: ScopeId, ancestor: ScopeId) -> bool {
-        let mut cursor = Some(scope);
-        while let Some(s) = cursor {
-            if s == ancestor {
-                return true;
-            }
-            cursor = self.scopes[s].parent;
-        }
-        false
+        let (start, end) = self.order[ancestor];
+        (start..=end).contains(&self.order[scope].0)
+    }
+
+    /// The calls made in `scope` or any scope inside it, in no particular order.
+    pub(crate) fn calls_within(&self, scope: ScopeId) -> impl Iterator<Item = &CallSite> {
+        let (start, end) = self.order[scope];
+        let position = |c: &usize| self.order[self.calls[*c].scope].0;
+        let from = self.calls_by_order.partition_point(|c| position(c) < start);
+        let to = self.calls_by_order.partition_point(|c| position(c) <= end);
+        self.calls_by_order[from..to]
+            .iter()
+            .map(|&c| &self.calls[c])
     }
 
     /// The class whose method (directly) contains `scope`, for `super()`.
     pub(crate) fn enclosing_class(&self, scope: ScopeId) -> Option<usize> {
-        let mut cursor = Some(scope);
-        while let Some(s) = cursor {
-            let current = &self.scopes[s];
-            if current.kind == ScopeKind::Function {
-                let parent = current.parent?;
-                let parent_scope = &self.scopes[parent];
-                if parent_scope.kind == ScopeKind::Class {
-                    return parent_scope.def;
-                }
-            }
-            cursor = current.parent;
-        }
-        None
+        self.scopes[scope].method_of
     }
 
     /// Scope of the module-level qualified name of a scope's function (`<module>` at top).
     pub(crate) fn scope_name(&self, scope: ScopeId) -> String {
-        let mut cursor = Some(scope);
-        while let Some(s) = cursor {
-            if let Some(def) = self.scopes[s].def {
-                return self.defs[def].qual.clone();
-            }
-            cursor = self.scopes[s].parent;
+        match self.scopes[scope].owner_def {
+            Some(def) => self.defs[def].qual.clone(),
+            None => "<module>".to_owned(),
         }
-        "<module>".to_owned()
     }
 }

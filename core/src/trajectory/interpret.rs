@@ -1,6 +1,16 @@
 //! Interpreting actions: kind, category, files and shown lines (spec section 1, D10–D14).
+//!
+//! Every action is hostile input: its command, its observation and the workspace files it
+//! names. The work on one action is bounded by its own size ([`ACTION_STEPS_PER_BYTE`] per
+//! byte of command and observation, plus [`ACTION_STEPS_BASE`]): an action that needs more
+//! (a glob over every file written ten thousand times, a grep line of a million dashes) is
+//! interpreted as far as its steps go and marked not understood. The workspace files an
+//! interpretation reads (line counts, lines, where a printed line sits) are read once per
+//! trajectory, not once per action or per printed line.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::cell::{Cell, RefCell};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::rc::Rc;
 
 use serde_json::Value;
 
@@ -8,7 +18,8 @@ use super::shell::{self, Pipeline, RedirectOp, Word};
 use super::{
     ActionKind, Category, InterpretedAction, RawAction, ShellAction, ToolCall, Trajectory,
 };
-use crate::workspace::{ShownLines, Workspace, line_count, normalise_path};
+use crate::budget::{Cancel, Cancelled};
+use crate::workspace::{LineSet, ShownLines, Workspace, normalise_path};
 
 /// What an interpretation needs besides the action.
 #[derive(Clone, Debug)]
@@ -45,37 +56,128 @@ impl<'a> InterpretOptions<'a> {
     }
 }
 
+/// Steps every action may take, whatever its size (a step is one line, one path or one
+/// file looked at, or one byte kept): enough for a glob over a repository of tens of
+/// thousands of files.
+pub const ACTION_STEPS_BASE: u64 = 1 << 16;
+
+/// Steps an action may take per byte of its command and observation. Interpreting a real
+/// action takes about one step per line printed.
+pub const ACTION_STEPS_PER_BYTE: u64 = 4;
+
 /// Interprets every action of a trajectory, in order.
 pub fn interpret_trajectory(
     trajectory: &Trajectory,
     options: &InterpretOptions<'_>,
 ) -> Vec<InterpretedAction> {
-    trajectory
-        .actions
-        .iter()
-        .map(|a| interpret_action(a, options))
-        .collect()
+    match interpret_trajectory_with(trajectory, options, &Cancel::never()) {
+        Ok(actions) => actions,
+        Err(Cancelled) => unreachable!("a Cancel::never() is never raised"),
+    }
+}
+
+/// [`interpret_trajectory`] that stops with [`Cancelled`] soon after `cancel` is raised
+/// (within an action too). The workspace files the actions read are read once for all.
+pub fn interpret_trajectory_with(
+    trajectory: &Trajectory,
+    options: &InterpretOptions<'_>,
+    cancel: &Cancel,
+) -> Result<Vec<InterpretedAction>, Cancelled> {
+    let ctx = Ctx::new(options, cancel);
+    let mut out = Vec::with_capacity(trajectory.actions.len());
+    for action in &trajectory.actions {
+        cancel.check()?;
+        out.push(ctx.interpret(action));
+        if ctx.cancelled.get() {
+            return Err(Cancelled);
+        }
+    }
+    Ok(out)
 }
 
 /// Interprets one action (D10–D14).
 pub fn interpret_action(action: &RawAction, options: &InterpretOptions<'_>) -> InterpretedAction {
-    let ctx = Ctx {
-        ws: options.workspace,
-        root: format!("/{}", normalise_path(&options.workdir)),
-    };
-    match action {
-        RawAction::Shell(s) => interpret_shell(s, &ctx),
-        RawAction::Tool(t) => interpret_tool(t, &ctx),
-    }
+    Ctx::new(options, &Cancel::never()).interpret(action)
 }
 
 struct Ctx<'a> {
     ws: Option<&'a Workspace>,
     /// Absolute, normalised (`/testbed`, or `/` for the filesystem root).
     root: String,
+    /// Workspace files already read by this trajectory's actions, by path.
+    files: RefCell<HashMap<String, Rc<FileLines<'a>>>>,
+    /// Steps the current action has left (see [`ACTION_STEPS_BASE`]).
+    steps: Cell<u64>,
+    /// The current action ran out of steps: what is left of it is not interpreted.
+    exhausted: Cell<bool>,
+    cancel: &'a Cancel,
+    cancelled: Cell<bool>,
 }
 
-impl Ctx<'_> {
+/// A workspace file's lines, and (built when first needed) where each distinct line is.
+struct FileLines<'a> {
+    lines: Vec<&'a str>,
+    positions: RefCell<Option<HashMap<&'a str, Vec<u32>>>>,
+}
+
+impl<'a> Ctx<'a> {
+    fn new(options: &InterpretOptions<'a>, cancel: &'a Cancel) -> Self {
+        Ctx {
+            ws: options.workspace,
+            root: format!("/{}", normalise_path(&options.workdir)),
+            files: RefCell::new(HashMap::new()),
+            steps: Cell::new(0),
+            exhausted: Cell::new(false),
+            cancel,
+            cancelled: Cell::new(false),
+        }
+    }
+
+    /// Interprets one action within its own step budget.
+    fn interpret(&self, action: &RawAction) -> InterpretedAction {
+        let bytes = match action {
+            RawAction::Shell(s) => s.command.len() + s.output.as_ref().map_or(0, String::len),
+            RawAction::Tool(t) => {
+                t.name.len() + t.output.as_ref().map_or(0, String::len) + json_size(&t.args)
+            }
+        };
+        let bytes = u64::try_from(bytes).unwrap_or(u64::MAX);
+        self.steps
+            .set(ACTION_STEPS_BASE.saturating_add(bytes.saturating_mul(ACTION_STEPS_PER_BYTE)));
+        self.exhausted.set(false);
+        let mut result = match action {
+            RawAction::Shell(s) => interpret_shell(s, self),
+            RawAction::Tool(t) => interpret_tool(t, self),
+        };
+        if self.exhausted.get() {
+            result.interpreted = false;
+        }
+        result
+    }
+
+    /// Takes `n` steps of the current action; `false` once they are spent (or the host
+    /// cancelled), and from then on for the rest of the action.
+    fn spend(&self, n: u64) -> bool {
+        if self.exhausted.get() {
+            return false;
+        }
+        if self.cancel.is_cancelled() {
+            self.cancelled.set(true);
+            self.exhausted.set(true);
+            return false;
+        }
+        match self.steps.get().checked_sub(n) {
+            Some(left) => {
+                self.steps.set(left);
+                true
+            }
+            None => {
+                self.exhausted.set(true);
+                false
+            }
+        }
+    }
+
     /// Resolves `path` against the absolute directory `cwd` and reports it relative to root.
     fn resolve(&self, cwd: &str, path: &str) -> String {
         let abs = if path.starts_with('/') {
@@ -96,14 +198,60 @@ impl Ctx<'_> {
         }
     }
 
-    fn text(&self, file: &str) -> Option<&str> {
+    fn text(&self, file: &str) -> Option<&'a str> {
         self.ws.and_then(|w| w.text(file))
+    }
+
+    /// The lines of a workspace file, read once per trajectory.
+    fn lines(&self, file: &str) -> Option<Rc<FileLines<'a>>> {
+        if let Some(lines) = self.files.borrow().get(file) {
+            return Some(Rc::clone(lines));
+        }
+        let text = self.text(file)?;
+        let lines = Rc::new(FileLines {
+            lines: text.lines().collect(),
+            positions: RefCell::new(None),
+        });
+        self.files
+            .borrow_mut()
+            .insert(file.to_owned(), Rc::clone(&lines));
+        Some(lines)
+    }
+
+    /// Number of lines of a workspace file, counted as editors do.
+    fn line_count(&self, file: &str) -> Option<u32> {
+        self.lines(file)
+            .map(|f| u32::try_from(f.lines.len()).unwrap_or(u32::MAX))
     }
 
     fn is_dir(&self, file: &str) -> bool {
         self.ws
             .is_some_and(|w| file != "." && w.is_dir(file) && !w.contains(file))
     }
+}
+
+/// Roughly the bytes of a JSON value (its strings and keys), without writing it out.
+fn json_size(value: &Value) -> usize {
+    let mut size = 0usize;
+    let mut stack = vec![value];
+    while let Some(v) = stack.pop() {
+        size = size.saturating_add(match v {
+            Value::String(s) => s.len() + 2,
+            Value::Array(items) => {
+                stack.extend(items);
+                2
+            }
+            Value::Object(map) => {
+                for (k, item) in map {
+                    size = size.saturating_add(k.len() + 3);
+                    stack.push(item);
+                }
+                2
+            }
+            _ => 8,
+        });
+    }
+    size
 }
 
 fn blank(command: String) -> InterpretedAction {
@@ -121,6 +269,17 @@ fn blank(command: String) -> InterpretedAction {
 // ---------------------------------------------------------------------------------------
 // Line selections
 
+/// A range requested of a file the workspace does not have (so nothing clips it, D13)
+/// counts at most this many lines past its first: `sed -n '1,4294967295p' new.py` or a
+/// read with `limit: 4294967295` would otherwise make one action count four billion lines.
+/// No real file comes near it; files the workspace has are clipped to their line count.
+pub const MAX_UNSEEN_RANGE: u32 = 100_000;
+
+/// The last line counted of a requested range `start..=end` of a file not in the workspace.
+fn unseen_end(start: u32, end: u32) -> u32 {
+    end.min(start.saturating_add(MAX_UNSEEN_RANGE))
+}
+
 /// Which lines of a file a stream carries, in file order.
 #[derive(Clone, Debug, PartialEq, Eq)]
 enum Sel {
@@ -135,6 +294,14 @@ enum Sel {
 }
 
 impl Sel {
+    /// What working on this selection costs, in steps: one per range.
+    fn weight(&self) -> u64 {
+        match self {
+            Sel::Ranges(r) => 1 + u64::try_from(r.len()).unwrap_or(u64::MAX),
+            _ => 1,
+        }
+    }
+
     fn whole() -> Self {
         Sel::Ranges(vec![(1, None)])
     }
@@ -506,14 +673,21 @@ fn push_operand(ctx: &Ctx<'_>, cwd: &str, w: &Word, out: &mut Vec<Operand>) {
     }
     if w.glob {
         let pattern = ctx.resolve(cwd, &w.text);
-        if let Some(ws) = ctx.ws {
-            for (p, _) in ws.files() {
-                if glob_match(&pattern, p) {
-                    out.push(Operand {
-                        raw: w.text.clone(),
-                        path: p.to_owned(),
-                    });
-                }
+        let Some(ws) = ctx.ws else { return };
+        if !ctx.spend(1 + u64::try_from(pattern.len() / 64).unwrap_or(u64::MAX)) {
+            return;
+        }
+        let glob = Glob::new(&pattern);
+        for (p, _) in ws.files() {
+            if !ctx.spend(1) {
+                return;
+            }
+            // A match is kept (twice: as written and as a path), so it costs its length.
+            if glob.matches(p) && ctx.spend(2 * u64::try_from(p.len()).unwrap_or(u64::MAX)) {
+                out.push(Operand {
+                    raw: w.text.clone(),
+                    path: p.to_owned(),
+                });
             }
         }
         return;
@@ -524,58 +698,130 @@ fn push_operand(ctx: &Ctx<'_>, cwd: &str, w: &Word, out: &mut Vec<Operand>) {
     });
 }
 
-/// Glob matching: `*` and `?` never cross `/`; `[...]` matches any listed character.
-fn glob_match(pattern: &str, text: &str) -> bool {
-    let p: Vec<char> = pattern.chars().collect();
-    let t: Vec<char> = text.chars().collect();
-    let (mut pi, mut ti) = (0usize, 0usize);
-    let mut star: Option<(usize, usize)> = None;
-    while ti < t.len() {
-        let step = match p.get(pi) {
-            Some('*') => {
+/// One element of a glob pattern.
+#[derive(Debug)]
+enum GlobToken {
+    /// `*`: any run of characters but `/` (a run of `*` is one).
+    Star,
+    /// `?`: any character but `/`.
+    Any,
+    /// `[...]`, `[!...]`, `[^...]`: a listed (or unlisted) character, never `/`. Sorted.
+    Set {
+        negated: bool,
+        chars: Vec<char>,
+    },
+    Char(char),
+}
+
+/// A glob pattern compiled once for matching against every file: `*` and `?` never cross
+/// `/`; `[...]` matches any listed character; a `[` without a later `]` is a character.
+struct Glob {
+    tokens: Vec<GlobToken>,
+    /// Characters a match needs at least (one per token but `*`).
+    min_len: usize,
+    has_star: bool,
+}
+
+impl Glob {
+    fn new(pattern: &str) -> Self {
+        let p: Vec<char> = pattern.chars().collect();
+        // The first `]` at or after each position, from one backward pass.
+        let mut close = vec![None; p.len() + 1];
+        for i in (0..p.len()).rev() {
+            close[i] = if p[i] == ']' { Some(i) } else { close[i + 1] };
+        }
+        let mut tokens = Vec::new();
+        let mut i = 0;
+        while i < p.len() {
+            match p[i] {
+                '*' => {
+                    if !matches!(tokens.last(), Some(GlobToken::Star)) {
+                        tokens.push(GlobToken::Star);
+                    }
+                    i += 1;
+                }
+                '?' => {
+                    tokens.push(GlobToken::Any);
+                    i += 1;
+                }
+                '[' => match close[i + 1] {
+                    Some(end) if end > i + 1 => {
+                        let set = &p[i + 1..end];
+                        let (negated, set) = match set.first() {
+                            Some('!' | '^') => (true, &set[1..]),
+                            _ => (false, set),
+                        };
+                        let mut chars = set.to_vec();
+                        chars.sort_unstable();
+                        chars.dedup();
+                        tokens.push(GlobToken::Set { negated, chars });
+                        i = end + 1;
+                    }
+                    _ => {
+                        tokens.push(GlobToken::Char('['));
+                        i += 1;
+                    }
+                },
+                c => {
+                    tokens.push(GlobToken::Char(c));
+                    i += 1;
+                }
+            }
+        }
+        let stars = tokens
+            .iter()
+            .filter(|t| matches!(t, GlobToken::Star))
+            .count();
+        Glob {
+            min_len: tokens.len() - stars,
+            has_star: stars > 0,
+            tokens,
+        }
+    }
+
+    /// Whether the token matches one character.
+    fn one(token: &GlobToken, c: char) -> bool {
+        match token {
+            GlobToken::Star => false,
+            GlobToken::Any => c != '/',
+            GlobToken::Set { negated, chars } => {
+                (chars.binary_search(&c).is_ok() != *negated) && c != '/'
+            }
+            GlobToken::Char(p) => *p == c,
+        }
+    }
+
+    fn matches(&self, text: &str) -> bool {
+        let t: Vec<char> = text.chars().collect();
+        if t.len() < self.min_len || (!self.has_star && t.len() != self.min_len) {
+            return false;
+        }
+        let p = &self.tokens;
+        let (mut pi, mut ti) = (0usize, 0usize);
+        // The last `*` seen and the text position its run would end at next.
+        let mut star: Option<(usize, usize)> = None;
+        while ti < t.len() {
+            if let Some(GlobToken::Star) = p.get(pi) {
                 star = Some((pi, ti));
                 pi += 1;
                 continue;
             }
-            Some('?') if t[ti] != '/' => Some(1),
-            Some('[') => {
-                let close = p[pi..].iter().position(|&c| c == ']').map(|c| c + pi);
-                match close {
-                    Some(end) if end > pi + 1 => {
-                        let set = &p[pi + 1..end];
-                        let (neg, set) = match set.first() {
-                            Some('!' | '^') => (true, &set[1..]),
-                            _ => (false, set),
-                        };
-                        if set.contains(&t[ti]) != neg && t[ti] != '/' {
-                            pi = end + 1;
-                            ti += 1;
-                            continue;
-                        }
-                        None
-                    }
-                    _ => (t[ti] == '[').then_some(1),
-                }
-            }
-            Some(&c) if c == t[ti] => Some(1),
-            _ => None,
-        };
-        match step {
-            Some(s) => {
-                pi += s;
+            if p.get(pi).is_some_and(|token| Self::one(token, t[ti])) {
+                pi += 1;
                 ti += 1;
+                continue;
             }
-            None => match star {
+            match star {
                 Some((sp, st)) if t[st] != '/' => {
                     pi = sp + 1;
                     ti = st + 1;
                     star = Some((sp, st + 1));
                 }
                 _ => return false,
-            },
+            }
         }
+        p[pi..].iter().all(|t| matches!(t, GlobToken::Star))
     }
-    p[pi..].iter().all(|&c| c == '*')
 }
 
 /// Parses a number argument for head/tail: `N`, `+N` (from line N), `-N`.
@@ -1328,6 +1574,7 @@ fn plan_pipeline(ctx: &Ctx<'_>, cwd: &mut String, p: &Pipeline) -> Part {
                 if let Shows::Read {
                     sel, grep: None, ..
                 } = &mut part.shows
+                    && ctx.spend(sel.weight())
                 {
                     *sel = apply(sel, &op);
                 }
@@ -1454,24 +1701,46 @@ fn grep_number(line: &str) -> Option<(u32, &str)> {
     Some((line[..digits].parse().ok()?, text))
 }
 
-/// Finds printed lines in a file's text, in order (sequential alignment).
+/// Finds printed lines in a file's text, in order (sequential alignment): the next line
+/// equal to the printed one from where the last was found, else the first in the file.
+/// Each lookup is a search in the file's index of lines, not a scan of the file.
 struct Locator<'a> {
-    lines: Vec<&'a str>,
+    file: Rc<FileLines<'a>>,
     cursor: usize,
 }
 
-impl<'a> Locator<'a> {
-    fn new(text: &'a str) -> Self {
-        Self {
-            lines: text.lines().collect(),
-            cursor: 0,
+impl<'a> FileLines<'a> {
+    /// Runs `f` on the index of where each distinct line is (0-based, ascending), built on
+    /// first use.
+    fn with_positions<R>(&self, f: impl FnOnce(&HashMap<&'a str, Vec<u32>>) -> R) -> R {
+        if self.positions.borrow().is_none() {
+            let mut positions: HashMap<&'a str, Vec<u32>> = HashMap::new();
+            for (i, line) in self.lines.iter().enumerate() {
+                positions
+                    .entry(line)
+                    .or_default()
+                    .push(u32::try_from(i).unwrap_or(u32::MAX));
+            }
+            *self.positions.borrow_mut() = Some(positions);
         }
+        let positions = self.positions.borrow();
+        match positions.as_ref() {
+            Some(positions) => f(positions),
+            None => f(&HashMap::new()),
+        }
+    }
+}
+
+impl<'a> Locator<'a> {
+    fn new(file: Rc<FileLines<'a>>) -> Self {
+        Self { file, cursor: 0 }
     }
 
     fn find(&mut self, printed: &str) -> Option<u32> {
         if printed.trim().is_empty() {
             // Blank lines are ambiguous; take the next line if it is blank too.
             if self
+                .file
                 .lines
                 .get(self.cursor)
                 .is_some_and(|l| l.trim().is_empty())
@@ -1481,11 +1750,12 @@ impl<'a> Locator<'a> {
             }
             return None;
         }
-        let hit = self.lines[self.cursor.min(self.lines.len())..]
-            .iter()
-            .position(|l| *l == printed)
-            .map(|p| p + self.cursor)
-            .or_else(|| self.lines.iter().position(|l| *l == printed))?;
+        let cursor = self.cursor;
+        let hit = self.file.with_positions(|positions| {
+            let at = positions.get(printed)?;
+            let next = at.partition_point(|&p| (p as usize) < cursor);
+            at.get(next).or(at.first()).map(|&p| p as usize)
+        })?;
         self.cursor = hit + 1;
         u32::try_from(hit + 1).ok()
     }
@@ -1514,9 +1784,11 @@ fn resolve_part(ctx: &Ctx<'_>, part: &Part, obs: &Obs<'_>) -> Resolved {
             // A grep over one file's stream.
             let Some(out) = obs.output else { return r };
             let Some(file) = files.first() else { return r };
-            let text = ctx.text(&file.path);
-            let mut loc = text.map(Locator::new);
+            let mut loc = ctx.lines(&file.path).map(Locator::new);
             for line in output_lines(out) {
+                if !ctx.spend(1) {
+                    break;
+                }
                 if line == "--" {
                     continue;
                 }
@@ -1550,11 +1822,17 @@ fn resolve_part(ctx: &Ctx<'_>, part: &Part, obs: &Obs<'_>) -> Resolved {
             grep: None,
         } => {
             for f in files {
-                if let Some(text) = ctx.text(&f.path) {
+                if !ctx.spend(sel.weight()) {
+                    break;
+                }
+                if let Some(file_lines) = ctx.lines(&f.path) {
                     if *sel == Sel::Locate {
                         if let Some(out) = obs.output {
-                            let mut loc = Locator::new(text);
+                            let mut loc = Locator::new(file_lines);
                             for line in output_lines(out) {
+                                if !ctx.spend(1) {
+                                    break;
+                                }
                                 let n = if *numbered {
                                     nl_number(line).map(|(n, _)| n)
                                 } else {
@@ -1566,7 +1844,8 @@ fn resolve_part(ctx: &Ctx<'_>, part: &Part, obs: &Obs<'_>) -> Resolved {
                             }
                         }
                     } else {
-                        for (a, b) in sel.lines(line_count(text)) {
+                        let count = u32::try_from(file_lines.lines.len()).unwrap_or(u32::MAX);
+                        for (a, b) in sel.lines(count) {
                             r.shown.add_range(&f.path, a, b);
                         }
                     }
@@ -1575,11 +1854,14 @@ fn resolve_part(ctx: &Ctx<'_>, part: &Part, obs: &Obs<'_>) -> Resolved {
                 // Not in the workspace: the observation, else the requested range.
                 let bounded = sel.requested();
                 if let (true, Some(out)) = (*numbered, obs.output) {
+                    let requested = LineSet::from(bounded.clone());
                     let mut any = false;
                     for line in output_lines(out) {
+                        if !ctx.spend(1) {
+                            break;
+                        }
                         if let Some((n, _)) = nl_number(line) {
-                            let fits = bounded.is_empty()
-                                || bounded.iter().any(|&(a, b)| a <= n && n <= b);
+                            let fits = bounded.is_empty() || requested.contains(n);
                             if fits {
                                 r.shown.add(&f.path, n);
                                 any = true;
@@ -1603,8 +1885,7 @@ fn resolve_part(ctx: &Ctx<'_>, part: &Part, obs: &Obs<'_>) -> Resolved {
                     continue;
                 }
                 for (a, b) in bounded {
-                    r.shown
-                        .add_range(&f.path, a, b.min(a.saturating_add(100_000)));
+                    r.shown.add_range(&f.path, a, unseen_end(a, b));
                 }
             }
         }
@@ -1615,6 +1896,9 @@ fn resolve_part(ctx: &Ctx<'_>, part: &Part, obs: &Obs<'_>) -> Resolved {
             }
             if spec.list_files {
                 for line in output_lines(out) {
+                    if !ctx.spend(1) {
+                        break;
+                    }
                     let l = line.trim();
                     if !l.is_empty() && !l.contains(": No such file") && !l.starts_with("grep:") {
                         r.hit_files.insert(ctx.resolve(&part.cwd, l));
@@ -1642,6 +1926,9 @@ fn decode_grep(
     let mut locators: BTreeMap<String, Locator<'_>> = BTreeMap::new();
     let mut seen_paths: BTreeSet<String> = BTreeSet::new();
     for line in output_lines(out) {
+        if !ctx.spend(1) {
+            break;
+        }
         if line == "--"
             || line.starts_with("Binary file")
             || line.starts_with("grep: ")
@@ -1671,10 +1958,10 @@ fn decode_grep(
             Some(n) => {
                 // Several printing parts: decoded lines must match the file's text.
                 if obs.printing_parts > 1 && single.is_some() {
-                    match ctx.text(&file) {
-                        Some(t) => {
+                    match ctx.lines(&file) {
+                        Some(file_lines) => {
                             let idx = usize::try_from(n).unwrap_or(usize::MAX).wrapping_sub(1);
-                            if t.lines().nth(idx) != Some(text) {
+                            if file_lines.lines.get(idx) != Some(&text) {
                                 continue;
                             }
                         }
@@ -1683,12 +1970,15 @@ fn decode_grep(
                 }
                 Some(n)
             }
-            None => match ctx.text(&file) {
-                Some(t) => locators
-                    .entry(file.clone())
-                    .or_insert_with(|| Locator::new(t))
-                    .find(text),
-                None => None,
+            None => match locators.get_mut(&file) {
+                Some(locator) => locator.find(text),
+                None => match ctx.lines(&file) {
+                    Some(file_lines) => locators
+                        .entry(file.clone())
+                        .or_insert(Locator::new(file_lines))
+                        .find(text),
+                    None => None,
+                },
             },
         };
         r.hit_files.insert(file.clone());
@@ -1697,6 +1987,15 @@ fn decode_grep(
         }
     }
 }
+
+/// The longest prefix of a grep line tried as a path: Linux's `PATH_MAX`, so no real path
+/// is longer.
+const MAX_PATH_BYTES: usize = 4096;
+
+/// Separators of one grep line tried as the end of its path. The path ends at the first
+/// separator after it, and real paths hold only a few `-` or `:` of their own; a line
+/// whose path is not found among them is taken as its first `:`, as when none is found.
+const MAX_PATH_TRIES: usize = 64;
 
 /// Splits `path:12:text` / `path-12-text` (with numbers) or `path:text` (without).
 fn split_path_line<'l>(
@@ -1713,12 +2012,16 @@ fn split_path_line<'l>(
     };
     let bytes = line.as_bytes();
     let mut fallback: Option<(String, Option<u32>, &'l str)> = None;
+    let mut tries = 0usize;
     for (i, &b) in bytes.iter().enumerate() {
         if b != b':' && b != b'-' {
             continue;
         }
         if i == 0 {
             continue;
+        }
+        if i > MAX_PATH_BYTES || tries == MAX_PATH_TRIES {
+            break;
         }
         let prefix = &line[..i];
         if numbers {
@@ -1731,6 +2034,7 @@ fn split_path_line<'l>(
                 continue;
             };
             let text = &rest[digits + 1..];
+            tries += 1;
             let (ok, path) = known(prefix);
             if ok {
                 return Some((path, Some(n), text));
@@ -1740,6 +2044,7 @@ fn split_path_line<'l>(
             }
         } else {
             let text = &line[i + 1..];
+            tries += 1;
             let (ok, path) = known(prefix);
             if ok {
                 return Some((path, None, text));
@@ -1786,6 +2091,9 @@ fn interpret_shell(action: &ShellAction, ctx: &Ctx<'_>) -> InterpretedAction {
                 .collect()
         })
         .unwrap_or_default();
+    // Checking an operand against the messages reads them all.
+    let missing_bytes: usize = missing.iter().map(|l| l.len()).sum();
+    let check_cost = u64::try_from(missing.len() + missing_bytes / 64).unwrap_or(u64::MAX);
     for part in &parts {
         result.kind = result.kind.max(part.kind);
         result.category = result.category.max(part.category);
@@ -1794,7 +2102,10 @@ fn interpret_shell(action: &ShellAction, ctx: &Ctx<'_>) -> InterpretedAction {
         result.ambiguous |= res.ambiguous;
         let mut dropped = BTreeSet::new();
         for op in &part.operands {
-            if missing.iter().any(|l| l.contains(op.raw.as_str())) {
+            let failed = !missing.is_empty()
+                && ctx.spend(check_cost)
+                && missing.iter().any(|l| l.contains(op.raw.as_str()));
+            if failed {
                 dropped.insert(op.path.clone());
             } else {
                 result.files.insert(op.path.clone());
@@ -1851,7 +2162,7 @@ fn interpret_tool(call: &ToolCall, ctx: &Ctx<'_>) -> InterpretedAction {
                 let limit = arg_u32(&call.args, &["limit"]).unwrap_or(OPENCODE_READ_LIMIT);
                 (offset, Some(offset.saturating_add(limit.max(1)) - 1))
             };
-            if let Some(count) = ctx.ws.and_then(|w| w.line_count(&path)) {
+            if let Some(count) = ctx.line_count(&path) {
                 result
                     .shown
                     .add_range(&path, start, end.unwrap_or(count).min(count));
@@ -1861,6 +2172,9 @@ fn interpret_tool(call: &ToolCall, ctx: &Ctx<'_>) -> InterpretedAction {
             if let Some(out) = &call.output {
                 let mut any = false;
                 for line in out.lines() {
+                    if !ctx.spend(1) {
+                        break;
+                    }
                     let t = line.trim_start();
                     let digits = t.len() - t.trim_start_matches(|c: char| c.is_ascii_digit()).len();
                     if digits == 0 {
@@ -1883,7 +2197,7 @@ fn interpret_tool(call: &ToolCall, ctx: &Ctx<'_>) -> InterpretedAction {
             if arg_u32(&call.args, &["end_line", "limit"]).is_some()
                 && let Some(e) = end
             {
-                result.shown.add_range(&path, start, e);
+                result.shown.add_range(&path, start, unseen_end(start, e));
             }
         }
         "grep" | "search" => {
@@ -1933,6 +2247,9 @@ fn interpret_tool(call: &ToolCall, ctx: &Ctx<'_>) -> InterpretedAction {
 fn decode_tool_grep(ctx: &Ctx<'_>, out: &str, result: &mut InterpretedAction) {
     let mut current: Option<String> = None;
     for line in out.lines() {
+        if !ctx.spend(1) {
+            break;
+        }
         let t = line.trim();
         if let Some(rest) = t.strip_prefix("Line ") {
             let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
@@ -1958,6 +2275,184 @@ fn decode_tool_grep(ctx: &Ctx<'_>, out: &str, result: &mut InterpretedAction) {
             let file = ctx.resolve(&ctx.root, p);
             result.files.insert(file.clone());
             result.shown.add(&file, n);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The glob matcher before patterns were compiled, kept as the model [`Glob`] must
+    /// agree with: `*` and `?` never cross `/`; `[...]` matches any listed character.
+    fn model_glob_match(pattern: &str, text: &str) -> bool {
+        let p: Vec<char> = pattern.chars().collect();
+        let t: Vec<char> = text.chars().collect();
+        let (mut pi, mut ti) = (0usize, 0usize);
+        let mut star: Option<(usize, usize)> = None;
+        while ti < t.len() {
+            let step = match p.get(pi) {
+                Some('*') => {
+                    star = Some((pi, ti));
+                    pi += 1;
+                    continue;
+                }
+                Some('?') if t[ti] != '/' => Some(1),
+                Some('[') => {
+                    let close = p[pi..].iter().position(|&c| c == ']').map(|c| c + pi);
+                    match close {
+                        Some(end) if end > pi + 1 => {
+                            let set = &p[pi + 1..end];
+                            let (neg, set) = match set.first() {
+                                Some('!' | '^') => (true, &set[1..]),
+                                _ => (false, set),
+                            };
+                            if set.contains(&t[ti]) != neg && t[ti] != '/' {
+                                pi = end + 1;
+                                ti += 1;
+                                continue;
+                            }
+                            None
+                        }
+                        _ => (t[ti] == '[').then_some(1),
+                    }
+                }
+                Some(&c) if c == t[ti] => Some(1),
+                _ => None,
+            };
+            match step {
+                Some(s) => {
+                    pi += s;
+                    ti += 1;
+                }
+                None => match star {
+                    Some((sp, st)) if t[st] != '/' => {
+                        pi = sp + 1;
+                        ti = st + 1;
+                        star = Some((sp, st + 1));
+                    }
+                    _ => return false,
+                },
+            }
+        }
+        p[pi..].iter().all(|&c| c == '*')
+    }
+
+    #[test]
+    fn compiled_globs_match_as_the_model_does() {
+        let patterns = [
+            "*",
+            "**",
+            "*.py",
+            "pkg/*.py",
+            "pkg/**/*.py",
+            "*/*",
+            "?",
+            "??.py",
+            "a?c",
+            "[ab].py",
+            "[!ab].py",
+            "[^a]*",
+            "[]a].py",
+            "[",
+            "a[",
+            "[a",
+            "a[]b",
+            "[]",
+            "*[",
+            "*]*",
+            "a*b*c",
+            "*a*a*a*b",
+            "pkg/*",
+            "pkg*",
+            "p*/a.py",
+            "*/",
+            "a**b",
+            "[a-c].py",
+            "x[!/]y",
+            "",
+        ];
+        let paths = [
+            "a.py",
+            "b.py",
+            "c.py",
+            "ab.py",
+            "pkg/a.py",
+            "pkg/sub/a.py",
+            "pkg",
+            "]a.py",
+            "[",
+            "a[",
+            "a[]b",
+            "abc",
+            "aXbYc",
+            "aaab",
+            "aab",
+            "x/y",
+            "xzy",
+            "a",
+            "",
+            "[.py",
+            "p/a.py",
+            "pq/a.py",
+            "ab",
+            "a/b",
+            "é.py",
+            "-.py",
+        ];
+        for pattern in patterns {
+            let glob = Glob::new(pattern);
+            for path in paths {
+                assert_eq!(
+                    glob.matches(path),
+                    model_glob_match(pattern, path),
+                    "{pattern:?} on {path:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn a_glob_of_many_stars_matches_in_time_linear_in_the_path() {
+        // Runs of `*` are one: this pattern compiles to three tokens.
+        let pattern = format!("{}a{}", "*".repeat(100_000), "*".repeat(100_000));
+        let glob = Glob::new(&pattern);
+        assert_eq!(glob.tokens.len(), 3);
+        assert!(glob.matches("xxaxx") && !glob.matches("xx/ax"));
+        // A pattern needing more characters than a path has is rejected before matching.
+        assert!(!Glob::new(&"?".repeat(100_000)).matches("a.py"));
+    }
+
+    #[test]
+    fn printed_lines_are_located_as_a_scan_would() {
+        // The index answers exactly as a scan from the cursor, then from the top, would.
+        let text = "a\nb\na\n\n\nc\na\nb\n";
+        let lines: Vec<&str> = text.lines().collect();
+        let printed = ["a", "a", "b", "", "", "", "a", "b", "c", "z", "a", "a", "a"];
+        let mut located = Locator::new(Rc::new(FileLines {
+            lines: lines.clone(),
+            positions: RefCell::new(None),
+        }));
+        let mut cursor = 0usize;
+        for line in printed {
+            let expected = if line.trim().is_empty() {
+                lines.get(cursor).filter(|l| l.trim().is_empty()).map(|_| {
+                    cursor += 1;
+                    cursor
+                })
+            } else {
+                lines[cursor.min(lines.len())..]
+                    .iter()
+                    .position(|l| *l == line)
+                    .map(|p| p + cursor)
+                    .or_else(|| lines.iter().position(|l| *l == line))
+                    .map(|hit| {
+                        cursor = hit + 1;
+                        hit + 1
+                    })
+            };
+            let expected = expected.map(|n| u32::try_from(n).unwrap());
+            assert_eq!(located.find(line), expected, "{line:?}");
         }
     }
 }

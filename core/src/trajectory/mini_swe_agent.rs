@@ -18,6 +18,7 @@
 //!   rejected response; a `role: "exit"` message ends the trajectory.
 
 use std::borrow::Cow;
+use std::collections::{HashMap, VecDeque};
 
 use serde_json::Value;
 
@@ -83,9 +84,8 @@ pub(crate) fn parse(value: &Value, v11: bool) -> Result<Trajectory, TrajectoryEr
         });
     let mut actions: Vec<RawAction> = Vec::new();
     let mut rejected = 0usize;
-    // Actions of the latest assistant message still waiting for observations:
-    // (index into `actions`, tool_call_id).
-    let mut waiting: Vec<(usize, Option<String>)> = Vec::new();
+    // Actions of the latest assistant message still waiting for observations.
+    let mut waiting = Waiting::default();
     let mut last_was_rejected = false;
     for msg in messages {
         match role(msg) {
@@ -96,7 +96,7 @@ pub(crate) fn parse(value: &Value, v11: bool) -> Result<Trajectory, TrajectoryEr
                     Some(cmds) => {
                         last_was_rejected = false;
                         for (command, id) in cmds {
-                            waiting.push((actions.len(), id));
+                            waiting.push(actions.len(), id);
                             actions.push(RawAction::Shell(ShellAction {
                                 command,
                                 ..ShellAction::default()
@@ -110,19 +110,8 @@ pub(crate) fn parse(value: &Value, v11: bool) -> Result<Trajectory, TrajectoryEr
                 }
             }
             "tool" => {
-                let id = msg
-                    .get("tool_call_id")
-                    .and_then(Value::as_str)
-                    .map(str::to_owned);
-                let pos = match &id {
-                    Some(id) => waiting
-                        .iter()
-                        .position(|(_, w)| w.as_deref() == Some(id.as_str())),
-                    None => None,
-                }
-                .or(if waiting.is_empty() { None } else { Some(0) });
-                if let Some(p) = pos {
-                    let (idx, _) = waiting.remove(p);
+                let id = msg.get("tool_call_id").and_then(Value::as_str);
+                if let Some(idx) = waiting.take(id) {
                     attach(&mut actions, idx, msg);
                 }
             }
@@ -141,8 +130,7 @@ pub(crate) fn parse(value: &Value, v11: bool) -> Result<Trajectory, TrajectoryEr
                 let is_obs = text.starts_with("<returncode>")
                     || text.starts_with(TIMEOUT_PREFIX)
                     || (structured && extra(msg, "raw_output").is_some());
-                if is_obs && !waiting.is_empty() {
-                    let (idx, _) = waiting.remove(0);
+                if is_obs && let Some(idx) = waiting.take(None) {
                     attach(&mut actions, idx, msg);
                 } else {
                     waiting.clear();
@@ -171,6 +159,57 @@ pub(crate) fn parse(value: &Value, v11: bool) -> Result<Trajectory, TrajectoryEr
             .and_then(Value::as_str)
             .map(str::to_owned),
     })
+}
+
+/// The actions of the latest assistant message still waiting for their observations, in
+/// order. An observation takes the first one with its `tool_call_id`, else the first one;
+/// both in O(1) amortised, so a message with thousands of calls answered in any order
+/// costs what it holds (a list scanned and shifted per observation was quadratic).
+#[derive(Default)]
+struct Waiting {
+    /// Index into the actions of each waiting slot, in order; `None` once taken.
+    slots: Vec<Option<usize>>,
+    /// The first slot not taken.
+    head: usize,
+    /// The slots of each call id, in order (taken ones are skipped when met).
+    by_id: HashMap<String, VecDeque<usize>>,
+}
+
+impl Waiting {
+    fn clear(&mut self) {
+        self.slots.clear();
+        self.head = 0;
+        self.by_id.clear();
+    }
+
+    fn push(&mut self, action: usize, id: Option<String>) {
+        if let Some(id) = id {
+            self.by_id
+                .entry(id)
+                .or_default()
+                .push_back(self.slots.len());
+        }
+        self.slots.push(Some(action));
+    }
+
+    /// Takes the first waiting action with call id `id`, else the first waiting one.
+    fn take(&mut self, id: Option<&str>) -> Option<usize> {
+        if let Some(slots) = id.and_then(|id| self.by_id.get_mut(id)) {
+            while let Some(slot) = slots.pop_front() {
+                if let Some(action) = self.slots[slot].take() {
+                    return Some(action);
+                }
+            }
+        }
+        while self.head < self.slots.len() {
+            let slot = self.head;
+            self.head += 1;
+            if let Some(action) = self.slots[slot].take() {
+                return Some(action);
+            }
+        }
+        None
+    }
 }
 
 /// `msg.extra.<key>`, as `msg.pointer("/extra/<key>")` finds it but without building and
@@ -252,10 +291,14 @@ fn assistant_actions(
 
 /// All matches of the regex ```` ```FENCE\s*\n(.*?)\n``` ```` (DOTALL, non-overlapping), as
 /// Python's `re.findall` returns them.
+///
+/// Linear in the text: the closing fence is searched for once per opening fence at most
+/// (see below), and a search that found nothing is never repeated from further on.
 pub(crate) fn fenced_blocks(text: &str, fence: &str) -> Vec<String> {
     let open = format!("```{fence}");
     let mut out = Vec::new();
     let mut pos = 0usize;
+    let mut closes = Closes::new(text);
     while let Some(rel) = text.get(pos..).and_then(|t| t.find(&open)) {
         let after = pos + rel + open.len();
         let rest = &text[after..];
@@ -269,17 +312,19 @@ pub(crate) fn fenced_blocks(text: &str, fence: &str) -> Vec<String> {
             .filter(|(_, c)| *c == '\n')
             .map(|(i, _)| after + i)
             .collect();
-        let mut matched = None;
-        // Greedy `\s*`: try the last newline first, then backtrack.
-        for &nl in newlines.iter().rev() {
-            let body_start = nl + 1;
-            if let Some(end_rel) = text.get(body_start..).and_then(|t| t.find("\n```")) {
-                matched = Some((body_start, body_start + end_rel));
-                break;
+        // Greedy `\s*`: the last newline first. If no closing fence follows it, an earlier
+        // newline can only find one that starts on the last newline itself (everything
+        // between is whitespace), which the next-to-last newline, tried next, then takes.
+        let matched = newlines.last().and_then(|&last| {
+            if let Some(end) = closes.next_from(last + 1) {
+                return Some((last + 1, end));
             }
-            // `.*?` can also be empty when the closing fence's newline is this newline's
-            // successor; covered by the search above starting at body_start.
-        }
+            let closes_on_last = last + 1 == after + ws_len && text[last + 1..].starts_with("```");
+            match newlines.len().checked_sub(2) {
+                Some(i) if closes_on_last => Some((newlines[i] + 1, last)),
+                _ => None,
+            }
+        });
         match matched {
             Some((s, e)) => {
                 out.push(text[s..e].to_owned());
@@ -289,6 +334,36 @@ pub(crate) fn fenced_blocks(text: &str, fence: &str) -> Vec<String> {
         }
     }
     out
+}
+
+/// Where the next closing fence (`\n```) is, from any position: the last answer is reused
+/// for a position it still answers, and a position with none after it rules out every
+/// later one, so searches of one text cost about its length together.
+struct Closes<'t> {
+    text: &'t str,
+    /// The last search: from where, and the fence it found (`None`: none after `from`).
+    last: Option<(usize, Option<usize>)>,
+}
+
+impl<'t> Closes<'t> {
+    fn new(text: &'t str) -> Self {
+        Closes { text, last: None }
+    }
+
+    fn next_from(&mut self, from: usize) -> Option<usize> {
+        match self.last {
+            Some((start, None)) if from >= start => return None,
+            Some((start, Some(at))) if start <= from && from <= at => return Some(at),
+            _ => {}
+        }
+        let found = self
+            .text
+            .get(from..)
+            .and_then(|t| t.find("\n```"))
+            .map(|rel| from + rel);
+        self.last = Some((from, found));
+        found
+    }
 }
 
 /// Attaches an observation message to action `idx`.
@@ -396,4 +471,106 @@ pub(crate) fn parse_observation(text: &str) -> Observation {
         obs.output = Some(trim_one_newline(out).to_owned());
     }
     obs
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `fenced_blocks` before its searches were shared, kept as the model it must agree with.
+    fn model_fenced_blocks(text: &str, fence: &str) -> Vec<String> {
+        let open = format!("```{fence}");
+        let mut out = Vec::new();
+        let mut pos = 0usize;
+        while let Some(rel) = text.get(pos..).and_then(|t| t.find(&open)) {
+            let after = pos + rel + open.len();
+            let rest = &text[after..];
+            let ws_len: usize = rest
+                .char_indices()
+                .find(|(_, c)| !c.is_whitespace())
+                .map_or(rest.len(), |(i, _)| i);
+            let newlines: Vec<usize> = rest[..ws_len]
+                .char_indices()
+                .filter(|(_, c)| *c == '\n')
+                .map(|(i, _)| after + i)
+                .collect();
+            let mut matched = None;
+            for &nl in newlines.iter().rev() {
+                let body_start = nl + 1;
+                if let Some(end_rel) = text.get(body_start..).and_then(|t| t.find("\n```")) {
+                    matched = Some((body_start, body_start + end_rel));
+                    break;
+                }
+            }
+            match matched {
+                Some((s, e)) => {
+                    out.push(text[s..e].to_owned());
+                    pos = e + 4;
+                }
+                None => pos = after,
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn fenced_blocks_match_the_model() {
+        let texts = [
+            "```bash\nls\n```",
+            "```bash\n\n```",
+            "```bash\n```",
+            "```bash \n \n```\n",
+            "```bash\n\n\n```x",
+            "```bash\n  \n```bash\nls\n```",
+            "a ```bash\ncat a\n``` b ```bash\ncat b\n```",
+            "```bash x```bash\n\n",
+            "```bash\n\n\n",
+            "```bash\nunclosed",
+            "```bash\n```bash\n```bash\n```",
+            "```bash\t\n\t```\n```",
+            "no fence",
+            "```bashful\nx\n```",
+            "```bash\r\nls\r\n```",
+        ];
+        for text in texts {
+            assert_eq!(
+                fenced_blocks(text, "bash"),
+                model_fenced_blocks(text, "bash"),
+                "{text:?}"
+            );
+        }
+        // Many unclosed fences: each search from further on is answered at once.
+        let many = "```bash x".repeat(10_000);
+        assert!(fenced_blocks(&many, "bash").is_empty());
+        let newlines = format!("```bash{}", "\n".repeat(10_000));
+        assert_eq!(
+            fenced_blocks(&newlines, "bash"),
+            model_fenced_blocks(&newlines, "bash")
+        );
+    }
+
+    #[test]
+    fn observations_take_their_call_or_the_first_waiting_action() {
+        let mut waiting = Waiting::default();
+        for (action, id) in [(0, Some("a")), (1, None), (2, Some("b")), (3, Some("a"))] {
+            waiting.push(action, id.map(str::to_owned));
+        }
+        assert_eq!(waiting.take(Some("b")), Some(2));
+        assert_eq!(waiting.take(Some("a")), Some(0));
+        assert_eq!(
+            waiting.take(Some("zzz")),
+            Some(1),
+            "unknown id: the first waiting"
+        );
+        assert_eq!(
+            waiting.take(Some("b")),
+            Some(3),
+            "b is done: the first waiting"
+        );
+        assert_eq!(waiting.take(None), None);
+        waiting.clear();
+        waiting.push(7, Some("a".to_owned()));
+        assert_eq!(waiting.take(None), Some(7));
+        assert_eq!(waiting.take(Some("a")), None);
+    }
 }

@@ -31,7 +31,10 @@ pub mod mini_swe_agent;
 pub mod opencode;
 mod shell;
 
-pub use interpret::{InterpretOptions, interpret_action, interpret_trajectory};
+pub use interpret::{
+    ACTION_STEPS_BASE, ACTION_STEPS_PER_BYTE, InterpretOptions, MAX_UNSEEN_RANGE, interpret_action,
+    interpret_trajectory, interpret_trajectory_with,
+};
 
 /// The harness format a trajectory was read from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
