@@ -8,6 +8,9 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
+/// `GET /api/v1/runs` of a server that stores nothing: the first page of an empty list.
+const EMPTY_RUN_LIST: &str = r#"{"items":[],"total":0,"limit":50,"offset":0}"#;
+
 /// The lowered limits the server runs with here.
 const MAX_CONNECTIONS: usize = 16;
 const HEADER_TIMEOUT: Duration = Duration::from_millis(500);
@@ -202,7 +205,7 @@ fn idle_connections_are_bounded_and_closed_and_a_normal_request_is_still_answere
     assert_eq!(get(server.port, "/api/v1/health").unwrap().0, 200);
     assert_eq!(
         get(server.port, "/api/v1/runs").unwrap(),
-        (200, r#"{"items":[],"total":0,"limit":50,"offset":0}"#.to_owned())
+        (200, EMPTY_RUN_LIST.to_owned())
     );
 }
 
@@ -266,7 +269,7 @@ fn a_request_whose_body_never_arrives_is_answered_408_in_json_and_closed() {
     assert_eq!(get(server.port, "/api/v1/health").unwrap().0, 200);
     assert_eq!(
         get(server.port, "/api/v1/runs").unwrap(),
-        (200, r#"{"items":[],"total":0,"limit":50,"offset":0}"#.to_owned())
+        (200, EMPTY_RUN_LIST.to_owned())
     );
 }
 
@@ -289,7 +292,7 @@ fn a_request_head_over_32_kib_is_refused_431() {
     assert_eq!(get(server.port, "/api/v1/health").unwrap().0, 200);
     assert_eq!(
         get(server.port, "/api/v1/runs").unwrap(),
-        (200, r#"{"items":[],"total":0,"limit":50,"offset":0}"#.to_owned())
+        (200, EMPTY_RUN_LIST.to_owned())
     );
 }
 
