@@ -18,7 +18,7 @@ use std::time::Duration;
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use wheelwright_core::outline::DefinitionKind;
 use wheelwright_core::python::index::{IndexOptions, RepoIndex, Resolution};
-use wheelwright_core::score::{
+use wheelwright_core::reporeuse::scoring::{
     ChainRun, ChainSpec, Dataset, Repository, Run, TurnRun, TurnSpec, score_run,
 };
 use wheelwright_core::workspace::Workspace;
@@ -229,7 +229,7 @@ fn synthetic_run(files: &BTreeMap<String, String>) -> (Dataset, Run) {
             turn_runs.push(TurnRun {
                 submission: (!n.is_multiple_of(17)).then_some(submission),
                 trajectory: Some(trajectories[n % trajectories.len()].clone()),
-                tests: Some(wheelwright_core::metrics::pass_rate::TestResults {
+                tests: Some(wheelwright_core::reporeuse::metrics::pass_rate::TestResults {
                     passed: (n as u32 * 7) % (total + 1),
                     total,
                 }),

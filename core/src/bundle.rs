@@ -37,8 +37,8 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use crate::dataset::{RepoReuseDataset, is_relative_down};
-use crate::score::{ChainRun, Run, TurnRun};
+use crate::reporeuse::dataset::{RepoReuseDataset, is_relative_down};
+use crate::reporeuse::scoring::{ChainRun, Run, TurnRun};
 
 /// Size limits of a bundle, checked by every reader (directory, zip, JSON Lines).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -649,7 +649,7 @@ impl RunBundle {
     pub fn baseline(
         dataset: &RepoReuseDataset,
         name: &str,
-        mut files: impl FnMut(&crate::dataset::Turn) -> BTreeMap<String, String>,
+        mut files: impl FnMut(&crate::reporeuse::dataset::Turn) -> BTreeMap<String, String>,
     ) -> Self {
         let mut turns = BTreeMap::new();
         for chain in &dataset.chains {

@@ -4,18 +4,18 @@
 //! The same code runs natively (server, command line) and in the browser (wasm32), which is
 //! how the two are guaranteed to agree. Only [`syntax`] touches tree-sitter.
 
-pub mod baseline;
 pub mod benchmark;
 pub mod budget;
 pub mod bundle;
-pub mod dataset;
 pub mod hidden_tests;
 pub mod leaderboard;
-pub mod metrics;
+pub mod metric;
 pub mod outline;
 pub mod published;
 pub mod python;
-pub mod score;
+pub mod recube;
+pub mod reporeuse;
+pub mod schrodinger;
 pub mod syntax;
 pub mod table;
 pub mod trajectory;

@@ -13,7 +13,7 @@ use wheelwright_core::budget::{Cancel, Cancelled, MAX_PARSE_STEPS};
 use wheelwright_core::outline::{self, MAX_OUTLINE_CALLS, Outline};
 use wheelwright_core::python::index::{IndexOptions, RepoIndex};
 use wheelwright_core::python::references::analyse_submission;
-use wheelwright_core::score::{
+use wheelwright_core::reporeuse::scoring::{
     ChainRun, ChainSpec, Dataset, Repository, Run, RunReport, ScoreError, TurnRun, TurnSpec,
     score_run, score_run_with,
 };

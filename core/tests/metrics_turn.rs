@@ -9,9 +9,9 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
-use wheelwright_core::metrics::Score;
-use wheelwright_core::metrics::pass_rate::TestResults;
-use wheelwright_core::metrics::turn::{TurnInput, TurnScore, score_turn};
+use wheelwright_core::metric::Score;
+use wheelwright_core::reporeuse::metrics::pass_rate::TestResults;
+use wheelwright_core::reporeuse::metrics::turn::{TurnInput, TurnScore, score_turn};
 use wheelwright_core::python::index::{IndexOptions, RepoIndex};
 use wheelwright_core::workspace::{ShownLines, Workspace};
 
@@ -226,7 +226,7 @@ fn figure_one_reuses_half_of_each_kind_and_reimplements_the_rest() {
 
 #[test]
 fn run_row_macro_averages_in_percent_and_keeps_counts() {
-    use wheelwright_core::metrics::run::aggregate_run;
+    use wheelwright_core::reporeuse::metrics::run::aggregate_run;
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/metrics");
     let (figure1, _) = run_case(&root.join("figure1"));
     let (missing, _) = run_case(&root.join("missing_submission"));

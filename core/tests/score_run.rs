@@ -3,11 +3,11 @@
 use std::collections::BTreeMap;
 
 use serde_json::json;
-use wheelwright_core::metrics::pass_rate::TestResults;
-use wheelwright_core::metrics::turn::{SubmissionStatus, TurnInput, score_turn};
-use wheelwright_core::metrics::{Score, Undefined};
+use wheelwright_core::reporeuse::metrics::pass_rate::TestResults;
+use wheelwright_core::reporeuse::metrics::turn::{SubmissionStatus, TurnInput, score_turn};
+use wheelwright_core::metric::{Score, Undefined};
 use wheelwright_core::python::index::{IndexOptions, RepoIndex};
-use wheelwright_core::score::{
+use wheelwright_core::reporeuse::scoring::{
     ChainRun, ChainSpec, Dataset, DatasetError, Progress, Repository, Run, RunReport, TurnRun,
     TurnSpec, score_run,
 };

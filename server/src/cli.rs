@@ -9,10 +9,10 @@ use anyhow::Context;
 use clap::{Parser, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 use tracing_subscriber::EnvFilter;
-use wheelwright_core::dataset::RepoReuseDataset;
-use wheelwright_core::metrics::Score;
-use wheelwright_core::metrics::run::{COLUMNS, RunColumns};
-use wheelwright_core::score::{Progress, RunReport, format_score, score_run};
+use wheelwright_core::reporeuse::dataset::RepoReuseDataset;
+use wheelwright_core::metric::Score;
+use wheelwright_core::reporeuse::metrics::run::{COLUMNS, RunColumns};
+use wheelwright_core::reporeuse::scoring::{Progress, RunReport, format_score, score_run};
 
 use crate::ServeConfig;
 
@@ -484,7 +484,7 @@ pub(crate) fn print_report(out: &mut impl Write, report: &RunReport) -> std::io:
         for t in 0..turns {
             let at = |v: &Vec<Score>| {
                 v.get(t).copied().unwrap_or(Score::Undefined {
-                    reason: wheelwright_core::metrics::Undefined::NoDefinedValue,
+                    reason: wheelwright_core::metric::Undefined::NoDefinedValue,
                 })
             };
             write!(out, "{:<width$} {:>4}", "", format!("T{}", t + 1))?;

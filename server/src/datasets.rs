@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use sqlx::SqlitePool;
-use wheelwright_core::dataset::RepoReuseDataset;
+use wheelwright_core::reporeuse::dataset::RepoReuseDataset;
 
 use crate::dataset::DatasetError;
 

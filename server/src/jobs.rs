@@ -32,7 +32,7 @@ use std::time::{Duration, Instant};
 use sqlx::SqlitePool;
 use tokio::sync::{Notify, broadcast};
 use wheelwright_core::hidden_tests::{TestOutcome, Verdict};
-use wheelwright_core::metrics::pass_rate::TestResults;
+use wheelwright_core::reporeuse::metrics::pass_rate::TestResults;
 use wheelwright_sandbox::{Sandbox, StopFlag};
 
 use crate::datasets::{Catalog, LoadedDataset};
@@ -610,7 +610,7 @@ impl Queue {
         turn: usize,
         verdict: &Verdict,
         elapsed: Duration,
-        report: Option<&wheelwright_core::score::RunReport>,
+        report: Option<&wheelwright_core::reporeuse::scoring::RunReport>,
     ) -> anyhow::Result<bool> {
         let turn = i64::try_from(turn)?;
         let mut tx = self.pool.begin().await?;
@@ -691,7 +691,7 @@ async fn finalise(
     tx: &mut sqlx::Transaction<'static, sqlx::Sqlite>,
     job: i64,
     run: i64,
-    report: &wheelwright_core::score::RunReport,
+    report: &wheelwright_core::reporeuse::scoring::RunReport,
 ) -> anyhow::Result<()> {
     crate::runs::write_rescore(tx, run, report).await?;
     sqlx::query(&format!(

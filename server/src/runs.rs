@@ -2,18 +2,18 @@
 //!
 //! The server never takes numbers from a submitter: a bundle carries files and
 //! trajectories only, and everything stored here was computed by
-//! [`wheelwright_core::score::score_run`] on this machine. The files and trajectories
+//! [`wheelwright_core::reporeuse::scoring::score_run`] on this machine. The files and trajectories
 //! are stored deflated by [`crate::storage`], within its per-run limits, which are
 //! checked before anything is written.
 
 use std::sync::Arc;
 
 use sqlx::SqlitePool;
-use wheelwright_core::baseline::Baseline;
+use wheelwright_core::reporeuse::baseline::Baseline;
 use wheelwright_core::budget::{Cancel, Cancelled};
 use wheelwright_core::bundle::{BundleError, RunBundle};
-use wheelwright_core::metrics::pass_rate::TestResults;
-use wheelwright_core::score::{
+use wheelwright_core::reporeuse::metrics::pass_rate::TestResults;
+use wheelwright_core::reporeuse::scoring::{
     ChainRun, Run, RunReport, ScoreError, TurnRun, score_run, score_run_with,
 };
 

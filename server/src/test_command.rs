@@ -10,7 +10,7 @@ use anyhow::Context;
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
 use wheelwright_core::hidden_tests::Verdict;
-use wheelwright_core::score::{RunReport, score_run};
+use wheelwright_core::reporeuse::scoring::{RunReport, score_run};
 
 use crate::TestConfig;
 use crate::cli::{check_bundle, emit, print_report, read_bundle, read_dataset};

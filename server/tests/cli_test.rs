@@ -8,7 +8,7 @@ mod common;
 use std::process::Command;
 
 use common::real_dataset;
-use wheelwright_core::baseline::Baseline;
+use wheelwright_core::reporeuse::baseline::Baseline;
 use wheelwright_core::bundle::RunBundle;
 
 /// Runs `wheelwright test --json` on `bundle`; the parsed output.

@@ -8,7 +8,7 @@ use common::{copy_dir, real_dataset};
 
 use std::path::PathBuf;
 
-use wheelwright_core::dataset::RepositorySource;
+use wheelwright_core::reporeuse::dataset::RepositorySource;
 use wheelwright_server::dataset::{DatasetError, load_dir, verify};
 
 #[test]
@@ -66,11 +66,11 @@ fn every_declared_target_is_referenced_by_its_reference_needs_pypi() {
     // Converted, the dataset scores: the references as submissions reuse every target.
     let score_dataset = dataset.to_score_dataset(files);
     let run = wheelwright_core::bundle::RunBundle::reference(&dataset).to_run(&dataset);
-    let report = wheelwright_core::score::score_run(&score_dataset, &run, &mut |_| {}).unwrap();
+    let report = wheelwright_core::reporeuse::scoring::score_run(&score_dataset, &run, &mut |_| {}).unwrap();
     assert!(report.diagnostics.is_empty(), "{:?}", report.diagnostics);
     for row in &report.turns {
         assert_eq!(
-            wheelwright_core::score::format_score(row.scores.reuse_repo),
+            wheelwright_core::reporeuse::scoring::format_score(row.scores.reuse_repo),
             "100.0",
             "{} turn {}",
             row.chain,

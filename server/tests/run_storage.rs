@@ -16,7 +16,7 @@ use wheelwright_core::bundle::RunBundle;
 
 const MIB: usize = 1024 * 1024;
 
-fn dataset() -> wheelwright_core::dataset::RepoReuseDataset {
+fn dataset() -> wheelwright_core::reporeuse::dataset::RepoReuseDataset {
     wheelwright_server::dataset::load_dir(&real_dataset()).unwrap()
 }
 

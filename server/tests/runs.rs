@@ -7,7 +7,7 @@ use common::{TestApp, app, assert_api_error, get, post_bytes, real_dataset, run_
 use serde_json::{Value, json};
 use wheelwright_core::bundle::RunBundle;
 
-fn dataset() -> wheelwright_core::dataset::RepoReuseDataset {
+fn dataset() -> wheelwright_core::reporeuse::dataset::RepoReuseDataset {
     wheelwright_server::dataset::load_dir(&real_dataset()).unwrap()
 }
 

@@ -6,7 +6,7 @@ use leptos::prelude::*;
 use crate::api::Score;
 
 /// The columns of every run and turn row, in display order (core's, as the API orders them).
-pub(crate) use wheelwright_core::metrics::run::COLUMNS;
+pub(crate) use wheelwright_core::reporeuse::metrics::run::COLUMNS;
 
 /// `reuse_repo` -> `reuse repo`, for column headers.
 pub(crate) fn header(name: &str) -> String {

@@ -124,8 +124,8 @@ impl JobProgress {
 impl Verdict {
     /// The counts the scorer takes: a tampered run counts as failed, because a passed test
     /// is only believed from an honest run.
-    pub fn results(&self) -> crate::metrics::pass_rate::TestResults {
-        crate::metrics::pass_rate::TestResults {
+    pub fn results(&self) -> crate::reporeuse::metrics::pass_rate::TestResults {
+        crate::reporeuse::metrics::pass_rate::TestResults {
             passed: if self.tampered.is_some() {
                 0
             } else {

@@ -1,6 +1,6 @@
 //! Datasets on disk: reading a dataset directory, fetching its pinned repository, verifying it.
 //!
-//! The format and its checks are pure and live in [`wheelwright_core::dataset`]; this
+//! The format and its checks are pure and live in [`wheelwright_core::reporeuse::dataset`]; this
 //! module does the I/O around them:
 //! - [`load_dir`] reads a RepoReuse dataset directory (with size limits) and validates it;
 //! - [`pypi::repository_source`] obtains the pinned repository's Python sources from its
@@ -15,7 +15,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use wheelwright_core::benchmark::Benchmark;
-use wheelwright_core::dataset::{
+use wheelwright_core::reporeuse::dataset::{
     Chain, ChainManifest, DatasetManifest, LocalRepository, Problem, RepoReuseDataset,
     RepositorySource, Turn, TurnManifest, is_relative_down, turn_dir,
 };

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use wheelwright_core::dataset::PypiRepository;
+use wheelwright_core::reporeuse::dataset::PypiRepository;
 
 use super::DatasetError;
 

@@ -1,6 +1,6 @@
 //! `wheelwright dataset verify`: each turn checked the way the paper's pipeline does.
 //!
-//! 1. Structure: [`wheelwright_core::dataset::RepoReuseDataset::validate`] (done by
+//! 1. Structure: [`wheelwright_core::reporeuse::dataset::RepoReuseDataset::validate`] (done by
 //!    [`super::load_dir`]).
 //! 2. Targets, by static analysis with the scorer itself ([`check_targets`]): with W0 the
 //!    pinned repository's sources plus the references of the chain's earlier turns, the
@@ -11,7 +11,7 @@
 //!    re-running the dataset's `tools/generate_tests.py` on a copy must give exactly the
 //!    stored `expected.json` and tests (expected values come from execution, never typed);
 //!    the reference must pass every test, an empty implementation fail every test, and the
-//!    `copy` baseline ([`wheelwright_core::baseline::copy_modules`]: the reference with its targets copied in under
+//!    `copy` baseline ([`wheelwright_core::reporeuse::baseline::copy_modules`]: the reference with its targets copied in under
 //!    private names) pass every test, each run by pytest in a temporary workspace holding
 //!    the references of turns 1..t-1 at their module paths and the module under test, read
 //!    from pytest's JUnit XML.
@@ -22,7 +22,7 @@ use std::process::Command;
 use std::time::Duration;
 
 use serde::Serialize;
-use wheelwright_core::dataset::{RepoReuseDataset, RepositorySource, Turn, empty_module, turn_dir};
+use wheelwright_core::reporeuse::dataset::{RepoReuseDataset, RepositorySource, Turn, empty_module, turn_dir};
 use wheelwright_core::python::index::{IndexOptions, RepoIndex, Resolution};
 use wheelwright_core::python::references::analyse_submission;
 use wheelwright_core::workspace::Workspace;
@@ -406,7 +406,7 @@ pub fn verify_dir(
         )?,
     }
     let checks = check_targets(&dataset, &files);
-    let copies = wheelwright_core::baseline::copy_modules(&dataset, &files);
+    let copies = wheelwright_core::reporeuse::baseline::copy_modules(&dataset, &files);
     let mut verdicts: Vec<TurnVerdict> = Vec::new();
     let mut turn_refs = Vec::new();
     let mut k = 0;

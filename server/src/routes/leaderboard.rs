@@ -161,7 +161,7 @@ async fn run_rows(
         overall,
     } in stored
     {
-        let overall: BTreeMap<String, wheelwright_core::metrics::Score> =
+        let overall: BTreeMap<String, wheelwright_core::metric::Score> =
             serde_json::from_str(&overall).map_err(|e| AppError::Internal(e.into()))?;
         // A baseline's model is named after it ("copy baseline") and its origin badge sets
         // it apart; no extra column is needed.

@@ -27,7 +27,7 @@ use axum::response::{IntoResponse, Response};
 use futures_util::StreamExt;
 use serde::Serialize;
 use serde_json::Value;
-use wheelwright_core::metrics::run::COLUMNS;
+use wheelwright_core::reporeuse::metrics::run::COLUMNS;
 
 use super::table::Format;
 use crate::AppState;
@@ -809,7 +809,7 @@ pub(crate) async fn turn_files(
     if path.is_empty()
         || path.chars().any(char::is_control)
         || path.len() > wheelwright_core::bundle::PATH_BYTES
-        || !wheelwright_core::dataset::is_relative_down(&path)
+        || !wheelwright_core::reporeuse::dataset::is_relative_down(&path)
     {
         return Err(AppError::bad_request(format!(
             "path {:?} is not a file path relative to the repository root (no leading /, no .., no control characters)",

@@ -14,7 +14,7 @@
 //! Reading the directory is I/O and lives in the server (`wheelwright_server::dataset`);
 //! here are the types, [`RepoReuseDataset::validate`], [`RepoReuseDataset::content_hash`]
 //! and [`RepoReuseDataset::to_score_dataset`], which turns the dataset and its repository's
-//! files into the input of [`crate::score::score_run`].
+//! files into the input of [`crate::reporeuse::scoring::score_run`].
 //!
 //! Only RepoReuse is implemented. [`Benchmark`] already names ReCUBE and SchrodingerRepo,
 //! and [`AnyDataset`] is the place their dataset types will go, so adding them changes no
@@ -26,7 +26,7 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use crate::benchmark::Benchmark;
-use crate::score::{ChainSpec, DEFAULT_WORKDIR, Dataset, Repository, TurnSpec};
+use crate::reporeuse::scoring::{ChainSpec, DEFAULT_WORKDIR, Dataset, Repository, TurnSpec};
 
 /// Every turn requires exactly this many functions (spec section 1, "Setting").
 pub const FUNCTIONS_PER_TURN: usize = 3;
@@ -554,7 +554,7 @@ impl RepoReuseDataset {
         )
     }
 
-    /// The input of [`crate::score::score_run`]: every chain runs on the one repository,
+    /// The input of [`crate::reporeuse::scoring::score_run`]: every chain runs on the one repository,
     /// named by [`RepositorySource::name`], whose files (paths relative to the installed
     /// site-packages or to the local repository's directory, `networkx/__init__.py`, ...)
     /// are `repository_files`.
@@ -1015,23 +1015,23 @@ mod tests {
             ["solutions.slugs.slug.slugify"]
         );
         assert!(sd.repositories.contains_key("textkit"));
-        let run: crate::score::Run = serde_json::from_value(serde_json::json!({
+        let run: crate::reporeuse::scoring::Run = serde_json::from_value(serde_json::json!({
             "chains": {"slugs": {"turns": [
                 {"submission": "from textkit.clean import normalise, strip\n\ndef slugify(x):\n    return strip(normalise(x))\n"},
                 {"submission": "from solutions.slugs.slug import slugify\nfrom textkit.clean import normalise\n\ndef url_for(x):\n    return slugify(normalise(x))\n"}
             ]}}
         }))
         .unwrap();
-        let report = crate::score::score_run(&sd, &run, &mut |_| {}).unwrap();
+        let report = crate::reporeuse::scoring::score_run(&sd, &run, &mut |_| {}).unwrap();
         assert_eq!(report.turns.len(), 2);
         assert!(report.diagnostics.is_empty(), "{:?}", report.diagnostics);
         let t2 = &report.turns[1].scores;
         assert_eq!(
-            format!("{}", crate::score::format_score(t2.reuse_self)),
+            format!("{}", crate::reporeuse::scoring::format_score(t2.reuse_self)),
             "100.0"
         );
         assert_eq!(
-            format!("{}", crate::score::format_score(t2.reuse_repo)),
+            format!("{}", crate::reporeuse::scoring::format_score(t2.reuse_repo)),
             "50.0"
         );
     }

@@ -42,7 +42,7 @@
 //! reported in [`CopyResult::diagnostics`], as are syntax errors.
 //!
 //! ```
-//! use wheelwright_core::baseline::copy_module;
+//! use wheelwright_core::reporeuse::baseline::copy_module;
 //! use wheelwright_core::python::index::{IndexOptions, RepoIndex};
 //! use wheelwright_core::workspace::Workspace;
 //! let mut w = Workspace::new();
@@ -62,7 +62,7 @@ use serde::Serialize;
 
 use crate::budget::{Cancel, Cancelled};
 use crate::bundle::RunBundle;
-use crate::dataset::RepoReuseDataset;
+use crate::reporeuse::dataset::RepoReuseDataset;
 use crate::outline::{self, DefinitionKind};
 use crate::python::builtins::is_builtin;
 use crate::python::index::IndexOptions;

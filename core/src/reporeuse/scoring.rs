@@ -3,7 +3,7 @@
 //! [`score_run`] is the RepoReuse scorer behind `wheelwright score` (spec section 1). For
 //! every chain of the [`Dataset`] it indexes the chain's repository (W0), then for turn t:
 //! - scores the agent's file against W_{t-1} = W0 plus the agent's own files of turns
-//!   1..t-1 (never reference solutions), with [`score_turn`](crate::metrics::turn::score_turn);
+//!   1..t-1 (never reference solutions), with [`score_turn`](crate::reporeuse::metrics::turn::score_turn);
 //! - interprets the turn's trajectory, if any, against the same W_{t-1} (working directory
 //!   [`Dataset::workdir`], `/testbed` by default) for the shown lines, files and lines;
 //! - then adds the agent's file at the required path, so later turns see it.
@@ -13,7 +13,7 @@
 //!
 //! [`Dataset`] and [`Run`] are the scorer's internal input, no file formats: the dataset is
 //! built from a dataset directory by
-//! [`crate::dataset::RepoReuseDataset::to_score_dataset`], the run from a run bundle by
+//! [`crate::reporeuse::dataset::RepoReuseDataset::to_score_dataset`], the run from a run bundle by
 //! [`crate::bundle::RunBundle::to_run`] (with test results only from the server's own
 //! test runs).
 //!
@@ -31,13 +31,14 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::{Deserialize, Serialize};
 
 use crate::budget::{Cancel, Cancelled};
-use crate::metrics::pass_rate::TestResults;
-use crate::metrics::reimplementation::Reimplementation;
-use crate::metrics::run::{RunColumns, aggregate_run};
-use crate::metrics::turn::{
+use crate::reporeuse::metrics::pass_rate::TestResults;
+use crate::reporeuse::metrics::reimplementation::Reimplementation;
+use crate::reporeuse::metrics::run::{RunColumns, aggregate_run};
+use crate::reporeuse::metrics::turn::{
     KindScore, SubmissionStatus, TargetOutcome, TurnInput, TurnScore, score_analysed,
 };
-use crate::metrics::{Score, TargetKind};
+use crate::metric::Score;
+use crate::reporeuse::metrics::TargetKind;
 use crate::python::index::{Fuel, IndexOptions, MAX_RESOLUTION_STEPS, RepoIndex};
 use crate::python::references::{analyse_parsed, analyse_submission};
 use crate::python::scope;

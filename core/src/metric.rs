@@ -1,18 +1,7 @@
-//! RepoReuse metrics (spec section 1), one per module, and the per-turn and per-run entry points.
+//! Metric values shared by every benchmark: a [`Score`] is a number or the reason it is undefined.
 //!
-//! [`turn::score_turn`] scores one turn; [`run::aggregate_run`] macro-averages a run's chains
-//! into the table row and the per-turn series. Undefined values are [`Score::Undefined`]
-//! with the reason, never zero.
-
-pub mod duplicated_chains;
-pub mod macro_average;
-pub mod pass_rate;
-pub mod recall;
-pub mod reimplementation;
-pub mod resolve_rate;
-pub mod reuse_rate;
-pub mod run;
-pub mod turn;
+//! Undefined is explicit, never zero (ARCHITECTURE.md's invariants): a turn without tests has
+//! no pass rate, not a pass rate of 0.
 
 use serde::{Deserialize, Serialize};
 
@@ -70,13 +59,4 @@ impl Score {
             undefined => undefined,
         }
     }
-}
-
-/// Repository targets (functions of W0) or self targets (earlier turns' functions).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum TargetKind {
-    Repo,
-    #[serde(rename = "self")]
-    SelfTarget,
 }

@@ -1,0 +1,1 @@
+//! ReCUBE: empty until its issue brings its dataset, scorer and metrics.

@@ -1,0 +1,1 @@
+//! SchrodingerRepo: empty until its issue brings its dataset, scorer and metrics.
