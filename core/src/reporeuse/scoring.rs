@@ -3,7 +3,8 @@
 //! [`score_run`] is the RepoReuse scorer behind `wheelwright score` (spec section 1). For
 //! every chain of the [`Dataset`] it indexes the chain's repository (W0), then for turn t:
 //! - scores the agent's file against W_{t-1} = W0 plus the agent's own files of turns
-//!   1..t-1 (never reference solutions), with [`score_turn`](crate::reporeuse::metrics::turn::score_turn);
+//!   1..t-1 (never reference solutions), with
+//!   [`score_turn_with`], the one way into the turn's metrics;
 //! - interprets the turn's trajectory, if any, against the same W_{t-1} (working directory
 //!   [`Dataset::workdir`], `/testbed` by default) for the shown lines, files and lines;
 //! - then adds the agent's file at the required path, so later turns see it.
@@ -35,13 +36,11 @@ use crate::reporeuse::metrics::pass_rate::TestResults;
 use crate::reporeuse::metrics::reimplementation::Reimplementation;
 use crate::reporeuse::metrics::run::{RunColumns, aggregate_run};
 use crate::reporeuse::metrics::turn::{
-    KindScore, SubmissionStatus, TargetOutcome, TurnInput, TurnScore, score_analysed,
+    KindScore, ScoredTurn, SubmissionStatus, TargetOutcome, TurnInput, TurnScore, score_turn_with,
 };
 use crate::metric::Score;
 use crate::reporeuse::metrics::TargetKind;
-use crate::python::index::{Fuel, IndexOptions, MAX_RESOLUTION_STEPS, RepoIndex};
-use crate::python::references::{analyse_parsed, analyse_submission};
-use crate::python::scope;
+use crate::python::index::{IndexOptions, MAX_RESOLUTION_STEPS, RepoIndex};
 use crate::trajectory::{
     InterpretOptions, TrajectorySummary, interpret_trajectory_with, parse_trajectory,
     parse_trajectory_value,
@@ -465,36 +464,6 @@ fn score_chain(
             },
         };
         let path = normalise_path(&spec.path);
-        // The submission is parsed once: the same analysis is scored now and added to the
-        // index for later turns (`RepoIndex::insert` would parse it again).
-        let module = index.module_of_path(&path);
-        let parsed = match turn_run.submission.as_deref() {
-            Some(text) => {
-                let (name, package) = module.clone().unwrap_or_default();
-                Some(scope::analyse_with(text, &name, package, cancel)?)
-            }
-            None => None,
-        };
-        // Every resolution the turn makes, of the submission and of its targets, draws on
-        // one fuel (see `MAX_RESOLUTION_STEPS`).
-        let fuel = Fuel::default();
-        let analysis = match &parsed {
-            Some(parsed) => {
-                let name = module.as_ref().map(|(n, _)| n.clone()).unwrap_or_default();
-                analyse_parsed(&index, name, parsed, &fuel, cancel)?
-            }
-            None => analyse_submission(&index, &path, None),
-        };
-        if parsed.as_ref().is_some_and(|p| p.over_budget) {
-            diagnostics.push(Diagnostic {
-                chain: chain.id.clone(),
-                turn: Some(turn),
-                message: format!(
-                    "{path} is too large to analyse (parsing it takes more than {} steps, the limit per file); it was scored as a file that references and calls nothing",
-                    crate::budget::MAX_PARSE_STEPS
-                ),
-            });
-        }
         let input = TurnInput {
             workspace: &index,
             submission: turn_run.submission.as_deref(),
@@ -506,8 +475,23 @@ fn score_chain(
             files: reading.as_ref().map(|r| r.files),
             lines: reading.as_ref().map(|r| r.lines),
         };
-        let score = score_analysed(&input, analysis, &fuel);
-        if fuel.exhausted() {
+        let ScoredTurn {
+            score,
+            parsed,
+            over_budget,
+            fuel_exhausted,
+        } = score_turn_with(&input, cancel)?;
+        if over_budget {
+            diagnostics.push(Diagnostic {
+                chain: chain.id.clone(),
+                turn: Some(turn),
+                message: format!(
+                    "{path} is too large to analyse (parsing it takes more than {} steps, the limit per file); it was scored as a file that references and calls nothing",
+                    crate::budget::MAX_PARSE_STEPS
+                ),
+            });
+        }
+        if fuel_exhausted {
             diagnostics.push(Diagnostic {
                 chain: chain.id.clone(),
                 turn: Some(turn),
@@ -548,8 +532,9 @@ fn score_chain(
             workspace.insert(&other, text.as_str());
         }
         if let Some(text) = &turn_run.submission {
-            if let (Some((name, _)), Some(parsed)) = (module, parsed) {
-                index.insert_analysed(&path, name, parsed);
+            // The submission was parsed once, for scoring; W_t reuses that parse.
+            if let Some(parsed) = parsed {
+                parsed.insert_into(&mut index);
             }
             undo.push((path.clone(), workspace.remove(&path)));
             workspace.insert(&path, text.as_str());

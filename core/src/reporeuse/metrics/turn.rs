@@ -9,8 +9,10 @@ use std::collections::BTreeSet;
 
 use serde::Serialize;
 
+use crate::budget::{Cancel, Cancelled};
 use crate::python::index::{Fuel, RepoIndex, Resolution};
-use crate::python::references::{SubmissionAnalysis, analyse_submission};
+use crate::python::references::{SubmissionAnalysis, analyse_parsed, analyse_submission};
+use crate::python::scope::{self, FileAnalysis};
 use crate::workspace::ShownLines;
 
 use super::pass_rate::{TestResults, pass_rate};
@@ -99,20 +101,88 @@ pub struct TurnScore {
     pub callees: Vec<String>,
 }
 
-/// Scores one turn.
-pub fn score_turn(input: &TurnInput<'_>) -> TurnScore {
-    let analysis = analyse_submission(input.workspace, input.path, input.submission);
-    score_analysed(input, analysis, &Fuel::default())
+/// A scored turn with what the run scorer needs next: the submission's parse, for W_t, and
+/// which budgets the turn hit, for its diagnostics.
+#[derive(Debug)]
+pub struct ScoredTurn {
+    pub score: TurnScore,
+    /// The submission as parsed for scoring; `None` without a submission.
+    pub parsed: Option<ParsedSubmission>,
+    /// The submission was over the per-file budget ([`crate::budget::MAX_PARSE_STEPS`]), so it
+    /// was scored as a file that references and calls nothing.
+    pub over_budget: bool,
+    /// Resolving the turn's names needed more than
+    /// [`MAX_RESOLUTION_STEPS`](crate::python::index::MAX_RESOLUTION_STEPS) lookups; the rest
+    /// were not followed.
+    pub fuel_exhausted: bool,
 }
 
-/// [`score_turn`] with the submission already analysed against `input.workspace` (the
-/// caller reuses the parse for the index of later turns); the targets' resolution draws on
-/// the turn's `fuel`.
-pub(crate) fn score_analysed(
-    input: &TurnInput<'_>,
-    analysis: SubmissionAnalysis,
-    fuel: &Fuel,
-) -> TurnScore {
+/// A submission parsed once, so that adding it to the index of later turns does not parse it
+/// again.
+#[derive(Debug)]
+pub struct ParsedSubmission {
+    path: String,
+    /// `None` when its path names no module (it is then not indexed).
+    module: Option<String>,
+    analysis: FileAnalysis,
+}
+
+impl ParsedSubmission {
+    /// Adds the submission to `index` (W_{t-1} becomes W_t), replacing the file at its path.
+    pub fn insert_into(self, index: &mut RepoIndex) {
+        if let Some(module) = self.module {
+            index.insert_analysed(&self.path, module, self.analysis);
+        }
+    }
+}
+
+/// Scores one turn.
+pub fn score_turn(input: &TurnInput<'_>) -> TurnScore {
+    match score_turn_with(input, &Cancel::never()) {
+        Ok(scored) => scored.score,
+        Err(Cancelled) => unreachable!("a Cancel::never() is never raised"),
+    }
+}
+
+/// [`score_turn`] that also returns the submission's parse and the budgets it hit, and stops
+/// with [`Cancelled`] soon after `cancel` is raised. The only way into the turn's metrics:
+/// every resolution the turn makes, of the submission and of its targets, draws on one
+/// [`Fuel`] (see `MAX_RESOLUTION_STEPS`).
+pub fn score_turn_with(input: &TurnInput<'_>, cancel: &Cancel) -> Result<ScoredTurn, Cancelled> {
+    let index = input.workspace;
+    let fuel = Fuel::default();
+    let module = index.module_of_path(input.path);
+    let parsed = match input.submission {
+        Some(text) => {
+            let (name, package) = module.clone().unwrap_or_default();
+            Some(scope::analyse_with(text, &name, package, cancel)?)
+        }
+        None => None,
+    };
+    let analysis = match &parsed {
+        Some(parsed) => {
+            let name = module.as_ref().map(|(n, _)| n.clone()).unwrap_or_default();
+            analyse_parsed(index, name, parsed, &fuel, cancel)?
+        }
+        None => analyse_submission(index, input.path, None),
+    };
+    let over_budget = parsed.as_ref().is_some_and(|p| p.over_budget);
+    let score = score_analysed(input, analysis, &fuel);
+    Ok(ScoredTurn {
+        score,
+        parsed: parsed.map(|analysis| ParsedSubmission {
+            path: crate::workspace::normalise_path(input.path),
+            module: module.map(|(name, _)| name),
+            analysis,
+        }),
+        over_budget,
+        fuel_exhausted: fuel.exhausted(),
+    })
+}
+
+/// The metrics of a turn whose submission is analysed against `input.workspace`; the targets'
+/// resolution draws on the turn's `fuel`.
+fn score_analysed(input: &TurnInput<'_>, analysis: SubmissionAnalysis, fuel: &Fuel) -> TurnScore {
     let calls: BTreeSet<String> =
         crate::python::index::non_builtin(analysis.callees.iter().cloned());
     let repo = score_kind(
