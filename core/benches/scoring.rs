@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use wheelwright_core::outline::DefinitionKind;
+use wheelwright_core::python::facts::DefinitionKind;
 use wheelwright_core::python::index::{IndexOptions, RepoIndex, Resolution};
 use wheelwright_core::reporeuse::scoring::{
     ChainRun, ChainSpec, Dataset, Repository, Run, TurnRun, TurnSpec, score_run,

@@ -9,17 +9,8 @@
 use serde::{Deserialize, Serialize};
 
 use crate::budget::{Cancel, Cancelled};
+use crate::python::facts::{DefinitionKind, Definitions, NONE, dotted_chain, to_id};
 use crate::syntax::{self, Diagnostic, Field, Kind, NodeId, SyntaxTree};
-
-/// What a definition is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum DefinitionKind {
-    Class,
-    Function,
-    /// A function defined directly in a class body.
-    Method,
-}
 
 /// A call inside a definition, named as written.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -88,7 +79,17 @@ pub fn outline_with(source: &str, cancel: &Cancel) -> Result<Outline, Cancelled>
     let mut body_owner: Vec<u32> = vec![NONE; tree.len()];
     let mut listed = 0usize;
     let mut truncated_at = None;
-    let mut definitions = std::mem::take(&mut names.list);
+    let mut definitions: Vec<Definition> = std::mem::take(&mut names.list)
+        .into_iter()
+        .map(|d| Definition {
+            kind: d.kind,
+            name: d.name,
+            qualified_name: d.qualified_name,
+            start_line: d.start_line,
+            end_line: d.end_line,
+            calls: Vec::new(),
+        })
+        .collect();
     for id in 0..to_id(tree.len()) {
         if (id as usize).is_multiple_of(CANCEL_EVERY) {
             cancel.check()?;
@@ -152,99 +153,6 @@ pub const MAX_OUTLINE_CALLS: usize = crate::budget::MAX_FILE_NODES;
 /// Nodes handled between two looks at the cancel flag.
 const CANCEL_EVERY: usize = 4096;
 
-const NONE: u32 = u32::MAX;
-
-fn to_id(n: usize) -> NodeId {
-    NodeId::try_from(n).unwrap_or(NodeId::MAX)
-}
-
-/// The named classes and functions of a tree, with their qualified names (D1), found in
-/// one pass over the arena: a definition's qualified name is its enclosing definition's
-/// plus its own name, so no definition walks its ancestors.
-pub(crate) struct Definitions {
-    /// In source (pre-)order, calls empty.
-    pub(crate) list: Vec<Definition>,
-    /// The node of each definition of `list`.
-    pub(crate) nodes: Vec<NodeId>,
-    /// For each node, the index in `list` of the innermost definition that is the node or
-    /// contains it; `NONE` outside every definition.
-    innermost: Vec<u32>,
-}
-
-impl Definitions {
-    pub(crate) fn of(tree: &SyntaxTree<'_>, cancel: &Cancel) -> Result<Self, Cancelled> {
-        let mut out = Definitions {
-            list: Vec::new(),
-            nodes: Vec::new(),
-            innermost: vec![NONE; tree.len()],
-        };
-        for id in 0..to_id(tree.len()) {
-            if (id as usize).is_multiple_of(CANCEL_EVERY) {
-                cancel.check()?;
-            }
-            let enclosing = tree.parent(id).map_or(NONE, |p| out.innermost[p as usize]);
-            out.innermost[id as usize] = enclosing;
-            if !matches!(
-                tree.kind(id),
-                Kind::FunctionDefinition | Kind::ClassDefinition
-            ) {
-                continue;
-            }
-            let Some(name_node) = tree.child(id, Field::Name) else {
-                continue;
-            };
-            let name = tree.text(name_node).to_owned();
-            let span = tree.node(id).span;
-            let end_line = tree
-                .child(id, Field::Body)
-                .and_then(|body| {
-                    tree.children(body)
-                        .filter(|&s| tree.kind(s) != Kind::Comment)
-                        .last()
-                })
-                .map_or(span.end_line, |last| tree.node(last).span.end_line);
-            let outer = (enclosing != NONE).then(|| {
-                let node = out.nodes[enclosing as usize];
-                (
-                    tree.kind(node),
-                    &out.list[enclosing as usize].qualified_name,
-                )
-            });
-            let qualified_name = match outer {
-                None => name.clone(),
-                Some((Kind::FunctionDefinition, outer)) => format!("{outer}.<locals>.{name}"),
-                Some((_, outer)) => format!("{outer}.{name}"),
-            };
-            let kind = match (tree.kind(id), outer.map(|(kind, _)| kind)) {
-                (Kind::ClassDefinition, _) => DefinitionKind::Class,
-                (_, Some(Kind::ClassDefinition)) => DefinitionKind::Method,
-                _ => DefinitionKind::Function,
-            };
-            out.innermost[id as usize] = u32::try_from(out.list.len()).unwrap_or(NONE);
-            out.nodes.push(id);
-            out.list.push(Definition {
-                kind,
-                qualified_name,
-                name,
-                start_line: span.start_line,
-                end_line,
-                calls: Vec::new(),
-            });
-        }
-        Ok(out)
-    }
-
-    /// The index in `list` of the definition whose node is `id`.
-    pub(crate) fn definition_at(&self, id: NodeId) -> Option<u32> {
-        let index = *self.innermost.get(id as usize)?;
-        (index != NONE && self.nodes[index as usize] == id).then_some(index)
-    }
-
-    /// The definition whose node is `id`.
-    pub(crate) fn get(&self, id: NodeId) -> Option<&Definition> {
-        self.definition_at(id).map(|i| &self.list[i as usize])
-    }
-}
 
 /// The callee's name as written (see [`Call::callee`]).
 fn callee_name(tree: &SyntaxTree<'_>, call: NodeId) -> Option<String> {
@@ -257,24 +165,4 @@ fn callee_name(tree: &SyntaxTree<'_>, call: NodeId) -> Option<String> {
         }),
         _ => None,
     }
-}
-
-/// `a.b.c` when the expression is a chain of plain names, else `None`.
-pub(crate) fn dotted_chain(tree: &SyntaxTree<'_>, mut id: NodeId) -> Option<String> {
-    let mut parts = Vec::new();
-    loop {
-        match tree.kind(id) {
-            Kind::Identifier => {
-                parts.push(tree.text(id));
-                break;
-            }
-            Kind::Attribute => {
-                parts.push(tree.text(tree.child(id, Field::Attribute)?));
-                id = tree.child(id, Field::Object)?;
-            }
-            _ => return None,
-        }
-    }
-    parts.reverse();
-    Some(parts.join("."))
 }

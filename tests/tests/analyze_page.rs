@@ -4,7 +4,8 @@
 use std::time::Duration;
 
 use fantoccini::{Client, Locator};
-use wheelwright_core::outline::{DefinitionKind, Outline};
+use wheelwright_core::outline::Outline;
+use wheelwright_core::python::facts::DefinitionKind;
 use wheelwright_tests::{Chromedriver, Server, screenshot};
 
 /// Typed into the page key by key, as a person would.

@@ -1,7 +1,8 @@
 //! A table of a file's definitions, their lines and the calls in each.
 
 use leptos::prelude::*;
-use wheelwright_core::outline::{Definition, DefinitionKind};
+use wheelwright_core::outline::Definition;
+use wheelwright_core::python::facts::DefinitionKind;
 
 fn kind_label(kind: DefinitionKind) -> &'static str {
     match kind {

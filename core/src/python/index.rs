@@ -16,9 +16,9 @@ use std::sync::Arc;
 use serde::Serialize;
 
 use super::builtins::is_builtin;
+use super::facts::DefinitionKind;
 use super::scope::{self, CallSite, Callee, FileAnalysis, ImportTarget, NameRef, TopKind};
 use crate::budget::{Cancel, Cancelled};
-use crate::outline::DefinitionKind;
 use crate::workspace::Workspace;
 
 /// Re-export chains are followed at most this many import hops (D4).

@@ -13,7 +13,7 @@ use std::collections::{HashMap, HashSet};
 
 use super::index::Fuel;
 use crate::budget::{Cancel, Cancelled};
-use crate::outline::{self, DefinitionKind, Definitions};
+use super::facts::{self, DefinitionKind, Definitions};
 use crate::syntax::{self, Field, Kind, NodeId, SyntaxTree};
 
 pub(crate) type ScopeId = usize;
@@ -372,7 +372,7 @@ impl Walker<'_, '_> {
 
     fn chain(&self, id: NodeId) -> Option<Vec<String>> {
         match self.tree.kind(id) {
-            Kind::Identifier | Kind::Attribute => outline::dotted_chain(self.tree, id)
+            Kind::Identifier | Kind::Attribute => facts::dotted_chain(self.tree, id)
                 .map(|c| c.split('.').map(str::to_owned).collect()),
             _ => None,
         }

@@ -36,7 +36,8 @@
 //! 5. The imports and copies are inserted after the reference's leading docstring and
 //!    imports, so they exist before any module-level code runs.
 //!
-//! All rewriting is done on byte spans of [`crate::syntax`] nodes, applied back to front.
+//! All rewriting is done on byte spans of [`crate::syntax`] nodes, applied back to front
+//! ([`crate::python::rewrite`]).
 //! Nothing fails: a target that cannot be copied (unknown, a method or a class, a nested
 //! function, a file missing from the workspace) is left as the reference uses it and
 //! reported in [`CopyResult::diagnostics`], as are syntax errors.
@@ -63,10 +64,11 @@ use serde::Serialize;
 use crate::budget::{Cancel, Cancelled};
 use crate::bundle::RunBundle;
 use crate::reporeuse::dataset::RepoReuseDataset;
-use crate::outline::{self, DefinitionKind};
+use crate::python::facts::{self, DefinitionKind};
 use crate::python::builtins::is_builtin;
 use crate::python::index::IndexOptions;
 use crate::python::index::{Entity, Fuel, RepoIndex};
+use crate::python::rewrite::{Edit, apply, dedent, edit, insertion_range};
 use crate::python::scope::{self, FileAnalysis, ImportTarget, MODULE_SCOPE, NameRef, ScopeId};
 use crate::syntax::{self, Field, Kind, NodeId, SyntaxTree};
 use crate::workspace::Workspace;
@@ -355,13 +357,6 @@ struct Builder<'a> {
     fuel: Fuel,
 }
 
-/// A replacement of `start..end` (bytes) by `text`.
-struct Edit {
-    start: usize,
-    end: usize,
-    text: String,
-}
-
 impl Builder<'_> {
     /// The targets that can be copied (functions defined at module level), each once.
     fn plan(&mut self, targets: &[String]) -> Vec<Plan> {
@@ -468,7 +463,7 @@ impl Builder<'_> {
             ));
         }
         // The last definition of the name wins, as at run time (D4).
-        let definitions = match outline::Definitions::of(&tree, &Cancel::never()) {
+        let definitions = match facts::Definitions::of(&tree, &Cancel::never()) {
             Ok(definitions) => definitions,
             Err(Cancelled) => unreachable!("a Cancel::never() is never raised"),
         };
@@ -658,7 +653,7 @@ impl Builder<'_> {
                     Kind::Call => tree.child(e, Field::Function).unwrap_or(e),
                     _ => e,
                 })
-                .and_then(|e| outline::dotted_chain(tree, e));
+                .and_then(|e| facts::dotted_chain(tree, e));
             let Some(chain) = callee else { continue };
             let parts: Vec<String> = chain.split('.').map(str::to_owned).collect();
             let resolved = self
@@ -742,15 +737,6 @@ fn prefix_node(tree: &SyntaxTree<'_>, node: NodeId, len: usize, k: usize) -> Opt
     Some(id)
 }
 
-fn edit(tree: &SyntaxTree<'_>, node: NodeId, text: String) -> Edit {
-    let span = tree.node(node).span;
-    Edit {
-        start: span.start_byte as usize,
-        end: span.end_byte as usize,
-        text,
-    }
-}
-
 /// The uses of the reference that resolve to a copied target, replaced by its private name.
 fn reference_edits(
     index: &RepoIndex,
@@ -769,75 +755,6 @@ fn reference_edits(
         }
     }
     edits
-}
-
-/// Where the copies go: after the module's docstring, `__future__` imports and leading
-/// imports (at 0 when it starts with something else). The range also takes the blank lines
-/// that follow, which the inserted block replaces with its own.
-fn insertion_range(tree: &SyntaxTree<'_>) -> (usize, usize) {
-    let mut at = 0;
-    for (i, statement) in tree.children(tree.root()).enumerate() {
-        let prologue = match tree.kind(statement) {
-            Kind::ImportStatement | Kind::ImportFromStatement | Kind::FutureImportStatement => true,
-            Kind::Comment => continue,
-            Kind::ExpressionStatement => {
-                i == 0
-                    && tree
-                        .children(statement)
-                        .next()
-                        .is_some_and(|s| tree.kind(s) == Kind::String)
-            }
-            _ => false,
-        };
-        if !prologue {
-            break;
-        }
-        at = tree.node(statement).span.end_byte as usize;
-    }
-    let rest = &tree.source()[at..];
-    let blank = rest.len() - rest.trim_start_matches([' ', '\t', '\r', '\n']).len();
-    // Up to the last line break of the blank run: the next line keeps its indentation.
-    let end = rest[..blank].rfind('\n').map_or(at, |i| at + i + 1);
-    (at, end)
-}
-
-/// Applies edits back to front; an edit overlapping one already applied is dropped with a
-/// diagnostic (never expected: uses do not nest).
-fn apply(source: &str, mut edits: Vec<Edit>, diagnostics: &mut Vec<String>) -> String {
-    edits.sort_by(|a, b| b.start.cmp(&a.start).then(b.end.cmp(&a.end)));
-    let mut out = source.to_owned();
-    let mut floor = usize::MAX;
-    for e in edits {
-        if e.end > floor || e.start > e.end || e.end > source.len() {
-            diagnostics.push(format!(
-                "overlapping rewrite at bytes {}..{} skipped",
-                e.start, e.end
-            ));
-            continue;
-        }
-        out.replace_range(e.start..e.end, &e.text);
-        floor = e.start;
-    }
-    out
-}
-
-/// Removes `column` leading spaces from every line but the first (a definition nested in
-/// an `if` or `try` at module level, copied to the top level).
-fn dedent(text: &str, column: usize) -> String {
-    if column == 0 {
-        return text.to_owned();
-    }
-    let mut out = String::new();
-    for (i, line) in text.split('\n').enumerate() {
-        if i > 0 {
-            out.push('\n');
-            let indent = line.len() - line.trim_start_matches([' ', '\t']).len();
-            out.push_str(&line[indent.min(column)..]);
-        } else {
-            out.push_str(line);
-        }
-    }
-    out
 }
 
 #[cfg(test)]
@@ -904,19 +821,5 @@ mod tests {
         assert_eq!(names.fresh("_f"), "_copy_f_3");
         assert_eq!(names.fresh("g"), "_copy_g");
         assert_eq!(names.fresh("g"), "_copy_g_2");
-    }
-
-    #[test]
-    fn the_block_goes_after_docstring_and_imports_taking_the_blank_lines() {
-        for (source, expected) in [
-            ("", (0, 0)),
-            ("x = 1\n", (0, 0)),
-            ("\"\"\"Doc.\"\"\"\nimport a\n\n\nx = 1\n", (19, 22)),
-            ("# c\nfrom a import b\n\n    \nx = 1\n", (19, 26)),
-            ("import a\nx = 1\nimport b\n", (8, 9)),
-        ] {
-            let tree = syntax::parse(source);
-            assert_eq!(insertion_range(&tree), expected, "{source:?}");
-        }
     }
 }
