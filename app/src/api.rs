@@ -263,7 +263,7 @@ pub(crate) struct Target {
 
 /// What the turn's trajectory showed.
 #[derive(Clone, Debug, PartialEq, Deserialize)]
-pub(crate) struct TrajectorySummary {
+pub(crate) struct TurnTrajectory {
     pub(crate) present: bool,
     pub(crate) bytes: u64,
     #[serde(default)]
@@ -297,7 +297,7 @@ pub(crate) struct TurnDetail {
     pub(crate) unknown_targets: Vec<String>,
     #[serde(default)]
     pub(crate) scores: std::collections::BTreeMap<String, serde_json::Value>,
-    pub(crate) trajectory: TrajectorySummary,
+    pub(crate) trajectory: TurnTrajectory,
 }
 
 pub(crate) async fn turn(run: i64, chain: &str, turn: i64) -> Result<TurnDetail, ApiError> {

@@ -19,7 +19,7 @@
 //!   then one line per instance `{"instance_id": "road-audit/turn-1", "files": {...},
 //!   "trajectory": ...}` where the trajectory is its JSON value or its text.
 //!
-//! Every limit in [`Limits`] is checked while reading, so a hostile bundle costs at most
+//! Every limit in [`BundleLimits`] is checked while reading, so a hostile bundle costs at most
 //! that much; every error names the entry to fix. Nothing is ever "last one wins": an
 //! entry, instance or file given twice is refused, as are control characters in paths,
 //! a path that is a file in one turn of a chain and a directory in another, and metadata
@@ -42,7 +42,7 @@ use crate::reporeuse::scoring::{ChainRun, Run, TurnRun};
 
 /// Size limits of a bundle, checked by every reader (directory, zip, JSON Lines).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Limits {
+pub struct BundleLimits {
     /// Entries (files) in the whole bundle.
     pub entries: usize,
     /// Bytes of one file once decompressed.
@@ -53,7 +53,7 @@ pub struct Limits {
 
 /// The limits the server and the command line apply: enough for thousands of turns with
 /// their trajectories, small enough that a bundle fits comfortably in memory.
-pub const LIMITS: Limits = Limits {
+pub const LIMITS: BundleLimits = BundleLimits {
     entries: 20_000,
     file_bytes: 16 * 1024 * 1024,
     total_bytes: 256 * 1024 * 1024,
@@ -145,16 +145,16 @@ impl BundleError {
     }
 }
 
-/// Counts entries and bytes against [`Limits`] while a bundle is read.
+/// Counts entries and bytes against [`BundleLimits`] while a bundle is read.
 #[derive(Debug)]
 pub struct Budget {
-    limits: Limits,
+    limits: BundleLimits,
     entries: usize,
     bytes: u64,
 }
 
 impl Budget {
-    pub fn new(limits: Limits) -> Self {
+    pub fn new(limits: BundleLimits) -> Self {
         Self {
             limits,
             entries: 0,
@@ -186,7 +186,7 @@ impl Budget {
         Ok(())
     }
 
-    pub fn limits(&self) -> Limits {
+    pub fn limits(&self) -> BundleLimits {
         self.limits
     }
 }

@@ -153,7 +153,6 @@ pub const MAX_OUTLINE_CALLS: usize = crate::budget::MAX_FILE_NODES;
 /// Nodes handled between two looks at the cancel flag.
 const CANCEL_EVERY: usize = 4096;
 
-
 /// The callee's name as written (see [`Call::callee`]).
 fn callee_name(tree: &SyntaxTree<'_>, call: NodeId) -> Option<String> {
     let function = tree.child(call, Field::Function)?;

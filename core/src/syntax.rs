@@ -259,20 +259,20 @@ pub fn parse(source: &str) -> SyntaxTree<'_> {
 /// [`parse`] that stops with [`Cancelled`] soon after `cancel` is raised: tree-sitter is
 /// asked every hundred of its steps, the conversion every few thousand nodes.
 pub fn parse_with<'s>(source: &'s str, cancel: &Cancel) -> Result<SyntaxTree<'s>, Cancelled> {
-    parse_within(source, cancel, Limits::BUDGET)
+    parse_within(source, cancel, ParseBudget::BUDGET)
 }
 
 /// The budget of one parse (a type of its own so tests can use small ones).
 #[derive(Clone, Copy, Debug)]
-struct Limits {
+struct ParseBudget {
     /// Progress calls of tree-sitter (one per hundred steps).
     progress: usize,
     /// Nodes converted.
     nodes: usize,
 }
 
-impl Limits {
-    const BUDGET: Limits = Limits {
+impl ParseBudget {
+    const BUDGET: ParseBudget = ParseBudget {
         progress: budget::MAX_PARSE_STEPS / 100,
         nodes: budget::MAX_FILE_NODES,
     };
@@ -281,7 +281,7 @@ impl Limits {
 fn parse_within<'s>(
     source: &'s str,
     cancel: &Cancel,
-    limits: Limits,
+    limits: ParseBudget,
 ) -> Result<SyntaxTree<'s>, Cancelled> {
     cancel.check()?;
     match parse_tree(source, cancel, limits) {
@@ -358,7 +358,7 @@ enum Parsed {
     Failed,
 }
 
-fn parse_tree(source: &str, cancel: &Cancel, limits: Limits) -> Parsed {
+fn parse_tree(source: &str, cancel: &Cancel, limits: ParseBudget) -> Parsed {
     PARSER.with(|cell| {
         // Parsing never re-enters itself; should the parser be in use anyway, use another.
         match cell.try_borrow_mut() {
@@ -385,7 +385,7 @@ fn run_parser(
     parser: &mut tree_sitter::Parser,
     source: &str,
     cancel: &Cancel,
-    limits: Limits,
+    limits: ParseBudget,
 ) -> Parsed {
     let bytes = source.as_bytes();
     let mut progress = 0usize;
@@ -428,7 +428,7 @@ fn convert<'s>(
     source: &'s str,
     tree: &tree_sitter::Tree,
     cancel: &Cancel,
-    limits: Limits,
+    limits: ParseBudget,
 ) -> Result<SyntaxTree<'s>, Cancelled> {
     let tables = tables();
     let mut nodes: Vec<Node> = Vec::new();
@@ -719,7 +719,7 @@ mod tests {
     #[test]
     fn a_parse_past_its_steps_is_stopped_and_flagged() {
         let source = "a=1;".repeat(2_000);
-        let tight = Limits {
+        let tight = ParseBudget {
             progress: 10,
             nodes: usize::MAX,
         };
@@ -739,7 +739,7 @@ mod tests {
     #[test]
     fn a_conversion_past_its_nodes_is_stopped_and_flagged() {
         let source = "a=1;".repeat(2_000);
-        let limits = |nodes| Limits {
+        let limits = |nodes| ParseBudget {
             progress: usize::MAX,
             nodes,
         };
@@ -767,15 +767,15 @@ mod tests {
         cancel.cancel();
         // Inside tree-sitter: its progress callback sees the flag.
         assert!(matches!(
-            parse_tree(&source, &cancel, Limits::BUDGET),
+            parse_tree(&source, &cancel, ParseBudget::BUDGET),
             Parsed::Cancelled
         ));
         // Inside the conversion of a finished tree.
-        let Parsed::Tree(tree) = parse_tree(&source, &Cancel::never(), Limits::BUDGET) else {
+        let Parsed::Tree(tree) = parse_tree(&source, &Cancel::never(), ParseBudget::BUDGET) else {
             panic!("the source parses");
         };
         assert_eq!(
-            convert(&source, &tree, &cancel, Limits::BUDGET).unwrap_err(),
+            convert(&source, &tree, &cancel, ParseBudget::BUDGET).unwrap_err(),
             Cancelled
         );
     }

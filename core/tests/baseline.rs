@@ -13,10 +13,10 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
-use wheelwright_core::reporeuse::baseline::{CopyResult, copy_module};
 use wheelwright_core::metric::Score;
-use wheelwright_core::reporeuse::metrics::turn::{TurnInput, TurnScore, score_turn};
 use wheelwright_core::python::index::{IndexOptions, RepoIndex};
+use wheelwright_core::reporeuse::baseline::{CopyResult, copy_module};
+use wheelwright_core::reporeuse::metrics::turn::{TurnInput, TurnScore, score_turn};
 use wheelwright_core::workspace::Workspace;
 
 #[derive(Deserialize)]

@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use wheelwright_core::bundle::{Budget, BundleError, Limits, RunBundle};
+use wheelwright_core::bundle::{Budget, BundleError, BundleLimits, RunBundle};
 
 fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/bundle")
@@ -151,7 +151,7 @@ fn bad_bundles_are_refused_with_a_message_that_names_the_problem() {
 
 #[test]
 fn the_budget_stops_at_each_limit() {
-    let limits = Limits {
+    let limits = BundleLimits {
         entries: 3,
         file_bytes: 100,
         total_bytes: 250,

@@ -1,10 +1,10 @@
 //! Tests of aggregation: C_dup (cumulative, monotonic, averaged), macro-averaging with
 //! undefined turns, the D6 threshold in integers, and the run row in percent.
 
+use wheelwright_core::metric::{Score, Undefined};
 use wheelwright_core::reporeuse::metrics::duplicated_chains::duplicated_chains;
 use wheelwright_core::reporeuse::metrics::macro_average::{macro_average, per_turn_series};
 use wheelwright_core::reporeuse::metrics::reimplementation::meets_threshold;
-use wheelwright_core::metric::{Score, Undefined};
 
 fn d(value: f64) -> Score {
     Score::Defined { value }

@@ -10,9 +10,9 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 use wheelwright_core::metric::Score;
+use wheelwright_core::python::index::{IndexOptions, RepoIndex};
 use wheelwright_core::reporeuse::metrics::pass_rate::TestResults;
 use wheelwright_core::reporeuse::metrics::turn::{TurnInput, TurnScore, score_turn};
-use wheelwright_core::python::index::{IndexOptions, RepoIndex};
 use wheelwright_core::workspace::{ShownLines, Workspace};
 
 fn load_repo(root: &Path) -> Workspace {

@@ -3,13 +3,13 @@
 use std::collections::BTreeMap;
 
 use serde_json::json;
-use wheelwright_core::reporeuse::metrics::pass_rate::TestResults;
-use wheelwright_core::reporeuse::metrics::turn::{SubmissionStatus, TurnInput, score_turn};
 use wheelwright_core::metric::{Score, Undefined};
 use wheelwright_core::python::index::{IndexOptions, RepoIndex};
+use wheelwright_core::reporeuse::metrics::pass_rate::TestResults;
+use wheelwright_core::reporeuse::metrics::turn::{SubmissionStatus, TurnInput, score_turn};
 use wheelwright_core::reporeuse::scoring::{
-    ChainRun, ChainSpec, Dataset, DatasetError, Progress, Repository, Run, RunReport, TurnRun,
-    TurnSpec, score_run,
+    ChainRun, ChainSpec, Dataset, InconsistentDataset, Progress, Repository, Run, RunReport,
+    TurnRun, TurnSpec, score_run,
 };
 use wheelwright_core::workspace::Workspace;
 
@@ -343,7 +343,7 @@ fn progress_counts_every_turn_once() {
 fn inconsistent_datasets_are_errors_that_say_what_to_fix() {
     let mut d = dataset(vec![chain("a", vec![]), chain("a", vec![])]);
     let err = score_run(&d, &Run::default(), &mut |_| {}).unwrap_err();
-    assert_eq!(err, DatasetError::DuplicateChain("a".to_owned()));
+    assert_eq!(err, InconsistentDataset::DuplicateChain("a".to_owned()));
     assert!(err.to_string().contains("unique"));
     d.chains = vec![ChainSpec {
         id: "a".to_owned(),

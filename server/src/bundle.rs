@@ -19,7 +19,7 @@ use std::io::{Read, Seek};
 use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
-use wheelwright_core::bundle::{Budget, BundleError, LIMITS, Limits, RunBundle};
+use wheelwright_core::bundle::{Budget, BundleError, BundleLimits, LIMITS, RunBundle};
 
 /// Why a bundle could not be read.
 #[derive(Debug, thiserror::Error)]
@@ -176,7 +176,7 @@ pub fn read_bytes(bytes: &[u8]) -> Result<RunBundle, BundleError> {
 /// The entries of a zip archive, within `limits`.
 pub fn read_zip(
     reader: impl Read + Seek,
-    limits: Limits,
+    limits: BundleLimits,
 ) -> Result<Vec<(String, Vec<u8>)>, BundleError> {
     let unreadable = |e: zip::result::ZipError| {
         BundleError::entry("the archive", format!("is not a readable zip file: {e}"))
@@ -239,7 +239,7 @@ pub fn read_zip(
 fn repeated_names(
     reader: &mut (impl Read + Seek),
     start: u64,
-    limits: Limits,
+    limits: BundleLimits,
 ) -> Result<(), BundleError> {
     const SIGNATURE: [u8; 4] = *b"PK\x01\x02";
     let corrupt = |e: std::io::Error| {
@@ -276,7 +276,10 @@ fn repeated_names(
 }
 
 /// The files under `root`, by `/`-separated path relative to it, within `limits`.
-pub fn read_directory(root: &Path, limits: Limits) -> Result<Vec<(String, Vec<u8>)>, ReadError> {
+pub fn read_directory(
+    root: &Path,
+    limits: BundleLimits,
+) -> Result<Vec<(String, Vec<u8>)>, ReadError> {
     let io = |path: &Path| {
         let path = path.to_owned();
         move |source| ReadError::Io { path, source }

@@ -9,8 +9,8 @@ use anyhow::Context;
 use clap::{Parser, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 use tracing_subscriber::EnvFilter;
-use wheelwright_core::reporeuse::dataset::RepoReuseDataset;
 use wheelwright_core::metric::Score;
+use wheelwright_core::reporeuse::dataset::RepoReuseDataset;
 use wheelwright_core::reporeuse::metrics::run::{COLUMNS, RunColumns};
 use wheelwright_core::reporeuse::scoring::{Progress, RunReport, format_score, score_run};
 

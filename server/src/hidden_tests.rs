@@ -14,10 +14,10 @@ use std::path::PathBuf;
 use std::sync::Mutex;
 use std::time::Duration;
 
-use wheelwright_core::reporeuse::dataset::{HiddenTests, RepoReuseDataset, RepositorySource};
 use wheelwright_core::hidden_tests::cases::{self, CaseSuite};
 use wheelwright_core::hidden_tests::pytest::PytestSuite;
 use wheelwright_core::hidden_tests::{ExpectedTest, RunEnd, TestOutcome, Verdict};
+use wheelwright_core::reporeuse::dataset::{HiddenTests, RepoReuseDataset, RepositorySource};
 use wheelwright_sandbox::{Collect, Job, Limits, Sandbox, SandboxError, Status, StopFlag};
 
 /// The pytest the environments get, pinned so reports are alike everywhere.

@@ -9,9 +9,9 @@
 use std::sync::Arc;
 
 use sqlx::SqlitePool;
-use wheelwright_core::reporeuse::baseline::Baseline;
 use wheelwright_core::budget::{Cancel, Cancelled};
 use wheelwright_core::bundle::{BundleError, RunBundle};
+use wheelwright_core::reporeuse::baseline::Baseline;
 use wheelwright_core::reporeuse::metrics::pass_rate::TestResults;
 use wheelwright_core::reporeuse::scoring::{
     ChainRun, Run, RunReport, ScoreError, TurnRun, score_run, score_run_with,

@@ -6,10 +6,10 @@ mod common;
 
 use common::real_dataset;
 
-use wheelwright_core::reporeuse::baseline::{Baseline, copy_module};
 use wheelwright_core::metric::Score;
-use wheelwright_core::reporeuse::metrics::turn::{TurnInput, score_turn};
 use wheelwright_core::python::index::{IndexOptions, RepoIndex};
+use wheelwright_core::reporeuse::baseline::{Baseline, copy_module};
+use wheelwright_core::reporeuse::metrics::turn::{TurnInput, score_turn};
 use wheelwright_core::workspace::Workspace;
 use wheelwright_server::dataset::load_dir;
 

@@ -8,8 +8,8 @@ mod common;
 use std::process::Command;
 
 use common::real_dataset;
-use wheelwright_core::reporeuse::baseline::Baseline;
 use wheelwright_core::bundle::RunBundle;
+use wheelwright_core::reporeuse::baseline::Baseline;
 
 /// Runs `wheelwright test --json` on `bundle`; the parsed output.
 fn test_bundle(bundle: &RunBundle) -> serde_json::Value {

@@ -47,7 +47,8 @@ pub fn expected_tests(module: &str, source: &str) -> Vec<ExpectedTest> {
             let name = d.qualified_name.as_str();
             match name.split_once('.') {
                 None => {
-                    d.kind == crate::python::facts::DefinitionKind::Function && name.starts_with("test")
+                    d.kind == crate::python::facts::DefinitionKind::Function
+                        && name.starts_with("test")
                 }
                 Some((class, method)) => {
                     class.starts_with("Test") && method.starts_with("test") && !method.contains('.')

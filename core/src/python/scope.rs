@@ -11,9 +11,9 @@
 
 use std::collections::{HashMap, HashSet};
 
+use super::facts::{self, DefinitionKind, Definitions};
 use super::index::Fuel;
 use crate::budget::{Cancel, Cancelled};
-use super::facts::{self, DefinitionKind, Definitions};
 use crate::syntax::{self, Field, Kind, NodeId, SyntaxTree};
 
 pub(crate) type ScopeId = usize;

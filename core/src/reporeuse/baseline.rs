@@ -63,13 +63,13 @@ use serde::Serialize;
 
 use crate::budget::{Cancel, Cancelled};
 use crate::bundle::RunBundle;
-use crate::reporeuse::dataset::RepoReuseDataset;
-use crate::python::facts::{self, DefinitionKind};
 use crate::python::builtins::is_builtin;
+use crate::python::facts::{self, DefinitionKind};
 use crate::python::index::IndexOptions;
 use crate::python::index::{Entity, Fuel, RepoIndex};
 use crate::python::rewrite::{Edit, apply, dedent, edit, insertion_range};
 use crate::python::scope::{self, FileAnalysis, ImportTarget, MODULE_SCOPE, NameRef, ScopeId};
+use crate::reporeuse::dataset::RepoReuseDataset;
 use crate::syntax::{self, Field, Kind, NodeId, SyntaxTree};
 use crate::workspace::Workspace;
 

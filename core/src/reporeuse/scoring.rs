@@ -18,9 +18,9 @@
 //! [`crate::bundle::RunBundle::to_run`] (with test results only from the server's own
 //! test runs).
 //!
-//! Nothing panics on bad input. A dataset that contradicts itself is a [`DatasetError`];
+//! Nothing panics on bad input. A dataset that contradicts itself is an [`InconsistentDataset`];
 //! problems of the run (a chain the dataset does not have, missing turns, a trajectory
-//! that cannot be read) become [`Diagnostic`]s and the rest is scored.
+//! that cannot be read) become [`RunDiagnostic`]s and the rest is scored.
 //!
 //! Each repository is indexed once per run, not once per chain: a chain starts from a clone
 //! of the repository's index (clones share the analysed modules; inserting replaces, never
@@ -32,15 +32,15 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::{Deserialize, Serialize};
 
 use crate::budget::{Cancel, Cancelled};
+use crate::metric::Score;
+use crate::python::index::{IndexOptions, MAX_RESOLUTION_STEPS, RepoIndex};
+use crate::reporeuse::metrics::TargetKind;
 use crate::reporeuse::metrics::pass_rate::TestResults;
 use crate::reporeuse::metrics::reimplementation::Reimplementation;
 use crate::reporeuse::metrics::run::{RunColumns, aggregate_run};
 use crate::reporeuse::metrics::turn::{
     KindScore, ScoredTurn, SubmissionStatus, TargetOutcome, TurnInput, TurnScore, score_turn_with,
 };
-use crate::metric::Score;
-use crate::reporeuse::metrics::TargetKind;
-use crate::python::index::{IndexOptions, MAX_RESOLUTION_STEPS, RepoIndex};
 use crate::trajectory::{
     InterpretOptions, TrajectorySummary, interpret_trajectory_with, parse_trajectory,
     parse_trajectory_value,
@@ -147,7 +147,7 @@ pub struct Progress {
 
 /// The dataset contradicts itself; nothing was scored.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum DatasetError {
+pub enum InconsistentDataset {
     #[error(
         "chain {chain:?} names repository {repository:?}, which the dataset's \"repositories\" does not have; add it or fix the chain's \"repository\""
     )]
@@ -160,7 +160,7 @@ pub enum DatasetError {
 
 /// Something in the run that could not be scored as given; the rest was scored.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct Diagnostic {
+pub struct RunDiagnostic {
     pub chain: String,
     /// 1-based; `None` for the whole chain.
     pub turn: Option<usize>,
@@ -229,19 +229,19 @@ pub struct RunReport {
     pub overall: RunColumns<Score>,
     /// T1..T of each column.
     pub series: RunColumns<Vec<Score>>,
-    pub diagnostics: Vec<Diagnostic>,
+    pub diagnostics: Vec<RunDiagnostic>,
 }
 
 impl Dataset {
     /// Checks that chain ids are unique and every chain's repository exists.
-    pub fn validate(&self) -> Result<(), DatasetError> {
+    pub fn validate(&self) -> Result<(), InconsistentDataset> {
         let mut ids = BTreeSet::new();
         for chain in &self.chains {
             if !ids.insert(chain.id.as_str()) {
-                return Err(DatasetError::DuplicateChain(chain.id.clone()));
+                return Err(InconsistentDataset::DuplicateChain(chain.id.clone()));
             }
             if !self.repositories.contains_key(&chain.repository) {
-                return Err(DatasetError::UnknownRepository {
+                return Err(InconsistentDataset::UnknownRepository {
                     chain: chain.id.clone(),
                     repository: chain.repository.clone(),
                 });
@@ -266,7 +266,7 @@ struct Base {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ScoreError {
     #[error(transparent)]
-    Dataset(#[from] DatasetError),
+    Dataset(#[from] InconsistentDataset),
     #[error(transparent)]
     Cancelled(#[from] Cancelled),
 }
@@ -276,7 +276,7 @@ pub fn score_run(
     dataset: &Dataset,
     run: &Run,
     progress: &mut dyn FnMut(Progress),
-) -> Result<RunReport, DatasetError> {
+) -> Result<RunReport, InconsistentDataset> {
     match score_run_with(dataset, run, progress, &Cancel::never()) {
         Ok(report) => Ok(report),
         Err(ScoreError::Dataset(e)) => Err(e),
@@ -296,7 +296,7 @@ pub fn score_run_with(
     let known: BTreeSet<&str> = dataset.chains.iter().map(|c| c.id.as_str()).collect();
     for id in run.chains.keys() {
         if !known.contains(id.as_str()) {
-            diagnostics.push(Diagnostic {
+            diagnostics.push(RunDiagnostic {
                 chain: id.clone(),
                 turn: None,
                 message: "the run has this chain but the dataset does not; it was ignored (check the chain id against the dataset)".to_owned(),
@@ -318,7 +318,7 @@ pub fn score_run_with(
             continue;
         };
         let chain_run = run.chains.get(&chain.id).unwrap_or_else(|| {
-            diagnostics.push(Diagnostic {
+            diagnostics.push(RunDiagnostic {
                 chain: chain.id.clone(),
                 turn: None,
                 message: "the run has no entry for this chain; its turns were scored as missing submissions".to_owned(),
@@ -327,7 +327,7 @@ pub fn score_run_with(
         });
         let given = chain_run.turns.len();
         if run.chains.contains_key(&chain.id) && given < chain.turns.len() {
-            diagnostics.push(Diagnostic {
+            diagnostics.push(RunDiagnostic {
                 chain: chain.id.clone(),
                 turn: Some(given + 1),
                 message: format!(
@@ -337,7 +337,7 @@ pub fn score_run_with(
             });
         }
         if given > chain.turns.len() {
-            diagnostics.push(Diagnostic {
+            diagnostics.push(RunDiagnostic {
                 chain: chain.id.clone(),
                 turn: None,
                 message: format!(
@@ -431,7 +431,7 @@ fn score_chain(
     chain: &ChainSpec,
     chain_run: &ChainRun,
     base: &mut Base,
-    diagnostics: &mut Vec<Diagnostic>,
+    diagnostics: &mut Vec<RunDiagnostic>,
     progress: &mut dyn FnMut(usize),
     cancel: &Cancel,
 ) -> Result<(Vec<TurnRow>, Vec<TurnScore>), Cancelled> {
@@ -452,7 +452,7 @@ fn score_chain(
             Some(value) => match read_trajectory(value, workspace, &dataset.workdir, cancel)? {
                 Ok(reading) => Some(reading),
                 Err(message) => {
-                    diagnostics.push(Diagnostic {
+                    diagnostics.push(RunDiagnostic {
                         chain: chain.id.clone(),
                         turn: Some(turn),
                         message: format!(
@@ -482,7 +482,7 @@ fn score_chain(
             fuel_exhausted,
         } = score_turn_with(&input, cancel)?;
         if over_budget {
-            diagnostics.push(Diagnostic {
+            diagnostics.push(RunDiagnostic {
                 chain: chain.id.clone(),
                 turn: Some(turn),
                 message: format!(
@@ -492,7 +492,7 @@ fn score_chain(
             });
         }
         if fuel_exhausted {
-            diagnostics.push(Diagnostic {
+            diagnostics.push(RunDiagnostic {
                 chain: chain.id.clone(),
                 turn: Some(turn),
                 message: format!(
@@ -518,7 +518,7 @@ fn score_chain(
             if other.ends_with(".py") {
                 index.insert_with(&other, text, cancel)?;
                 if index.over_budget(&other) == Some(true) {
-                    diagnostics.push(Diagnostic {
+                    diagnostics.push(RunDiagnostic {
                         chain: chain.id.clone(),
                         turn: Some(turn),
                         message: format!(

@@ -22,9 +22,11 @@ use std::process::Command;
 use std::time::Duration;
 
 use serde::Serialize;
-use wheelwright_core::reporeuse::dataset::{RepoReuseDataset, RepositorySource, Turn, empty_module, turn_dir};
 use wheelwright_core::python::index::{IndexOptions, RepoIndex, Resolution};
 use wheelwright_core::python::references::analyse_submission;
+use wheelwright_core::reporeuse::dataset::{
+    RepoReuseDataset, RepositorySource, Turn, empty_module, turn_dir,
+};
 use wheelwright_core::workspace::Workspace;
 
 use super::DatasetError;

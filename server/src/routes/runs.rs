@@ -601,7 +601,7 @@ fn json_cut(text: &str, budget: usize) -> (usize, usize) {
 }
 
 #[derive(Serialize)]
-pub(crate) struct TrajectorySummary {
+pub(crate) struct TurnTrajectory {
     /// Whether the bundle had a trajectory for the turn.
     present: bool,
     /// Its size in bytes as submitted.
@@ -636,7 +636,7 @@ pub(crate) struct TurnDetail {
     unknown_targets: Value,
     /// The turn's row: every column's score, submission status, syntax errors.
     scores: Value,
-    trajectory: TrajectorySummary,
+    trajectory: TurnTrajectory,
 }
 
 /// The turn number in a path, or a 400.
@@ -729,7 +729,7 @@ pub(crate) async fn turn(
     let unknown_targets = take(&mut score, "unknown_targets");
     let counts = take(&mut score, "trajectory");
     take(&mut score, "reimplemented");
-    let trajectory = TrajectorySummary {
+    let trajectory = TurnTrajectory {
         present: trajectory_size.is_some(),
         bytes: trajectory_size.unwrap_or(0),
         counts,
