@@ -60,3 +60,219 @@ impl Score {
         }
     }
 }
+
+/// What a metric's number is, which decides how it is written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Unit {
+    /// 0 to 100.
+    Percent,
+    /// A number of things (files, lines, turns), possibly averaged.
+    Count,
+    /// US dollars.
+    Dollars,
+}
+
+/// Which way a metric is better, so tables can sort best first and say so.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Direction {
+    HigherIsBetter,
+    LowerIsBetter,
+    /// Neither: the spec calls it descriptive (RepoReuse's files and lines).
+    Descriptive,
+}
+
+/// One metric as every table, column header and tooltip describes it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct MetricInfo {
+    /// The name in results, URLs and the published tables (`reuse_repo`).
+    pub id: &'static str,
+    /// A short column title.
+    pub title: &'static str,
+    pub unit: Unit,
+    pub direction: Direction,
+    /// One sentence, from the spec (`/work/shared/spec/metrics.md`).
+    pub definition: &'static str,
+}
+
+const fn info(
+    id: &'static str,
+    title: &'static str,
+    unit: Unit,
+    direction: Direction,
+    definition: &'static str,
+) -> MetricInfo {
+    MetricInfo {
+        id,
+        title,
+        unit,
+        direction,
+        definition,
+    }
+}
+
+/// RepoReuse's columns in table order (spec 1 "Aggregation"): every run, turn and
+/// leaderboard table of RepoReuse shows these.
+pub const REPOREUSE: [MetricInfo; 9] = [
+    info(
+        "reuse_repo",
+        "reuse repo",
+        Unit::Percent,
+        Direction::HigherIsBetter,
+        "Share of the turn's repository targets that the new module references (calls or uses as a value).",
+    ),
+    info(
+        "reuse_self",
+        "reuse self",
+        Unit::Percent,
+        Direction::HigherIsBetter,
+        "Share of the turn's self targets (functions earlier turns required) that the new module references.",
+    ),
+    info(
+        "recall_repo",
+        "recall repo",
+        Unit::Percent,
+        Direction::HigherIsBetter,
+        "Share of the turn's repository targets of which the agent's reads showed at least one line of the definition.",
+    ),
+    info(
+        "recall_self",
+        "recall self",
+        Unit::Percent,
+        Direction::HigherIsBetter,
+        "Share of the turn's self targets of which the agent's reads showed at least one line of the definition.",
+    ),
+    info(
+        "files",
+        "files",
+        Unit::Count,
+        Direction::Descriptive,
+        "Distinct files the agent viewed, searched or listed in the turn.",
+    ),
+    info(
+        "lines",
+        "lines",
+        Unit::Count,
+        Direction::Descriptive,
+        "Distinct (file, line) pairs the agent viewed in the turn.",
+    ),
+    info(
+        "resolve",
+        "resolve",
+        Unit::Percent,
+        Direction::HigherIsBetter,
+        "Share of turns whose hidden tests all pass.",
+    ),
+    info(
+        "pass",
+        "pass",
+        Unit::Percent,
+        Direction::HigherIsBetter,
+        "Passed hidden tests over the turn's tests; errors, timeouts and uncollected tests fail.",
+    ),
+    info(
+        "c_dup",
+        "c dup",
+        Unit::Percent,
+        Direction::LowerIsBetter,
+        "Share of chains that re-implemented a target at this turn or before; overall, the mean over turns.",
+    ),
+];
+
+/// Other metrics the published tables report (ReCUBE, spec 2).
+const PUBLISHED: [MetricInfo; 4] = [
+    info(
+        "spr",
+        "SPR",
+        Unit::Percent,
+        Direction::HigherIsBetter,
+        "Percent of instances where all tests pass.",
+    ),
+    info(
+        "apr",
+        "APR",
+        Unit::Percent,
+        Direction::HigherIsBetter,
+        "Mean over instances of passed over total tests, in percent.",
+    ),
+    info(
+        "turns",
+        "turns",
+        Unit::Count,
+        Direction::LowerIsBetter,
+        "Average number of agent turns per instance, as the paper reports it.",
+    ),
+    info(
+        "cost_usd",
+        "cost usd",
+        Unit::Dollars,
+        Direction::LowerIsBetter,
+        "Average cost per instance in US dollars, as the paper reports it.",
+    ),
+];
+
+/// Every metric the registry describes: RepoReuse's columns first, in table order.
+pub fn metrics() -> impl Iterator<Item = &'static MetricInfo> {
+    REPOREUSE.iter().chain(PUBLISHED.iter())
+}
+
+/// The description of metric `id`; `None` for a metric the registry does not describe.
+pub fn metric(id: &str) -> Option<&'static MetricInfo> {
+    metrics().find(|m| m.id == id)
+}
+
+/// The unit of metric `id`; percent for metrics the registry does not describe, as the
+/// published tables report most of theirs.
+pub fn unit_of(id: &str) -> Unit {
+    metric(id).map_or(Unit::Percent, |m| m.unit)
+}
+
+/// A value for tables and the command line alike: one decimal, except that a count or an
+/// amount with no fraction is written whole (`3`, not `3.0`); `—` when undefined.
+pub fn format_value(unit: Unit, value: Option<f64>) -> String {
+    match value {
+        None => "—".to_owned(),
+        Some(v) if unit != Unit::Percent && v.fract() == 0.0 => format!("{v:.0}"),
+        Some(v) => format!("{v:.1}"),
+    }
+}
+
+/// [`format_value`] of metric `id`'s score.
+pub fn format_score(id: &str, score: Score) -> String {
+    format_value(unit_of(id), score.value())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_metric_is_described_once_in_one_sentence() {
+        let mut ids = std::collections::BTreeSet::new();
+        for m in metrics() {
+            assert!(ids.insert(m.id), "{} is described twice", m.id);
+            assert!(!m.title.is_empty(), "{}", m.id);
+            assert!(m.definition.ends_with('.'), "{}", m.id);
+            assert_eq!(m.definition.matches(". ").count(), 0, "{}", m.id);
+        }
+    }
+
+    #[test]
+    fn values_are_written_by_unit() {
+        let cases = [
+            (Unit::Percent, Some(3.0), "3.0"),
+            (Unit::Percent, Some(62.56), "62.6"),
+            (Unit::Count, Some(3.0), "3"),
+            (Unit::Count, Some(2.5), "2.5"),
+            (Unit::Dollars, Some(12.0), "12"),
+            (Unit::Dollars, Some(0.54), "0.5"),
+            (Unit::Count, None, "—"),
+        ];
+        for (unit, value, expected) in cases {
+            assert_eq!(format_value(unit, value), expected, "{unit:?} {value:?}");
+        }
+        assert_eq!(unit_of("files"), Unit::Count);
+        assert_eq!(unit_of("spr_external"), Unit::Percent);
+    }
+}

@@ -9,10 +9,10 @@ use anyhow::Context;
 use clap::{Parser, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 use tracing_subscriber::EnvFilter;
-use wheelwright_core::metric::Score;
+use wheelwright_core::metric::{Score, format_score};
 use wheelwright_core::reporeuse::dataset::RepoReuseDataset;
 use wheelwright_core::reporeuse::metrics::run::{COLUMNS, RunColumns};
-use wheelwright_core::reporeuse::scoring::{Progress, RunReport, format_score, score_run};
+use wheelwright_core::reporeuse::scoring::{Progress, RunReport, score_run};
 
 use crate::ServeConfig;
 
@@ -398,23 +398,10 @@ pub(crate) fn emit<T: serde::Serialize>(
     Ok(())
 }
 
-fn columns(c: &RunColumns<Score>) -> [Score; 9] {
-    [
-        c.reuse_repo,
-        c.reuse_self,
-        c.recall_repo,
-        c.recall_self,
-        c.files,
-        c.lines,
-        c.resolve,
-        c.pass,
-        c.c_dup,
-    ]
-}
-
-fn write_values(out: &mut impl Write, values: [Score; 9]) -> std::io::Result<()> {
-    for value in values {
-        write!(out, " {:>11}", format_score(value))?;
+/// Writes one row: every column's value in the order and unit the metric registry gives.
+fn write_values(out: &mut impl Write, values: &RunColumns<Score>) -> std::io::Result<()> {
+    for (metric, &value) in values.iter() {
+        write!(out, " {:>11}", format_score(metric.id, value))?;
     }
     writeln!(out)
 }
@@ -442,7 +429,7 @@ pub(crate) fn print_report(out: &mut impl Write, report: &RunReport) -> std::io:
     write_header(out, &format!("{:<width$} {:>4}", "chain", "turn"))?;
     for row in &report.turns {
         write!(out, "{:<width$} {:>4}", row.chain, row.turn)?;
-        write_values(out, columns(&row.scores))?;
+        write_values(out, &row.scores)?;
     }
     let reimplemented: Vec<_> = report
         .turns
@@ -474,7 +461,7 @@ pub(crate) fn print_report(out: &mut impl Write, report: &RunReport) -> std::io:
     )?;
     write_header(out, &format!("{:<width$} {:>4}", "", ""))?;
     write!(out, "{:<width$} {:>4}", "run", "")?;
-    write_values(out, columns(&report.overall))?;
+    write_values(out, &report.overall)?;
     let turns = report.series.reuse_repo.len();
     if turns > 0 {
         writeln!(out)?;
@@ -488,20 +475,7 @@ pub(crate) fn print_report(out: &mut impl Write, report: &RunReport) -> std::io:
                 })
             };
             write!(out, "{:<width$} {:>4}", "", format!("T{}", t + 1))?;
-            write_values(
-                out,
-                [
-                    at(&s.reuse_repo),
-                    at(&s.reuse_self),
-                    at(&s.recall_repo),
-                    at(&s.recall_self),
-                    at(&s.files),
-                    at(&s.lines),
-                    at(&s.resolve),
-                    at(&s.pass),
-                    at(&s.c_dup),
-                ],
-            )?;
+            write_values(out, &s.map(at))?;
         }
     }
     let uninterpreted: usize = report

@@ -2,6 +2,7 @@
 //! score, with the reason in the tooltip when a score is undefined.
 
 use leptos::prelude::*;
+use wheelwright_core::metric;
 
 use crate::api::Score;
 
@@ -13,13 +14,10 @@ pub(crate) fn header(name: &str) -> String {
     name.replace('_', " ")
 }
 
-/// Files and lines are counts; every other column is a rate in percent.
+/// The column's value as core's metric registry writes it (counts whole, rates with one
+/// decimal), the same text the command line prints.
 pub(crate) fn format_score(column: &str, score: Option<&Score>) -> String {
-    match score.and_then(Score::value) {
-        None => "—".to_owned(),
-        Some(v) if matches!(column, "files" | "lines") && v.fract() == 0.0 => format!("{v:.0}"),
-        Some(v) => format!("{v:.1}"),
-    }
+    metric::format_value(metric::unit_of(column), score.and_then(Score::value))
 }
 
 /// One table cell for `column`'s score; undefined scores say why on hover.
@@ -39,6 +37,9 @@ pub(crate) fn ScoreCell(column: &'static str, score: Option<Score>) -> impl Into
 pub(crate) fn score_headers() -> impl IntoView {
     COLUMNS
         .iter()
-        .map(|c| view! { <th class="num">{header(c)}</th> })
+        .map(|c| {
+            let definition = metric::metric(c).map(|m| m.definition).unwrap_or_default();
+            view! { <th class="num" title=definition>{header(c)}</th> }
+        })
         .collect_view()
 }

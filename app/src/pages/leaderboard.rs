@@ -14,17 +14,9 @@ use crate::api::{self, Leaderboard};
 /// Query keys that are not label filters.
 const CONTROL_KEYS: [&str; 3] = ["sort", "order", "origin"];
 
-/// Metrics shown as counts rather than percentages (spec: files and lines are descriptive).
-fn is_count(metric: &str) -> bool {
-    matches!(metric, "files" | "lines" | "turns" | "cost_usd")
-}
-
+/// A published or verified value, in the unit core's metric registry gives `metric`.
 fn format_metric(metric: &str, value: Option<f64>) -> String {
-    match value {
-        None => "—".to_owned(),
-        Some(v) if is_count(metric) && v.fract() == 0.0 => format!("{v:.0}"),
-        Some(v) => format!("{v:.1}"),
-    }
+    wheelwright_core::metric::format_value(wheelwright_core::metric::unit_of(metric), value)
 }
 
 /// `a_b` -> `a b`, for column headers.

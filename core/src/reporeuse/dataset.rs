@@ -1027,11 +1027,17 @@ mod tests {
         assert!(report.diagnostics.is_empty(), "{:?}", report.diagnostics);
         let t2 = &report.turns[1].scores;
         assert_eq!(
-            format!("{}", crate::reporeuse::scoring::format_score(t2.reuse_self)),
+            format!(
+                "{}",
+                crate::metric::format_score("reuse_self", t2.reuse_self)
+            ),
             "100.0"
         );
         assert_eq!(
-            format!("{}", crate::reporeuse::scoring::format_score(t2.reuse_repo)),
+            format!(
+                "{}",
+                crate::metric::format_score("reuse_repo", t2.reuse_repo)
+            ),
             "50.0"
         );
     }

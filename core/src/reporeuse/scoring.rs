@@ -620,11 +620,3 @@ fn collect_targets(
         }
     }
 }
-
-/// A value for tables: percent with one decimal, counts likewise, `—` when undefined.
-pub fn format_score(score: Score) -> String {
-    match score {
-        Score::Defined { value } => format!("{value:.1}"),
-        Score::Undefined { .. } => "—".to_owned(),
-    }
-}

@@ -12,20 +12,20 @@ use super::Score;
 use super::duplicated_chains::duplicated_chains;
 use super::macro_average::{macro_average, per_turn_series};
 use super::turn::TurnScore;
+use crate::metric::{MetricInfo, REPOREUSE};
 
 /// The names of [`RunColumns`]' fields in display order: every table of a run, its turns
-/// and the leaderboard uses them (and the published results name theirs alike).
-pub const COLUMNS: [&str; 9] = [
-    "reuse_repo",
-    "reuse_self",
-    "recall_repo",
-    "recall_self",
-    "files",
-    "lines",
-    "resolve",
-    "pass",
-    "c_dup",
-];
+/// and the leaderboard uses them (and the published results name theirs alike). They are
+/// the ids of [`crate::metric::REPOREUSE`], the registry that describes each.
+pub const COLUMNS: [&str; 9] = {
+    let mut ids = [""; 9];
+    let mut i = 0;
+    while i < ids.len() {
+        ids[i] = REPOREUSE[i].id;
+        i += 1;
+    }
+    ids
+};
 
 /// One value per column of the table.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -39,6 +39,44 @@ pub struct RunColumns<T> {
     pub resolve: T,
     pub pass: T,
     pub c_dup: T,
+}
+
+impl<T> RunColumns<T> {
+    /// The value of column `id` (one of [`COLUMNS`]).
+    pub fn get(&self, id: &str) -> Option<&T> {
+        Some(match id {
+            "reuse_repo" => &self.reuse_repo,
+            "reuse_self" => &self.reuse_self,
+            "recall_repo" => &self.recall_repo,
+            "recall_self" => &self.recall_self,
+            "files" => &self.files,
+            "lines" => &self.lines,
+            "resolve" => &self.resolve,
+            "pass" => &self.pass,
+            "c_dup" => &self.c_dup,
+            _ => return None,
+        })
+    }
+
+    /// Applies `f` to every column.
+    pub fn map<U>(&self, mut f: impl FnMut(&T) -> U) -> RunColumns<U> {
+        RunColumns {
+            reuse_repo: f(&self.reuse_repo),
+            reuse_self: f(&self.reuse_self),
+            recall_repo: f(&self.recall_repo),
+            recall_self: f(&self.recall_self),
+            files: f(&self.files),
+            lines: f(&self.lines),
+            resolve: f(&self.resolve),
+            pass: f(&self.pass),
+            c_dup: f(&self.c_dup),
+        }
+    }
+
+    /// Every column with its description, in display order.
+    pub fn iter(&self) -> impl Iterator<Item = (&'static MetricInfo, &T)> {
+        REPOREUSE.iter().filter_map(|m| Some((m, self.get(m.id)?)))
+    }
 }
 
 /// The row and the per-turn series (T1..T).
@@ -102,5 +140,40 @@ pub fn aggregate_run(chains: &[Vec<TurnScore>]) -> RunRow {
             pass: s_pass,
             c_dup: dup.per_turn.into_iter().map(|s| s.scaled(100.0)).collect(),
         },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn columns_are_the_registry_and_the_fields_in_one_order() {
+        let numbered = RunColumns {
+            reuse_repo: 0,
+            reuse_self: 1,
+            recall_repo: 2,
+            recall_self: 3,
+            files: 4,
+            lines: 5,
+            resolve: 6,
+            pass: 7,
+            c_dup: 8,
+        };
+        let fields: Vec<String> = match serde_json::to_value(&numbered).unwrap() {
+            serde_json::Value::Object(map) => map.keys().cloned().collect(),
+            other => panic!("{other}"),
+        };
+        let mut sorted = COLUMNS.map(str::to_owned).to_vec();
+        sorted.sort();
+        assert_eq!(fields, sorted, "serde's field names are the columns");
+        let order: Vec<(&str, usize)> = numbered.iter().map(|(m, &i)| (m.id, i)).collect();
+        let expected: Vec<(&str, usize)> = COLUMNS.into_iter().zip(0..).collect();
+        assert_eq!(
+            order, expected,
+            "iter() follows COLUMNS, each with its own field"
+        );
+        assert_eq!(numbered.map(|i| i * 2).get("c_dup"), Some(&16));
+        assert_eq!(numbered.get("spr"), None);
     }
 }
