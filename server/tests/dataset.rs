@@ -71,7 +71,7 @@ fn every_declared_target_is_referenced_by_its_reference_needs_pypi() {
     assert!(report.diagnostics.is_empty(), "{:?}", report.diagnostics);
     for row in &report.turns {
         assert_eq!(
-            wheelwright_core::reporeuse::scoring::format_score(row.scores.reuse_repo),
+            wheelwright_core::metric::format_score("reuse_repo", row.scores.reuse_repo),
             "100.0",
             "{} turn {}",
             row.chain,

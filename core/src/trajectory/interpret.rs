@@ -1520,8 +1520,8 @@ fn plan_pipeline(ctx: &Ctx<'_>, cwd: &mut String, p: &Pipeline) -> Part {
         cwd: cwd.clone(),
     };
     let bump = |part: &mut Part, k: ActionKind, c: Category| {
-        part.kind = part.kind.max(k);
-        part.category = part.category.max(c);
+        part.kind = part.kind.stronger(k);
+        part.category = part.category.stronger(c);
     };
     let mut writes_file = false;
     let mut stdout_away = false;
@@ -2095,8 +2095,8 @@ fn interpret_shell(action: &ShellAction, ctx: &Ctx<'_>) -> InterpretedAction {
     let missing_bytes: usize = missing.iter().map(|l| l.len()).sum();
     let check_cost = u64::try_from(missing.len() + missing_bytes / 64).unwrap_or(u64::MAX);
     for part in &parts {
-        result.kind = result.kind.max(part.kind);
-        result.category = result.category.max(part.category);
+        result.kind = result.kind.stronger(part.kind);
+        result.category = result.category.stronger(part.category);
         result.interpreted &= part.interpreted;
         let res = resolve_part(ctx, part, &obs);
         result.ambiguous |= res.ambiguous;

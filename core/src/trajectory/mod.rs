@@ -30,6 +30,9 @@ mod interpret;
 pub mod mini_swe_agent;
 pub mod opencode;
 mod shell;
+mod taxonomy;
+
+pub use taxonomy::{ActionKind, Category};
 
 pub use interpret::{
     ACTION_STEPS_BASE, ACTION_STEPS_PER_BYTE, InterpretOptions, MAX_UNSEEN_RANGE, interpret_action,
@@ -161,79 +164,6 @@ pub fn parse_trajectory_value(value: &serde_json::Value) -> Result<Trajectory, T
     Err(TrajectoryError::UnrecognisedShape(
         "no `trajectory_format`, `format`, `messages` with roles, or tool parts".to_owned(),
     ))
-}
-
-/// What an action did, highest first: edit > run > search > read > list > other.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ActionKind {
-    Edit,
-    Run,
-    Search,
-    Read,
-    List,
-    Other,
-}
-
-impl ActionKind {
-    /// Higher is stronger (edit highest).
-    pub fn rank(self) -> u8 {
-        match self {
-            Self::Edit => 5,
-            Self::Run => 4,
-            Self::Search => 3,
-            Self::Read => 2,
-            Self::List => 1,
-            Self::Other => 0,
-        }
-    }
-
-    /// The stronger of two kinds.
-    pub fn max(self, other: Self) -> Self {
-        if other.rank() > self.rank() {
-            other
-        } else {
-            self
-        }
-    }
-}
-
-/// The purpose of an action (D11), highest first: edit > test > probe > search > read >
-/// navigate > other.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Category {
-    Edit,
-    Test,
-    Probe,
-    Search,
-    Read,
-    Navigate,
-    Other,
-}
-
-impl Category {
-    /// Higher is stronger (edit highest).
-    pub fn rank(self) -> u8 {
-        match self {
-            Self::Edit => 6,
-            Self::Test => 5,
-            Self::Probe => 4,
-            Self::Search => 3,
-            Self::Read => 2,
-            Self::Navigate => 1,
-            Self::Other => 0,
-        }
-    }
-
-    /// The stronger of two categories.
-    pub fn max(self, other: Self) -> Self {
-        if other.rank() > self.rank() {
-            other
-        } else {
-            self
-        }
-    }
 }
 
 /// One action after interpretation.
