@@ -24,11 +24,10 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::{Deserialize, Serialize};
 
 use crate::workspace::ShownLines;
+use formats::{generic, mini_swe_agent, opencode};
 
-pub mod generic;
+pub mod formats;
 mod interpret;
-pub mod mini_swe_agent;
-pub mod opencode;
 mod shell;
 mod taxonomy;
 

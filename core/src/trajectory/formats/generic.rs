@@ -25,7 +25,9 @@
 
 use serde_json::Value;
 
-use super::{RawAction, ShellAction, ToolCall, Trajectory, TrajectoryError, TrajectoryFormat};
+use crate::trajectory::{
+    RawAction, ShellAction, ToolCall, Trajectory, TrajectoryError, TrajectoryFormat,
+};
 
 /// The `format` value of this format.
 pub const FORMAT: &str = "generic-1";

@@ -29,7 +29,9 @@
 
 use serde_json::Value;
 
-use super::{RawAction, ShellAction, ToolCall, Trajectory, TrajectoryError, TrajectoryFormat};
+use crate::trajectory::{
+    RawAction, ShellAction, ToolCall, Trajectory, TrajectoryError, TrajectoryFormat,
+};
 
 fn messages_of(value: &Value) -> Option<&Vec<Value>> {
     match value {

@@ -22,7 +22,7 @@ use std::collections::{HashMap, VecDeque};
 
 use serde_json::Value;
 
-use super::{RawAction, ShellAction, Trajectory, TrajectoryError, TrajectoryFormat};
+use crate::trajectory::{RawAction, ShellAction, Trajectory, TrajectoryError, TrajectoryFormat};
 
 const TIMEOUT_PREFIX: &str = "The last command <command>";
 

@@ -1,0 +1,5 @@
+//! The harness formats a trajectory is read from, one module each (see [`super::TrajectoryFormat`]).
+
+pub mod generic;
+pub mod mini_swe_agent;
+pub mod opencode;
