@@ -16,14 +16,14 @@ pub(crate) fn header(name: &str) -> String {
 
 /// The column's value as core's metric registry writes it (counts whole, rates with one
 /// decimal), the same text the command line prints.
-pub(crate) fn format_score(column: &str, score: Option<&Score>) -> String {
+pub(crate) fn score_text(column: &str, score: Option<&Score>) -> String {
     metric::format_value(metric::unit_of(column), score.and_then(Score::value))
 }
 
 /// One table cell for `column`'s score; undefined scores say why on hover.
 #[component]
 pub(crate) fn ScoreCell(column: &'static str, score: Option<Score>) -> impl IntoView {
-    let text = format_score(column, score.as_ref());
+    let text = score_text(column, score.as_ref());
     let title = score.as_ref().and_then(Score::reason).unwrap_or_default();
     let undefined = score.as_ref().is_none_or(|s| s.value().is_none());
     view! {

@@ -7,7 +7,7 @@ use leptos::task::spawn_local;
 use leptos_router::hooks::use_params_map;
 
 use crate::api::{self, ApiError, Target, TurnDetail};
-use crate::components::score::{COLUMNS, ScoreCell, format_score, score_headers};
+use crate::components::score::{COLUMNS, ScoreCell, score_headers, score_text};
 use crate::components::source_view::{SourceView, changed_lines};
 
 /// A dotted name that may wrap after each dot, never inside a name.
@@ -208,7 +208,7 @@ fn trajectory(detail: &TurnDetail) -> impl IntoView + use<> {
     ]
     .into_iter()
     .map(|(label, column, score)| {
-        let text = format_score(column, score.as_ref());
+        let text = score_text(column, score.as_ref());
         let reason = score.as_ref().and_then(|s| s.reason()).unwrap_or_default();
         view! { <dt>{label}</dt><dd title=reason>{text}</dd> }
     })
