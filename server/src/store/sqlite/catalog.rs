@@ -7,6 +7,9 @@ use wheelwright_core::published::PublishedFile;
 use super::{NOW, Store};
 use crate::store::{DatasetSummary, DatasetTurn, NewTable, StoredSource, StoredTable};
 
+/// The columns of a [`DatasetSummary`].
+const DATASET_COLUMNS: &str = "name, version, benchmark, content_sha256, chains, turns, tests";
+
 /// One row of the join of a table with its rows (a table without rows has no labels).
 #[derive(sqlx::FromRow)]
 struct TableRow {
@@ -91,10 +94,9 @@ impl Store {
 
     /// Every stored dataset by name and version.
     pub(crate) async fn datasets(&self) -> anyhow::Result<Vec<DatasetSummary>> {
-        Ok(sqlx::query_as::<_, DatasetSummary>(
-            "SELECT name, version, benchmark, content_sha256, chains, turns, tests
-             FROM dataset ORDER BY name, version",
-        )
+        Ok(sqlx::query_as::<_, DatasetSummary>(&format!(
+            "SELECT {DATASET_COLUMNS} FROM dataset ORDER BY name, version"
+        ))
         .fetch_all(&self.pool)
         .await?)
     }
@@ -105,10 +107,9 @@ impl Store {
         name: &str,
         version: &str,
     ) -> anyhow::Result<Option<DatasetSummary>> {
-        Ok(sqlx::query_as::<_, DatasetSummary>(
-            "SELECT name, version, benchmark, content_sha256, chains, turns, tests
-             FROM dataset WHERE name = ? AND version = ?",
-        )
+        Ok(sqlx::query_as::<_, DatasetSummary>(&format!(
+            "SELECT {DATASET_COLUMNS} FROM dataset WHERE name = ? AND version = ?"
+        ))
         .bind(name)
         .bind(version)
         .fetch_optional(&self.pool)

@@ -30,17 +30,27 @@ impl Store {
             .bind(i64::try_from(text.size)?)
             .fetch_one(&mut **tx)
             .await?;
-            for (i, part) in text.parts.iter().enumerate() {
-                sqlx::query(
-                    "INSERT INTO run_file_part (file_id, part, encoding, data)
-                     VALUES (?, ?, 'deflate', ?)",
-                )
-                .bind(id)
-                .bind(i64::try_from(i)?)
-                .bind(part.as_slice())
-                .execute(&mut **tx)
-                .await?;
-            }
+            Self::insert_parts(tx, id, &text.parts).await?;
+        }
+        Ok(())
+    }
+
+    /// Inserts `parts`, deflated, as the parts of text `id` in order, inside `tx`.
+    async fn insert_parts(
+        tx: &mut sqlx::Transaction<'static, sqlx::Sqlite>,
+        id: i64,
+        parts: &[Vec<u8>],
+    ) -> anyhow::Result<()> {
+        for (i, part) in parts.iter().enumerate() {
+            sqlx::query(
+                "INSERT INTO run_file_part (file_id, part, encoding, data)
+                 VALUES (?, ?, 'deflate', ?)",
+            )
+            .bind(id)
+            .bind(i64::try_from(i)?)
+            .bind(part.as_slice())
+            .execute(&mut **tx)
+            .await?;
         }
         Ok(())
     }
@@ -188,17 +198,7 @@ impl Store {
             .bind(id)
             .execute(&mut *tx)
             .await?;
-        for (i, part) in parts.iter().enumerate() {
-            sqlx::query(
-                "INSERT INTO run_file_part (file_id, part, encoding, data)
-                 VALUES (?, ?, 'deflate', ?)",
-            )
-            .bind(id)
-            .bind(i64::try_from(i)?)
-            .bind(part.as_slice())
-            .execute(&mut *tx)
-            .await?;
-        }
+        Self::insert_parts(&mut tx, id, &parts).await?;
         tx.commit().await?;
         Ok(())
     }
