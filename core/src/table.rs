@@ -10,8 +10,12 @@
 //! runs a cell that starts with `=`, `+`, `-` or `@` (or a tab or carriage return before
 //! one) as a formula. Every text cell that starts with one of them is neutralised the
 //! OWASP way, with a leading `'`; numbers never are, so a negative score stays a number.
+//! That guard is [`Field::guarded`], and every record of every table (this module's and
+//! the leaderboard's) goes through it and then through the `csv` crate, which quotes.
 //! [`header`] and [`row`] write a table one record at a time, for downloads streamed in
 //! pages.
+
+use std::borrow::Cow;
 
 use serde_json::Value;
 
@@ -54,7 +58,10 @@ pub fn to_csv(records: &[Value], order: &[&str]) -> String {
 /// The CSV header record of `columns`.
 pub fn header(columns: &[&str]) -> String {
     let mut out = String::new();
-    push_record(&mut out, columns.iter().map(|c| (*c).to_owned()));
+    write_record(
+        &mut out,
+        columns.iter().map(|c| Field::Any((*c).to_owned())),
+    );
     out
 }
 
@@ -64,26 +71,54 @@ pub fn row(record: &Value, columns: &[&str]) -> String {
     let cells = columns.iter().map(|column| match record {
         Value::Object(map) => map.get(*column).map(cell).unwrap_or_default(),
         other if *column == "value" => cell(other),
-        _ => String::new(),
+        _ => Field::default(),
     });
     let mut out = String::new();
-    push_record(&mut out, cells);
+    write_record(&mut out, cells);
     out
 }
 
-fn cell(value: &Value) -> String {
+/// The field a JSON value becomes: a string is text, whatever it looks like.
+fn cell(value: &Value) -> Field {
     match value {
-        Value::Null => String::new(),
-        Value::String(s) => neutralised(s),
-        Value::Bool(b) => b.to_string(),
-        Value::Number(n) => n.to_string(),
+        Value::Null => Field::default(),
+        Value::String(s) => Field::Text(s.clone()),
+        Value::Bool(b) => Field::Any(b.to_string()),
+        Value::Number(n) => Field::Any(n.to_string()),
         Value::Object(map) if map.get("status").and_then(Value::as_str) == Some("defined") => {
-            map.get("value").map(cell).unwrap_or_default()
+            map.get("value").map_or_else(Field::default, cell)
         }
         Value::Object(map) if map.get("status").and_then(Value::as_str) == Some("undefined") => {
-            String::new()
+            Field::default()
         }
-        other => other.to_string(),
+        other => Field::Any(other.to_string()),
+    }
+}
+
+/// One field of a record, before it is guarded and quoted; an empty cell by default.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Field {
+    /// Text (a JSON string): neutralised when it starts like a formula, even when it
+    /// reads as a number (`"-5"` is text).
+    Text(String),
+    /// A field that is a number when it reads as one (a score, a header, a leaderboard
+    /// cell, which does not know which of its labels are text), and text otherwise.
+    Any(String),
+}
+
+impl Default for Field {
+    fn default() -> Self {
+        Self::Any(String::new())
+    }
+}
+
+impl Field {
+    /// The field as a spreadsheet may open it: the one formula-injection guard.
+    fn guarded(&self) -> Cow<'_, str> {
+        match self {
+            Self::Any(field) if is_number(field) => Cow::Borrowed(field),
+            Self::Text(field) | Self::Any(field) => neutralised(field),
+        }
     }
 }
 
@@ -91,11 +126,11 @@ fn cell(value: &Value) -> String {
 const FORMULA_START: [char; 6] = ['=', '+', '-', '@', '\t', '\r'];
 
 /// `text` as a cell no spreadsheet runs: prefixed with `'` when it starts like a formula.
-fn neutralised(text: &str) -> String {
+fn neutralised(text: &str) -> Cow<'_, str> {
     if text.starts_with(FORMULA_START) {
-        format!("'{text}")
+        Cow::Owned(format!("'{text}"))
     } else {
-        text.to_owned()
+        Cow::Borrowed(text)
     }
 }
 
@@ -109,28 +144,36 @@ fn is_number(field: &str) -> bool {
         && field.parse::<f64>().is_ok_and(f64::is_finite)
 }
 
-/// Appends one CSV record, quoting the fields that need it. A field that is not a number
-/// and starts like a formula is neutralised here too, so every table (the leaderboard's
-/// writes its fields as text) is safe to open in a spreadsheet.
+/// Appends one CSV record of `fields`, each read as a number when it is one (see
+/// [`Field::Any`]): what the leaderboard writes its rows with.
 pub(crate) fn push_record(out: &mut String, fields: impl Iterator<Item = String>) {
-    for (i, field) in fields.enumerate() {
-        if i > 0 {
-            out.push(',');
-        }
-        let field = if is_number(&field) {
-            field
-        } else {
-            neutralised(&field)
-        };
-        if field.contains([',', '"', '\n', '\r']) {
-            out.push('"');
-            out.push_str(&field.replace('"', "\"\""));
-            out.push('"');
-        } else {
-            out.push_str(&field);
-        }
+    write_record(out, fields.map(Field::Any));
+}
+
+/// Appends one CSV record (RFC 4180, CRLF): every field guarded, then quoted by the `csv`
+/// crate where it needs it (a comma, a quote, a line break).
+fn write_record(out: &mut String, fields: impl Iterator<Item = Field>) {
+    let fields: Vec<Field> = fields.collect();
+    let guarded: Vec<Cow<'_, str>> = fields.iter().map(Field::guarded).collect();
+    // `csv` writes a record of no field or one empty field as `""` (so a reader does not
+    // skip it as a blank line); these tables have always written an empty line there,
+    // and an empty table's header is one.
+    if guarded.len() <= 1 && guarded.iter().all(|f| f.is_empty()) {
+        out.push_str("\r\n");
+        return;
     }
-    out.push_str("\r\n");
+    let mut writer = csv::WriterBuilder::new()
+        .terminator(csv::Terminator::CRLF)
+        .quote_style(csv::QuoteStyle::Necessary)
+        .flexible(true)
+        .from_writer(Vec::new());
+    // Writing to a Vec cannot fail, and the fields are text, so the record is too.
+    let bytes = writer
+        .write_record(guarded.iter().map(|f| f.as_bytes()))
+        .ok()
+        .and_then(|()| writer.into_inner().ok())
+        .unwrap_or_default();
+    out.push_str(&String::from_utf8_lossy(&bytes));
 }
 
 #[cfg(test)]
@@ -155,6 +198,13 @@ mod tests {
                 "id,notes,pass,extra\r\n1,\"x, \"\"y\"\"\",,\r\n2,,,\"[1,2]\"\r\n",
             ),
             (json!([]), "\r\n"),
+            // One empty cell is an empty line, as an empty table's header is.
+            (json!([{"only": null}]), "only\r\n\r\n"),
+            (json!([{"a": "", "b": ""}]), "b,a\r\n,\r\n"),
+            (
+                json!([{"a": "line\nbreak", "b": "cr\r", "z": "tab\tand 'quote'"}]),
+                "z,b,a\r\ntab\tand 'quote',\"cr\r\",\"line\nbreak\"\r\n",
+            ),
             (json!([3, "x"]), "value\r\n3\r\nx\r\n"),
         ];
         for (records, expected) in cases {

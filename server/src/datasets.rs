@@ -4,10 +4,10 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-use sqlx::SqlitePool;
 use wheelwright_core::reporeuse::dataset::RepoReuseDataset;
 
 use crate::dataset::DatasetError;
+use crate::store::Store;
 
 /// A dataset the server holds in memory: what scoring, reference sources and repository
 /// sources are served from. The database holds what lists and filters need.
@@ -77,7 +77,7 @@ fn test_count(cases_json: &str) -> usize {
 /// does not load is logged and skipped, so one broken directory cannot keep the server
 /// from starting.
 pub(crate) async fn import_dir(
-    pool: &SqlitePool,
+    store: &Store,
     dir: &Path,
     cache_dir: &Path,
 ) -> anyhow::Result<Catalog> {
@@ -100,7 +100,7 @@ pub(crate) async fn import_dir(
         };
         match loaded {
             Ok(dataset) => {
-                if import(pool, &dataset).await? {
+                if import(store, &dataset).await? {
                     imported += 1;
                 }
                 let key = (
@@ -120,15 +120,12 @@ pub(crate) async fn import_dir(
 }
 
 /// Stores one dataset in a single transaction; `false` when the same content is there.
-pub(crate) async fn import(pool: &SqlitePool, dataset: &RepoReuseDataset) -> anyhow::Result<bool> {
+pub(crate) async fn import(store: &Store, dataset: &RepoReuseDataset) -> anyhow::Result<bool> {
     let manifest = &dataset.manifest;
     let hash = dataset.content_hash();
-    let stored: Option<String> =
-        sqlx::query_scalar("SELECT content_sha256 FROM dataset WHERE name = ? AND version = ?")
-            .bind(&manifest.name)
-            .bind(&manifest.version)
-            .fetch_optional(pool)
-            .await?;
+    let stored = store
+        .dataset_hash(&manifest.name, &manifest.version)
+        .await?;
     match stored.as_deref() {
         Some(h) if h == hash => return Ok(false),
         Some(_) => tracing::warn!(
@@ -144,47 +141,8 @@ pub(crate) async fn import(pool: &SqlitePool, dataset: &RepoReuseDataset) -> any
         .flat_map(|c| &c.turns)
         .map(|t| test_count(&t.cases_json))
         .sum();
-    let mut tx = pool.begin().await?;
-    sqlx::query("DELETE FROM dataset WHERE name = ? AND version = ?")
-        .bind(&manifest.name)
-        .bind(&manifest.version)
-        .execute(&mut *tx)
+    store
+        .replace_dataset(dataset, &hash, tests, test_count)
         .await?;
-    sqlx::query(
-        "INSERT INTO dataset (name, version, benchmark, content_sha256, chains, turns, tests, imported_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))",
-    )
-    .bind(&manifest.name)
-    .bind(&manifest.version)
-    .bind(manifest.benchmark.id())
-    .bind(&hash)
-    .bind(i64::try_from(dataset.chains.len())?)
-    .bind(i64::try_from(dataset.turn_count())?)
-    .bind(i64::try_from(tests)?)
-    .execute(&mut *tx)
-    .await?;
-    for chain in &dataset.chains {
-        for turn in &chain.turns {
-            let t = &turn.manifest;
-            sqlx::query(
-                "INSERT INTO dataset_turn (dataset_name, dataset_version, chain, turn, title,
-                     module_path, requirement, repo_targets, self_targets, tests)
-                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            )
-            .bind(&manifest.name)
-            .bind(&manifest.version)
-            .bind(&chain.manifest.id)
-            .bind(i64::try_from(t.turn)?)
-            .bind(&t.title)
-            .bind(&t.module_path)
-            .bind(&turn.requirement)
-            .bind(serde_json::to_string(&t.repo_targets)?)
-            .bind(serde_json::to_string(&t.self_targets)?)
-            .bind(i64::try_from(test_count(&turn.cases_json))?)
-            .execute(&mut *tx)
-            .await?;
-        }
-    }
-    tx.commit().await?;
     Ok(true)
 }

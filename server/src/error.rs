@@ -45,8 +45,8 @@ impl AppError {
     }
 }
 
-impl From<crate::db::DbError> for AppError {
-    fn from(error: crate::db::DbError) -> Self {
+impl From<crate::store::DbError> for AppError {
+    fn from(error: crate::store::DbError) -> Self {
         Self::Internal(error.into())
     }
 }
@@ -92,29 +92,18 @@ impl IntoResponse for AppError {
     }
 }
 
-/// Whether `error` (or any cause in its chain) says the disk or the quota is full:
-/// SQLite's `SQLITE_FULL`, or `ENOSPC`/`EDQUOT` from the file system.
+/// Whether `error` (or any cause in its chain) says the disk or the quota is full: the
+/// database's own error for it ([`crate::store::says_full`]), or `ENOSPC`/`EDQUOT` from
+/// the file system.
 pub(crate) fn is_disk_full(error: &anyhow::Error) -> bool {
     error.chain().any(|cause| {
-        if let Some(sqlx::Error::Database(db)) = cause.downcast_ref::<sqlx::Error>() {
-            // The primary result code; sqlx reports the extended one, whose low byte it is.
-            return db
-                .code()
-                .and_then(|code| code.parse::<i32>().ok())
-                .is_some_and(|code| code & 0xff == SQLITE_FULL);
-        }
-        if let Some(sqlx::Error::Io(io)) = cause.downcast_ref::<sqlx::Error>() {
-            return io_full(io);
-        }
-        cause.downcast_ref::<std::io::Error>().is_some_and(io_full)
+        crate::store::says_full(cause)
+            .unwrap_or_else(|| cause.downcast_ref::<std::io::Error>().is_some_and(io_full))
     })
 }
 
-/// `SQLITE_FULL`: "insertion failed because database is full" (also a full disk).
-const SQLITE_FULL: i32 = 13;
-
 /// `ENOSPC` and `EDQUOT` (std maps the errno to these kinds).
-fn io_full(error: &std::io::Error) -> bool {
+pub(crate) fn io_full(error: &std::io::Error) -> bool {
     matches!(
         error.kind(),
         std::io::ErrorKind::StorageFull | std::io::ErrorKind::QuotaExceeded

@@ -29,14 +29,13 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use sqlx::SqlitePool;
 use tokio::sync::{Notify, broadcast};
 use wheelwright_core::hidden_tests::{TestOutcome, Verdict};
-use wheelwright_core::reporeuse::metrics::pass_rate::TestResults;
 use wheelwright_sandbox::{Sandbox, StopFlag};
 
 use crate::datasets::{Catalog, LoadedDataset};
 use crate::hidden_tests::{Environments, RunError, TurnTest, expected_tests, run_turn};
+use crate::store::{Claim, Store};
 
 pub(crate) use wheelwright_core::hidden_tests::JobProgress as Progress;
 
@@ -51,9 +50,6 @@ const MAX_ATTEMPTS: i64 = 3;
 
 /// The shortest time limit a turn is given while budget is left.
 const MIN_TURN_TIMEOUT: Duration = Duration::from_secs(1);
-
-/// The time of day as the database writes it.
-const NOW: &str = "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')";
 
 /// Why a job was not queued or cancelled.
 #[derive(Debug, thiserror::Error)]
@@ -81,7 +77,7 @@ pub(crate) enum QueueError {
 
 /// The queue and its workers.
 pub(crate) struct Queue {
-    pool: SqlitePool,
+    store: Store,
     catalog: Arc<Catalog>,
     sandbox: Result<Arc<dyn Sandbox>, String>,
     environments: Arc<Environments>,
@@ -117,16 +113,6 @@ pub(crate) fn default_workers() -> usize {
         .max(1)
 }
 
-/// A turn of a job, claimed by a worker.
-#[derive(sqlx::FromRow)]
-struct Claim {
-    id: i64,
-    run_id: i64,
-    spent_s: f64,
-    budget_s: Option<f64>,
-    attempts: i64,
-}
-
 /// What serving a claim did.
 enum Served {
     /// A turn was run (or failed for lack of budget) and committed.
@@ -140,18 +126,11 @@ enum Served {
 impl Queue {
     /// Re-queues jobs a previous process left running and starts the workers.
     pub(crate) async fn start(
-        pool: SqlitePool,
+        store: Store,
         catalog: Arc<Catalog>,
         config: QueueConfig,
     ) -> anyhow::Result<Arc<Self>> {
-        // No worker of a previous process holds a turn any more.
-        sqlx::query("UPDATE test_job SET busy = 0 WHERE busy = 1")
-            .execute(&pool)
-            .await?;
-        let requeued = sqlx::query("UPDATE test_job SET state = 'queued' WHERE state = 'running'")
-            .execute(&pool)
-            .await?
-            .rows_affected();
+        let requeued = store.recover_jobs().await?;
         if requeued > 0 {
             tracing::info!(
                 requeued,
@@ -160,7 +139,7 @@ impl Queue {
         }
         let (events, _) = broadcast::channel(1024);
         let queue = Arc::new(Self {
-            pool,
+            store,
             catalog,
             sandbox: config.sandbox,
             environments: config.environments,
@@ -187,49 +166,20 @@ impl Queue {
         if self.sandbox.is_err() {
             return Err(QueueError::NoSandbox);
         }
-        let turns: Option<i64> = sqlx::query_scalar("SELECT turns FROM run WHERE id = ?")
-            .bind(run)
-            .fetch_optional(&self.pool)
-            .await
-            .map_err(anyhow::Error::from)?;
+        let turns = self.store.run_turn_total(run).await?;
         let turns = turns.ok_or(QueueError::UnknownRun(run))?;
         let budget = self.turn_budget.as_secs_f64() * turns as f64;
-        let inserted: Option<i64> = sqlx::query_scalar(&format!(
-            "INSERT INTO test_job (run_id, state, turns_total, budget_s, created_at)
-             VALUES (?, 'queued', ?, ?, {NOW})
-             ON CONFLICT (run_id) DO NOTHING RETURNING id"
-        ))
-        .bind(run)
-        .bind(turns)
-        .bind(budget)
-        .fetch_optional(&self.pool)
-        .await
-        .map_err(anyhow::Error::from)?;
-        let job = match inserted {
+        let job = match self.store.insert_job(run, turns, budget).await? {
             Some(job) => job,
-            None => {
-                let requeued: Option<i64> = sqlx::query_scalar(
-                    "UPDATE test_job SET state = 'queued', attempts = 0, error = NULL,
-                         retry_at = NULL, finished_at = NULL
-                     WHERE run_id = ? AND state IN ('failed', 'cancelled') RETURNING id",
-                )
-                .bind(run)
-                .fetch_optional(&self.pool)
-                .await
-                .map_err(anyhow::Error::from)?;
-                match requeued {
-                    Some(job) => job,
-                    None => {
-                        let job: i64 =
-                            sqlx::query_scalar("SELECT id FROM test_job WHERE run_id = ?")
-                                .bind(run)
-                                .fetch_one(&self.pool)
-                                .await
-                                .map_err(anyhow::Error::from)?;
-                        return Err(QueueError::Exists { run, job });
-                    }
+            None => match self.store.requeue_job(run).await? {
+                Some(job) => job,
+                None => {
+                    let job = self.store.job_of_run(run).await?.ok_or_else(|| {
+                        anyhow::anyhow!("the job of run {run} vanished while it was queued")
+                    })?;
+                    return Err(QueueError::Exists { run, job });
                 }
-            }
+            },
         };
         self.wake.notify_waiters();
         self.publish(job, None).await;
@@ -246,23 +196,8 @@ impl Queue {
         if !authorised {
             return Err(QueueError::Unauthorized);
         }
-        let cancelled = sqlx::query(&format!(
-            "UPDATE test_job SET state = 'cancelled', finished_at = {NOW},
-                 error = 'cancelled by a maintainer'
-             WHERE id = ? AND state IN ('queued', 'running')"
-        ))
-        .bind(job)
-        .execute(&self.pool)
-        .await
-        .map_err(anyhow::Error::from)?;
-        if cancelled.rows_affected() == 0 {
-            let state: Option<String> =
-                sqlx::query_scalar("SELECT state FROM test_job WHERE id = ?")
-                    .bind(job)
-                    .fetch_optional(&self.pool)
-                    .await
-                    .map_err(anyhow::Error::from)?;
-            return Err(match state {
+        if !self.store.cancel_job(job).await? {
+            return Err(match self.store.job_state(job).await? {
                 None => QueueError::UnknownJob(job),
                 Some(state) => QueueError::NotCancellable { job, state },
             });
@@ -282,31 +217,7 @@ impl Queue {
 
     /// A job's progress as stored; `None` for an unknown job.
     pub(crate) async fn progress(&self, job: i64) -> anyhow::Result<Option<Progress>> {
-        let row: Option<(i64, String, i64, Option<String>)> =
-            sqlx::query_as("SELECT run_id, state, turns_total, error FROM test_job WHERE id = ?")
-                .bind(job)
-                .fetch_optional(&self.pool)
-                .await?;
-        let Some((run, state, turns_total, error)) = row else {
-            return Ok(None);
-        };
-        let (turns_done, passed, total): (i64, Option<i64>, Option<i64>) = sqlx::query_as(
-            "SELECT count(*), sum(passed), sum(total) FROM test_turn WHERE job_id = ?",
-        )
-        .bind(job)
-        .fetch_one(&self.pool)
-        .await?;
-        let n = |v: i64| u32::try_from(v).unwrap_or(0);
-        Ok(Some(Progress {
-            job,
-            run,
-            state,
-            turns_done: n(turns_done),
-            turns_total: n(turns_total),
-            tests_passed: n(passed.unwrap_or(0)),
-            tests_total: n(total.unwrap_or(0)),
-            message: error,
-        }))
+        self.store.job_progress(job).await
     }
 
     fn flags(&self) -> std::sync::MutexGuard<'_, HashMap<i64, StopFlag>> {
@@ -317,19 +228,7 @@ impl Queue {
 
     /// Takes one turn of the job served least recently, if any is ready.
     async fn claim(&self) -> anyhow::Result<Option<Claim>> {
-        Ok(sqlx::query_as(&format!(
-            "UPDATE test_job SET state = 'running', busy = 1, last_served_at = {NOW},
-                 started_at = coalesce(started_at, {NOW})
-             WHERE id = (
-                 SELECT id FROM test_job
-                 WHERE state IN ('queued', 'running') AND busy = 0
-                     AND (retry_at IS NULL OR retry_at <= {NOW})
-                 ORDER BY last_served_at IS NOT NULL, last_served_at, id
-                 LIMIT 1)
-             RETURNING id, run_id, spent_s, budget_s, attempts"
-        ))
-        .fetch_optional(&self.pool)
-        .await?)
+        self.store.claim_turn().await
     }
 
     async fn work(self: Arc<Self>, worker: usize) {
@@ -362,10 +261,7 @@ impl Queue {
 
     /// Lets other workers take the job again.
     async fn release(&self, job: i64) {
-        let _ = sqlx::query("UPDATE test_job SET busy = 0 WHERE id = ?")
-            .bind(job)
-            .execute(&self.pool)
-            .await;
+        let _ = self.store.release_job(job).await;
     }
 
     /// Records a failed attempt: a retry later, or, at the limit, a failed job.
@@ -374,35 +270,19 @@ impl Queue {
         // Released whatever happens next (a job cancelled meanwhile stays cancelled).
         self.release(job).await;
         let result = if attempts >= MAX_ATTEMPTS {
-            sqlx::query(&format!(
-                "UPDATE test_job SET state = 'failed', attempts = ?, error = ?, finished_at = {NOW}
-                 WHERE id = ? AND state = 'running'"
-            ))
-            .bind(attempts)
-            .bind(format!(
+            let said = format!(
                 "failed {attempts} times in a row: {}; queue it again with POST /api/v1/runs/{{id}}/tests",
                 client_message(error)
-            ))
-            .bind(job)
-            .execute(&self.pool)
-            .await
+            );
+            self.store.fail_job(job, attempts, &said).await
         } else {
             let delay = self.retry_delay * 4u32.pow(u32::try_from(attempts - 1).unwrap_or(0));
-            sqlx::query(
-                "UPDATE test_job SET attempts = ?, error = ?,
-                     retry_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now', ?)
-                 WHERE id = ? AND state = 'running'",
-            )
-            .bind(attempts)
-            .bind(format!(
+            let said = format!(
                 "attempt {attempts} failed ({}); retrying in {} s",
                 client_message(error),
                 delay.as_secs_f64()
-            ))
-            .bind(format!("+{:.3} seconds", delay.as_secs_f64()))
-            .bind(job)
-            .execute(&self.pool)
-            .await
+            );
+            self.store.retry_job(job, attempts, &said, delay).await
         };
         if let Err(e) = result {
             tracing::error!(job, "cannot record the failed attempt: {e:#}");
@@ -426,19 +306,11 @@ impl Queue {
             .as_ref()
             .map_err(|why| anyhow::anyhow!("no sandbox: {why}"))?
             .clone();
-        let (name, version): (String, String) =
-            sqlx::query_as("SELECT dataset_name, dataset_version FROM run WHERE id = ?")
-                .bind(run)
-                .fetch_one(&self.pool)
-                .await?;
+        let (name, version) = self.store.run_dataset(run).await?;
         let loaded = self.catalog.get(&name, &version).ok_or_else(|| {
             anyhow::anyhow!("dataset {name} {version} of run {run} is not served any more")
         })?;
-        let done: Vec<(String, i64)> =
-            sqlx::query_as("SELECT chain, turn FROM test_turn WHERE job_id = ?")
-                .bind(job)
-                .fetch_all(&self.pool)
-                .await?;
+        let done = self.store.committed_turns(job).await?;
         let next = loaded
             .dataset
             .chains
@@ -457,11 +329,10 @@ impl Queue {
         let Some((c, t)) = next else {
             // Every turn was committed but the job was not finalised (the last turn's commit
             // finalises, so only an interrupted finalisation lands here).
-            let tests = self.test_results(job).await?;
-            let report = crate::runs::rescored(&self.pool, Arc::clone(&loaded), run, tests).await?;
-            let mut tx = self.pool.begin().await?;
-            finalise(&mut tx, job, run, &report).await?;
-            tx.commit().await?;
+            let tests = self.store.test_results(job).await?;
+            let report =
+                crate::runs::rescored(&self.store, Arc::clone(&loaded), run, tests).await?;
+            self.store.finish_job(job, run, &report).await?;
             return Ok(Served::Finished);
         };
         let chain_id = loaded.dataset.chains[c].manifest.id.clone();
@@ -478,7 +349,7 @@ impl Queue {
             .await??
         };
         let files =
-            crate::storage::chain_files(&self.pool, run, &chain_id, i64::try_from(t)?).await?;
+            crate::storage::chain_files(&self.store, run, &chain_id, i64::try_from(t)?).await?;
         let chain_files: Vec<BTreeMap<String, String>> = (1..=t)
             .map(|turn| {
                 files
@@ -515,10 +386,11 @@ impl Queue {
                 self.flags().insert(job, flag.clone());
                 // Read after the flag is in place: a cancel that came first is seen here, one
                 // that comes later finds the flag and raises it.
-                let state: String = sqlx::query_scalar("SELECT state FROM test_job WHERE id = ?")
-                    .bind(job)
-                    .fetch_one(&self.pool)
-                    .await?;
+                let state = self
+                    .store
+                    .job_state(job)
+                    .await?
+                    .ok_or_else(|| anyhow::anyhow!("job {job} vanished while it ran"))?;
                 if state == "cancelled" {
                     self.flags().remove(&job);
                     return Ok(Served::Cancelled);
@@ -551,13 +423,14 @@ impl Queue {
         };
         let elapsed = started.elapsed();
         let report = if self.is_last_turn(job, &loaded).await? {
-            let mut tests = self.test_results(job).await?;
+            let mut tests = self.store.test_results(job).await?;
             tests.insert((chain_id.clone(), t), verdict.results());
-            Some(crate::runs::rescored(&self.pool, Arc::clone(&loaded), run, tests).await?)
+            Some(crate::runs::rescored(&self.store, Arc::clone(&loaded), run, tests).await?)
         } else {
             None
         };
         let finished = self
+            .store
             .commit_turn(job, run, &chain_id, t, &verdict, elapsed, report.as_ref())
             .await?;
         Ok(if finished {
@@ -568,105 +441,8 @@ impl Queue {
     }
 
     async fn is_last_turn(&self, job: i64, loaded: &LoadedDataset) -> anyhow::Result<bool> {
-        let done: i64 = sqlx::query_scalar("SELECT count(*) FROM test_turn WHERE job_id = ?")
-            .bind(job)
-            .fetch_one(&self.pool)
-            .await?;
+        let done = self.store.committed_turn_count(job).await?;
         Ok(usize::try_from(done + 1)? == loaded.dataset.turn_count())
-    }
-
-    /// The test results of the turns committed so far, by (chain, turn).
-    async fn test_results(
-        &self,
-        job: i64,
-    ) -> anyhow::Result<BTreeMap<(String, usize), TestResults>> {
-        let rows: Vec<(String, i64, i64, i64)> =
-            sqlx::query_as("SELECT chain, turn, passed, total FROM test_turn WHERE job_id = ?")
-                .bind(job)
-                .fetch_all(&self.pool)
-                .await?;
-        let mut tests = BTreeMap::new();
-        for (chain, turn, passed, total) in rows {
-            tests.insert(
-                (chain, usize::try_from(turn)?),
-                TestResults {
-                    passed: u32::try_from(passed)?,
-                    total: u32::try_from(total)?,
-                },
-            );
-        }
-        Ok(tests)
-    }
-
-    /// Commits one turn's results and the time it spent, and releases the job; with
-    /// `report` (the last turn), also the re-scored run and the job's end, in the same
-    /// transaction, unless the job was cancelled meanwhile. Whether the job is done.
-    #[allow(clippy::too_many_arguments)]
-    async fn commit_turn(
-        &self,
-        job: i64,
-        run: i64,
-        chain: &str,
-        turn: usize,
-        verdict: &Verdict,
-        elapsed: Duration,
-        report: Option<&wheelwright_core::reporeuse::scoring::RunReport>,
-    ) -> anyhow::Result<bool> {
-        let turn = i64::try_from(turn)?;
-        let mut tx = self.pool.begin().await?;
-        let passed = verdict.results().passed;
-        sqlx::query(
-            "INSERT INTO test_turn (job_id, chain, turn, passed, total, tampered, duration_s)
-             VALUES (?, ?, ?, ?, ?, ?, ?)",
-        )
-        .bind(job)
-        .bind(chain)
-        .bind(turn)
-        .bind(i64::from(passed))
-        .bind(i64::from(verdict.total))
-        .bind(&verdict.tampered)
-        .bind(elapsed.as_secs_f64())
-        .execute(&mut *tx)
-        .await?;
-        for test in &verdict.tests {
-            sqlx::query(
-                "INSERT INTO test_result (job_id, chain, turn, module, name, class, outcome,
-                     duration_s, excerpt)
-                 VALUES (?, ?, ?, ?, ?, NULL, ?, ?, ?)",
-            )
-            .bind(job)
-            .bind(chain)
-            .bind(turn)
-            .bind(&test.module)
-            .bind(&test.name)
-            .bind(
-                serde_json::to_value(test.outcome)?
-                    .as_str()
-                    .unwrap_or("failed"),
-            )
-            .bind(test.duration_s)
-            .bind(&test.excerpt)
-            .execute(&mut *tx)
-            .await?;
-        }
-        let state: String = sqlx::query_scalar(
-            "UPDATE test_job SET busy = 0, attempts = 0, error = NULL, retry_at = NULL,
-                 spent_s = spent_s + ?
-             WHERE id = ? RETURNING state",
-        )
-        .bind(elapsed.as_secs_f64())
-        .bind(job)
-        .fetch_one(&mut *tx)
-        .await?;
-        let finished = match report {
-            Some(report) if state == "running" => {
-                finalise(&mut tx, job, run, report).await?;
-                true
-            }
-            _ => false,
-        };
-        tx.commit().await?;
-        Ok(finished)
     }
 }
 
@@ -684,24 +460,6 @@ fn client_message(error: &anyhow::Error) -> String {
 /// Compares two secrets in time that depends on their lengths only.
 fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
     a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
-}
-
-/// Stores the run re-scored with its test results and marks the job done, inside `tx`.
-async fn finalise(
-    tx: &mut sqlx::Transaction<'static, sqlx::Sqlite>,
-    job: i64,
-    run: i64,
-    report: &wheelwright_core::reporeuse::scoring::RunReport,
-) -> anyhow::Result<()> {
-    crate::runs::write_rescore(tx, run, report).await?;
-    sqlx::query(&format!(
-        "UPDATE test_job SET state = 'done', busy = 0, error = NULL, finished_at = {NOW}
-         WHERE id = ?"
-    ))
-    .bind(job)
-    .execute(&mut **tx)
-    .await?;
-    Ok(())
 }
 
 #[cfg(test)]

@@ -8,7 +8,6 @@ pub mod bundle;
 pub mod cli;
 pub mod dataset;
 mod datasets;
-pub mod db;
 mod error;
 mod hidden_tests;
 mod jobs;
@@ -17,6 +16,7 @@ mod published;
 mod routes;
 mod runs;
 pub mod storage;
+pub mod store;
 mod test_command;
 mod work;
 
@@ -27,7 +27,6 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::Context;
-use sqlx::SqlitePool;
 use tokio::net::TcpListener;
 
 pub use routes::router;
@@ -35,7 +34,7 @@ pub use routes::router;
 /// What every request handler can reach.
 #[derive(Clone)]
 pub struct AppState {
-    pool: SqlitePool,
+    store: store::Store,
     app_dir: PathBuf,
     catalog: Arc<datasets::Catalog>,
     queue: Arc<jobs::Queue>,
@@ -182,13 +181,13 @@ impl AppState {
     /// The baselines computed here bypass the work pool: no request is served yet, and a
     /// baseline must not be refused as busy.
     pub async fn open(config: &ServeConfig) -> anyhow::Result<Self> {
-        let pool = db::open(&config.data_dir).await?;
-        let report = published::import_bundled(&pool).await?;
-        let catalog = datasets::import_dir(&pool, &config.datasets_dir, &config.cache_dir).await?;
+        let store = store::Store::open(&config.data_dir).await?;
+        let report = published::import_bundled(&store).await?;
+        let catalog = datasets::import_dir(&store, &config.datasets_dir, &config.cache_dir).await?;
         for loaded in catalog.all() {
             // A baseline that cannot be computed (no network for the wheel, say) must not
             // keep the server from serving everything else.
-            if let Err(error) = runs::ensure_baselines(&pool, loaded).await {
+            if let Err(error) = runs::ensure_baselines(&store, loaded).await {
                 tracing::error!(
                     dataset = loaded.dataset.manifest.name,
                     "baselines not computed: {error:#}"
@@ -206,7 +205,7 @@ impl AppState {
             tracing::warn!("hidden tests cannot run: {why}");
         }
         let queue = jobs::Queue::start(
-            pool.clone(),
+            store.clone(),
             Arc::clone(&catalog),
             jobs::QueueConfig {
                 sandbox,
@@ -222,20 +221,14 @@ impl AppState {
         )
         .await?;
         if config.tests.test_baselines {
-            let baselines: Vec<i64> = sqlx::query_scalar(
-                "SELECT id FROM run WHERE origin = 'baseline'
-                 AND id NOT IN (SELECT run_id FROM test_job) ORDER BY id",
-            )
-            .fetch_all(&pool)
-            .await?;
-            for run in baselines {
+            for run in store.untested_baselines().await? {
                 if let Err(error) = queue.enqueue(run).await {
                     tracing::warn!(run, "baseline tests not queued: {error}");
                 }
             }
         }
         Ok(Self {
-            pool,
+            store,
             app_dir: config.app_dir.clone(),
             catalog,
             queue,
@@ -246,7 +239,7 @@ impl AppState {
 
     /// Closes the database cleanly (checkpointing the WAL).
     pub async fn close(&self) {
-        self.pool.close().await;
+        self.store.close().await;
     }
 }
 

@@ -8,7 +8,6 @@
 
 use std::sync::Arc;
 
-use sqlx::SqlitePool;
 use wheelwright_core::budget::{Cancel, Cancelled};
 use wheelwright_core::bundle::{BundleError, RunBundle};
 use wheelwright_core::reporeuse::baseline::Baseline;
@@ -20,6 +19,7 @@ use wheelwright_core::reporeuse::scoring::{
 use crate::datasets::{Catalog, LoadedDataset};
 use crate::error::AppError;
 use crate::storage::{STORE_LIMITS, StoreError};
+use crate::store::{Inserted, NewRun, Store};
 use crate::work::Job;
 
 /// Where a stored run comes from.
@@ -81,7 +81,7 @@ impl From<RunError> for AppError {
 /// Scores `bundle` against the dataset it names (in `job`'s slot of the work pool) and
 /// stores it; the new run's id.
 pub(crate) async fn submit(
-    pool: &SqlitePool,
+    store: &Store,
     catalog: &Catalog,
     bundle: RunBundle,
     job: &Job,
@@ -97,11 +97,15 @@ pub(crate) async fn submit(
     bundle.check_against(&loaded.dataset)?;
     // A run too large to store is refused before it costs a hash or a scoring.
     crate::storage::check_raw(&bundle, STORE_LIMITS)?;
-    if let Some(id) = existing(pool, &loaded, &bundle.content_hash()).await? {
+    let manifest = &loaded.dataset.manifest;
+    if let Some(id) = store
+        .run_by_bundle(&manifest.name, &manifest.version, &bundle.content_hash())
+        .await?
+    {
         return Err(RunError::Duplicate { id });
     }
     let (bundle, report) = score_blocking(Arc::clone(&loaded), bundle, job).await?;
-    store(pool, &loaded, Source::Upload, bundle, &report).await
+    save(store, &loaded, Source::Upload, bundle, &report).await
 }
 
 /// Scores on the blocking pool, in `job`'s slot and with its cancellation flag: indexing a
@@ -137,27 +141,11 @@ pub(crate) fn score(
     })
 }
 
-async fn existing(
-    pool: &SqlitePool,
-    loaded: &LoadedDataset,
-    bundle_sha256: &str,
-) -> anyhow::Result<Option<i64>> {
-    let manifest = &loaded.dataset.manifest;
-    Ok(sqlx::query_scalar(
-        "SELECT id FROM run WHERE dataset_name = ? AND dataset_version = ? AND bundle_sha256 = ?",
-    )
-    .bind(&manifest.name)
-    .bind(&manifest.version)
-    .bind(bundle_sha256)
-    .fetch_optional(pool)
-    .await?)
-}
-
 /// Stores the run, one row per scored turn and its files and trajectories in a single
 /// transaction. The texts are deflated first, on the blocking pool, and the run refused
 /// with [`RunError::Store`] if they are over [`STORE_LIMITS`]: nothing is written then.
-pub(crate) async fn store(
-    pool: &SqlitePool,
+pub(crate) async fn save(
+    store: &Store,
     loaded: &LoadedDataset,
     source: Source,
     bundle: RunBundle,
@@ -186,113 +174,47 @@ pub(crate) async fn store(
     .map_err(|e| RunError::Internal(e.into()))?;
     let packed = packed?;
     let manifest = &loaded.dataset.manifest;
-    let m = &bundle.metadata;
     let (origin, baseline) = match source {
         Source::Upload => ("verified", None),
         Source::Baseline(b) => ("baseline", Some(b.name())),
     };
-    let mut tx = pool.begin().await.map_err(anyhow::Error::from)?;
-    // Checked again inside the transaction: two identical uploads at once store one run.
-    let duplicate: Option<i64> = sqlx::query_scalar(
-        "SELECT id FROM run WHERE dataset_name = ? AND dataset_version = ? AND bundle_sha256 = ?",
-    )
-    .bind(&manifest.name)
-    .bind(&manifest.version)
-    .bind(&hash)
-    .fetch_optional(&mut *tx)
-    .await
-    .map_err(anyhow::Error::from)?;
-    if let Some(id) = duplicate {
-        return Err(RunError::Duplicate { id });
+    let run = NewRun {
+        origin,
+        baseline,
+        benchmark: manifest.benchmark.id(),
+        dataset_name: &manifest.name,
+        dataset_version: &manifest.version,
+        dataset_sha256: &loaded.content_sha256,
+        bundle_sha256: &hash,
+        metadata: &bundle.metadata,
+    };
+    match store.insert_run(&run, report, &packed).await? {
+        Inserted::Run(id) => Ok(id),
+        Inserted::Duplicate(id) => Err(RunError::Duplicate { id }),
     }
-    let id: i64 = sqlx::query_scalar(
-        "INSERT INTO run (origin, baseline, benchmark, dataset_name, dataset_version,
-             dataset_sha256, bundle_sha256, model, harness, memory, run_date, cost_usd,
-             scaffold_version, notes, scorer_version, grammar_version, chains, turns,
-             overall, series, diagnostics, created_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
-             strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
-         RETURNING id",
-    )
-    .bind(origin)
-    .bind(baseline)
-    .bind(manifest.benchmark.id())
-    .bind(&manifest.name)
-    .bind(&manifest.version)
-    .bind(&loaded.content_sha256)
-    .bind(&hash)
-    .bind(&m.model)
-    .bind(&m.harness)
-    .bind(&m.memory)
-    .bind(&m.date)
-    .bind(m.cost_usd)
-    .bind(&m.scaffold_version)
-    .bind(&m.notes)
-    .bind(&report.scorer_version)
-    .bind(wheelwright_core::syntax::GRAMMAR_VERSION)
-    .bind(i64::try_from(report.chains).map_err(anyhow::Error::from)?)
-    .bind(i64::try_from(report.turns.len()).map_err(anyhow::Error::from)?)
-    .bind(json(&report.overall)?)
-    .bind(json(&report.series)?)
-    .bind(json(&report.diagnostics)?)
-    .fetch_one(&mut *tx)
-    .await
-    .map_err(anyhow::Error::from)?;
-    for row in &report.turns {
-        sqlx::query("INSERT INTO run_turn (run_id, chain, turn, score) VALUES (?, ?, ?, ?)")
-            .bind(id)
-            .bind(&row.chain)
-            .bind(i64::try_from(row.turn).map_err(anyhow::Error::from)?)
-            .bind(json(row)?)
-            .execute(&mut *tx)
-            .await
-            .map_err(anyhow::Error::from)?;
-    }
-    crate::storage::insert(&mut tx, id, &packed).await?;
-    tx.commit().await.map_err(anyhow::Error::from)?;
-    Ok(id)
-}
-
-/// The text of a JSON column.
-fn json<T: serde::Serialize + ?Sized>(value: &T) -> Result<String, RunError> {
-    serde_json::to_string(value).map_err(|e| RunError::Internal(e.into()))
 }
 
 /// Computes and stores the baselines of `loaded` unless they are stored for its current
 /// content; baselines of older content of the same dataset are replaced.
 pub(crate) async fn ensure_baselines(
-    pool: &SqlitePool,
+    store: &Store,
     loaded: &Arc<LoadedDataset>,
 ) -> anyhow::Result<()> {
     let manifest = &loaded.dataset.manifest;
-    let stale = sqlx::query(
-        "DELETE FROM run WHERE origin = 'baseline' AND dataset_name = ? AND dataset_version = ?
-             AND dataset_sha256 <> ?",
-    )
-    .bind(&manifest.name)
-    .bind(&manifest.version)
-    .bind(&loaded.content_sha256)
-    .execute(pool)
-    .await?;
-    if stale.rows_affected() > 0 {
+    let stale = store
+        .delete_stale_baselines(&manifest.name, &manifest.version, &loaded.content_sha256)
+        .await?;
+    if stale > 0 {
         tracing::info!(
             dataset = manifest.name,
             "the dataset changed; its baselines are recomputed"
         );
     }
-    let today: String = sqlx::query_scalar("SELECT date('now')")
-        .fetch_one(pool)
-        .await?;
+    let today = store.today().await?;
     for baseline in Baseline::ALL {
-        let stored: Option<i64> = sqlx::query_scalar(
-            "SELECT id FROM run WHERE origin = 'baseline' AND baseline = ?
-                 AND dataset_name = ? AND dataset_version = ?",
-        )
-        .bind(baseline.name())
-        .bind(&manifest.name)
-        .bind(&manifest.version)
-        .fetch_optional(pool)
-        .await?;
+        let stored = store
+            .baseline_run(baseline.name(), &manifest.name, &manifest.version)
+            .await?;
         if stored.is_some() {
             continue;
         }
@@ -309,7 +231,7 @@ pub(crate) async fn ensure_baselines(
         let (bundle, report) = score_blocking(Arc::clone(loaded), bundle, &Job::unpooled())
             .await
             .map_err(|e| anyhow::anyhow!("{e}"))?;
-        match store(pool, loaded, Source::Baseline(baseline), bundle, &report).await {
+        match save(store, loaded, Source::Baseline(baseline), bundle, &report).await {
             Ok(id) => tracing::info!(
                 dataset = manifest.name,
                 baseline = baseline.name(),
@@ -328,12 +250,12 @@ pub(crate) async fn ensure_baselines(
 /// (chain, turn): the same files and trajectories, so only pass, resolve and their
 /// aggregates change.
 pub(crate) async fn rescored(
-    pool: &SqlitePool,
+    store: &Store,
     loaded: Arc<LoadedDataset>,
     run: i64,
     tests: std::collections::BTreeMap<(String, usize), TestResults>,
 ) -> anyhow::Result<RunReport> {
-    let mut stored = crate::storage::run_texts(pool, run, true).await?;
+    let mut stored = crate::storage::run_texts(store, run, true).await?;
     tokio::task::spawn_blocking(move || {
         let mut chains = std::collections::BTreeMap::new();
         for chain in &loaded.dataset.chains {
@@ -363,30 +285,4 @@ pub(crate) async fn rescored(
         Ok(score_run(&dataset, &Run { chains }, &mut |_| {})?)
     })
     .await?
-}
-
-/// Replaces the stored scores of run `run` (its row, series, diagnostics and every turn's
-/// row) with `report`, inside `tx`.
-pub(crate) async fn write_rescore(
-    tx: &mut sqlx::Transaction<'static, sqlx::Sqlite>,
-    run: i64,
-    report: &RunReport,
-) -> anyhow::Result<()> {
-    sqlx::query("UPDATE run SET overall = ?, series = ?, diagnostics = ? WHERE id = ?")
-        .bind(serde_json::to_string(&report.overall)?)
-        .bind(serde_json::to_string(&report.series)?)
-        .bind(serde_json::to_string(&report.diagnostics)?)
-        .bind(run)
-        .execute(&mut **tx)
-        .await?;
-    for row in &report.turns {
-        sqlx::query("UPDATE run_turn SET score = ? WHERE run_id = ? AND chain = ? AND turn = ?")
-            .bind(serde_json::to_string(row)?)
-            .bind(run)
-            .bind(&row.chain)
-            .bind(i64::try_from(row.turn)?)
-            .execute(&mut **tx)
-            .await?;
-    }
-    Ok(())
 }

@@ -17,8 +17,9 @@ use flate2::Compression;
 use flate2::read::DeflateDecoder;
 use flate2::write::DeflateEncoder;
 use futures_util::TryStreamExt;
-use sqlx::SqlitePool;
 use wheelwright_core::bundle::RunBundle;
+
+use crate::store::{PartRow, Store, StoredText};
 
 /// Bytes of text in one stored part, and so the most of a file one read decompresses.
 pub const PART_BYTES: usize = 1024 * 1024;
@@ -206,108 +207,12 @@ pub fn inflate(encoding: &str, data: &[u8], cap: usize) -> std::io::Result<Vec<u
     }
 }
 
-/// Inserts every text of `packed` for run `run`, inside `tx` (its turns' rows exist).
-pub(crate) async fn insert(
-    tx: &mut sqlx::Transaction<'static, sqlx::Sqlite>,
-    run: i64,
-    packed: &PackedRun,
-) -> anyhow::Result<()> {
-    for text in &packed.texts {
-        let id: i64 = sqlx::query_scalar(
-            "INSERT INTO run_file (run_id, chain, turn, kind, path, size)
-             VALUES (?, ?, ?, ?, ?, ?) RETURNING id",
-        )
-        .bind(run)
-        .bind(&text.chain)
-        .bind(i64::try_from(text.turn)?)
-        .bind(text.kind.as_str())
-        .bind(&text.path)
-        .bind(i64::try_from(text.size)?)
-        .fetch_one(&mut **tx)
-        .await?;
-        for (i, part) in text.parts.iter().enumerate() {
-            sqlx::query(
-                "INSERT INTO run_file_part (file_id, part, encoding, data)
-                 VALUES (?, ?, 'deflate', ?)",
-            )
-            .bind(id)
-            .bind(i64::try_from(i)?)
-            .bind(part.as_slice())
-            .execute(&mut **tx)
-            .await?;
-        }
-    }
-    Ok(())
-}
-
-/// A stored text, without its content.
-#[derive(Clone, Debug, sqlx::FromRow)]
-pub(crate) struct StoredText {
-    pub(crate) id: i64,
-    pub(crate) path: String,
-    pub(crate) size: i64,
-}
-
-/// The files of one turn, by path, `limit` from `offset`; and how many there are.
-pub(crate) async fn turn_files(
-    pool: &SqlitePool,
-    (run, chain, turn): (i64, &str, i64),
-    limit: i64,
-    offset: i64,
-) -> anyhow::Result<(Vec<StoredText>, i64)> {
-    let files = sqlx::query_as(
-        "SELECT id, path, size FROM run_file
-         WHERE run_id = ? AND chain = ? AND turn = ? AND kind = 'file'
-         ORDER BY path LIMIT ? OFFSET ?",
-    )
-    .bind(run)
-    .bind(chain)
-    .bind(turn)
-    .bind(limit)
-    .bind(offset)
-    .fetch_all(pool)
-    .await?;
-    let total = sqlx::query_scalar(
-        "SELECT COUNT(*) FROM run_file
-         WHERE run_id = ? AND chain = ? AND turn = ? AND kind = 'file'",
-    )
-    .bind(run)
-    .bind(chain)
-    .bind(turn)
-    .fetch_one(pool)
-    .await?;
-    Ok((files, total))
-}
-
-/// One text of a turn: the file at `path`, or the trajectory when `path` is `None`.
-pub(crate) async fn turn_text(
-    pool: &SqlitePool,
-    (run, chain, turn): (i64, &str, i64),
-    path: Option<&str>,
-) -> anyhow::Result<Option<StoredText>> {
-    let (kind, path) = path.map_or(("trajectory", ""), |p| ("file", p));
-    Ok(sqlx::query_as(
-        "SELECT id, path, size FROM run_file
-         WHERE run_id = ? AND chain = ? AND turn = ? AND kind = ? AND path = ?",
-    )
-    .bind(run)
-    .bind(chain)
-    .bind(turn)
-    .bind(kind)
-    .bind(path)
-    .fetch_optional(pool)
-    .await?)
-}
-
 /// Part `part` of text `id`, decompressed (`None` past its last part).
-pub(crate) async fn part(pool: &SqlitePool, id: i64, part: i64) -> anyhow::Result<Option<Vec<u8>>> {
-    let row: Option<(String, Vec<u8>)> =
-        sqlx::query_as("SELECT encoding, data FROM run_file_part WHERE file_id = ? AND part = ?")
-            .bind(id)
-            .bind(part)
-            .fetch_optional(pool)
-            .await?;
-    row.map(|(encoding, data)| inflate(&encoding, &data, usize::MAX))
+pub(crate) async fn part(store: &Store, id: i64, part: i64) -> anyhow::Result<Option<Vec<u8>>> {
+    store
+        .text_part(id, part)
+        .await?
+        .map(|p| inflate(&p.encoding, &p.data, usize::MAX))
         .transpose()
         .map_err(Into::into)
 }
@@ -316,21 +221,16 @@ pub(crate) async fn part(pool: &SqlitePool, id: i64, part: i64) -> anyhow::Resul
 /// is less than the whole. Reads its first part only, so `cap` above [`PART_BYTES`] is
 /// treated as [`PART_BYTES`].
 pub(crate) async fn prefix(
-    pool: &SqlitePool,
+    store: &Store,
     text: &StoredText,
     cap: usize,
 ) -> anyhow::Result<(String, bool)> {
     let cap = cap.min(PART_BYTES);
-    let row: Option<(String, Vec<u8>)> =
-        sqlx::query_as("SELECT encoding, data FROM run_file_part WHERE file_id = ? AND part = 0")
-            .bind(text.id)
-            .fetch_optional(pool)
-            .await?;
-    let Some((encoding, data)) = row else {
+    let Some(first) = store.text_part(text.id, 0).await? else {
         return Ok((String::new(), text.size > 0));
     };
     // A few bytes more than `cap`, so a character cut at `cap` is recognised as such.
-    let bytes = inflate(&encoding, &data, cap + 4)?;
+    let bytes = inflate(&first.encoding, &first.data, cap + 4)?;
     let valid = match std::str::from_utf8(&bytes) {
         Ok(all) => all,
         Err(e) => std::str::from_utf8(&bytes[..e.valid_up_to()])?,
@@ -351,57 +251,36 @@ pub struct TurnTexts {
 /// `trajectories`): what scoring again and the hidden tests need. Rows are read one at a
 /// time, so only the texts themselves are held; the run limits bound them.
 pub async fn run_texts(
-    pool: &SqlitePool,
+    store: &Store,
     run: i64,
     trajectories: bool,
 ) -> anyhow::Result<BTreeMap<(String, usize), TurnTexts>> {
-    texts(pool, run, None, trajectories).await
+    texts(store, run, None, trajectories).await
 }
 
 /// The files of turns 1..=`turn` of `chain` in run `run`, decompressed: what one turn's
 /// hidden tests need (the agent's files of that turn and the earlier ones), and no more.
 pub(crate) async fn chain_files(
-    pool: &SqlitePool,
+    store: &Store,
     run: i64,
     chain: &str,
     turn: i64,
 ) -> anyhow::Result<BTreeMap<(String, usize), TurnTexts>> {
-    texts(pool, run, Some((chain, turn)), false).await
+    texts(store, run, Some((chain, turn)), false).await
 }
 
 /// The texts of run `run`, of every turn or (`upto`) of one chain's turns up to one.
 async fn texts(
-    pool: &SqlitePool,
+    store: &Store,
     run: i64,
     upto: Option<(&str, i64)>,
     trajectories: bool,
 ) -> anyhow::Result<BTreeMap<(String, usize), TurnTexts>> {
-    let (chain, last) = upto.map_or((None, None), |(c, t)| (Some(c), Some(t)));
     let mut out = BTreeMap::new();
-    let turns: Vec<(String, i64)> = sqlx::query_as(
-        "SELECT chain, turn FROM run_turn
-         WHERE run_id = ? AND (?2 IS NULL OR (chain = ?2 AND turn <= ?3))",
-    )
-    .bind(run)
-    .bind(chain)
-    .bind(last)
-    .fetch_all(pool)
-    .await?;
-    for (chain, turn) in turns {
+    for (chain, turn) in store.run_turns(run, upto).await? {
         out.insert((chain, usize::try_from(turn)?), TurnTexts::default());
     }
-    let mut rows = sqlx::query_as::<_, PartRow>(
-        "SELECT f.id, f.chain, f.turn, f.kind, f.path, p.encoding, p.data
-         FROM run_file AS f JOIN run_file_part AS p ON p.file_id = f.id
-         WHERE f.run_id = ?1 AND (?2 OR f.kind = 'file')
-             AND (?3 IS NULL OR (f.chain = ?3 AND f.turn <= ?4))
-         ORDER BY f.id, p.part",
-    )
-    .bind(run)
-    .bind(trajectories)
-    .bind(chain)
-    .bind(last)
-    .fetch(pool);
+    let mut rows = store.text_parts(run, upto, trajectories);
     // The text being assembled from its parts, and its bytes so far.
     let mut current: Option<(PartRow, Vec<u8>)> = None;
     let finish = |out: &mut BTreeMap<(String, usize), TurnTexts>,
@@ -437,67 +316,31 @@ async fn texts(
     Ok(out)
 }
 
-/// One part of a stored text, with the text's identity.
-#[derive(sqlx::FromRow)]
-struct PartRow {
-    id: i64,
-    chain: String,
-    turn: i64,
-    kind: String,
-    path: String,
-    encoding: String,
-    data: Vec<u8>,
-}
-
 /// Deflates the texts a migration moved over as they were (`identity` parts), one text
 /// per transaction: re-run at every start, it converts what is left and then finds
 /// nothing to do. A text's parts are replaced in one transaction, so it is never lost or
 /// half converted.
-pub(crate) async fn upgrade(pool: &SqlitePool) -> anyhow::Result<()> {
+pub(crate) async fn upgrade(store: &Store) -> anyhow::Result<()> {
     let mut converted = 0usize;
     loop {
-        let ids: Vec<i64> = sqlx::query_scalar(
-            "SELECT DISTINCT file_id FROM run_file_part WHERE encoding = 'identity'
-             ORDER BY file_id LIMIT 64",
-        )
-        .fetch_all(pool)
-        .await?;
+        let ids = store.identity_texts(64).await?;
         if ids.is_empty() {
             break;
         }
         for id in ids {
-            let mut tx = pool.begin().await?;
-            let parts: Vec<(String, Vec<u8>)> = sqlx::query_as(
-                "SELECT encoding, data FROM run_file_part WHERE file_id = ? ORDER BY part",
-            )
-            .bind(id)
-            .fetch_all(&mut *tx)
-            .await?;
-            let mut bytes = Vec::new();
-            for (encoding, data) in parts {
-                bytes.extend(inflate(&encoding, &data, usize::MAX)?);
-            }
-            let parts: Vec<Vec<u8>> = match std::str::from_utf8(&bytes) {
-                Ok(text) => split(text).map(|p| deflate(p.as_bytes())).collect(),
-                // Not text (it cannot be: it came from a JSON string): kept byte for byte.
-                Err(_) => bytes.chunks(PART_BYTES).map(deflate).collect(),
-            };
-            sqlx::query("DELETE FROM run_file_part WHERE file_id = ?")
-                .bind(id)
-                .execute(&mut *tx)
+            store
+                .repack_text(id, |parts| {
+                    let mut bytes = Vec::new();
+                    for part in parts {
+                        bytes.extend(inflate(&part.encoding, &part.data, usize::MAX)?);
+                    }
+                    Ok(match std::str::from_utf8(&bytes) {
+                        Ok(text) => split(text).map(|p| deflate(p.as_bytes())).collect(),
+                        // Not text (it cannot be: it came from a JSON string): kept byte for byte.
+                        Err(_) => bytes.chunks(PART_BYTES).map(deflate).collect(),
+                    })
+                })
                 .await?;
-            for (i, part) in parts.iter().enumerate() {
-                sqlx::query(
-                    "INSERT INTO run_file_part (file_id, part, encoding, data)
-                     VALUES (?, ?, 'deflate', ?)",
-                )
-                .bind(id)
-                .bind(i64::try_from(i)?)
-                .bind(part.as_slice())
-                .execute(&mut *tx)
-                .await?;
-            }
-            tx.commit().await?;
             converted += 1;
         }
     }

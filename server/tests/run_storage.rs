@@ -409,13 +409,14 @@ async fn an_older_database_is_moved_to_deflated_parts_with_nothing_lost_once() {
     old_database(&data).await;
 
     // Opening it migrates and deflates; what the queue reads is what was stored.
-    let pool = wheelwright_server::db::open(&data).await.unwrap();
-    let parts = all_parts(&pool).await;
+    let store = wheelwright_server::store::Store::open(&data).await.unwrap();
+    let pool = store.pool();
+    let parts = all_parts(pool).await;
     assert!(
         parts.iter().all(|p| p.2 == "deflate"),
         "every part deflated"
     );
-    let texts = wheelwright_server::storage::run_texts(&pool, 1, true)
+    let texts = wheelwright_server::storage::run_texts(&store, 1, true)
         .await
         .unwrap();
     assert_eq!(texts.len(), 3, "every stored turn, with or without files");
@@ -432,7 +433,7 @@ async fn an_older_database_is_moved_to_deflated_parts_with_nothing_lost_once() {
         "SELECT COUNT(*) FROM run_file_part JOIN run_file ON run_file.id = file_id
          WHERE path = 'notes/big.txt'",
     )
-    .fetch_one(&pool)
+    .fetch_one(pool)
     .await
     .unwrap();
     let big_text = old_turns()[0].2["notes/big.txt"]
@@ -442,12 +443,12 @@ async fn an_older_database_is_moved_to_deflated_parts_with_nothing_lost_once() {
     let expected = wheelwright_server::storage::split(&big_text).count();
     assert!(expected >= 3);
     assert_eq!(usize::try_from(big).unwrap(), expected, "a part per MiB");
-    pool.close().await;
+    store.close().await;
 
     // Opening it again changes nothing.
-    let pool = wheelwright_server::db::open(&data).await.unwrap();
-    assert_eq!(all_parts(&pool).await, parts);
-    pool.close().await;
+    let store = wheelwright_server::store::Store::open(&data).await.unwrap();
+    assert_eq!(all_parts(store.pool()).await, parts);
+    store.close().await;
 
     // And the server shows the moved files.
     let app = app_with_dist(dir, None).await;

@@ -13,7 +13,7 @@ use wheelwright_core::benchmark::Benchmark;
 
 use crate::AppState;
 use crate::error::AppError;
-use crate::published::{self, StoredTable};
+use crate::store::StoredTable;
 
 #[derive(Serialize)]
 pub(crate) struct BenchmarkSummary {
@@ -38,8 +38,8 @@ pub(crate) async fn list(
 ) -> Result<Json<Vec<BenchmarkSummary>>, AppError> {
     let mut out = Vec::new();
     for benchmark in Benchmark::ALL {
-        let source = published::source(&state.pool, benchmark).await?;
-        let tables = published::tables(&state.pool, benchmark, None).await?;
+        let source = state.store.published_source(benchmark).await?;
+        let tables = state.store.published_tables(benchmark, None).await?;
         out.push(BenchmarkSummary {
             id: benchmark.id(),
             title: benchmark.title(),
@@ -84,10 +84,12 @@ pub(crate) async fn published(
 ) -> Result<Response, AppError> {
     let benchmark = benchmark(&id)?;
     let format = Format::parse(params.get("format").map(String::as_str))?;
-    let source = published::source(&state.pool, benchmark)
+    let source = state
+        .store
+        .published_source(benchmark)
         .await?
         .ok_or_else(|| AppError::not_found("no published results for this benchmark"))?;
-    let tables = published::tables(&state.pool, benchmark, None).await?;
+    let tables = state.store.published_tables(benchmark, None).await?;
     if format == Format::Csv {
         // A CSV file holds one table: the one named by `table`.
         let ids: Vec<&str> = tables.iter().map(|t| t.id.as_str()).collect();

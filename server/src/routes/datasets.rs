@@ -12,6 +12,7 @@ use serde::Serialize;
 use super::table::{Format, respond};
 use crate::AppState;
 use crate::error::AppError;
+use crate::store::{DatasetSummary, DatasetTurn as TurnRow};
 
 /// Column orders of the CSV downloads.
 const DATASET_ORDER: [&str; 7] = [
@@ -37,57 +38,13 @@ const DATASET_TURN_ORDER: [&str; 8] = [
 /// Most lines one source request returns; ask for ranges to read more.
 pub(crate) const MAX_SOURCE_LINES: usize = 5_000;
 
-#[derive(Serialize, sqlx::FromRow)]
-pub(crate) struct DatasetSummary {
-    name: String,
-    version: String,
-    benchmark: String,
-    content_sha256: String,
-    /// Counts; a dataset's detail lists its `turns` themselves.
-    #[serde(rename = "chain_count")]
-    chains: i64,
-    #[serde(rename = "turn_count")]
-    turns: i64,
-    #[serde(rename = "test_count")]
-    tests: i64,
-}
-
 pub(crate) async fn list(
     State(state): State<AppState>,
     Query(params): Query<BTreeMap<String, String>>,
 ) -> Result<Response, AppError> {
     let format = Format::parse(params.get("format").map(String::as_str))?;
-    let rows = sqlx::query_as::<_, DatasetSummary>(
-        "SELECT name, version, benchmark, content_sha256, chains, turns, tests
-         FROM dataset ORDER BY name, version",
-    )
-    .fetch_all(&state.pool)
-    .await
-    .map_err(anyhow::Error::from)?;
+    let rows = state.store.datasets().await?;
     respond(format, "datasets", &DATASET_ORDER, &rows)
-}
-
-#[derive(Serialize, sqlx::FromRow)]
-pub(crate) struct TurnRow {
-    chain: String,
-    turn: i64,
-    title: String,
-    module_path: String,
-    requirement: String,
-    #[serde(serialize_with = "stored_json")]
-    repo_targets: String,
-    #[serde(serialize_with = "stored_json")]
-    self_targets: String,
-    tests: i64,
-}
-
-/// Sends a column that holds JSON (written by the importer) as JSON, not as a string.
-pub(crate) fn stored_json<S: serde::Serializer>(
-    text: &str,
-    serializer: S,
-) -> Result<S::Ok, S::Error> {
-    let value: serde_json::Value = serde_json::from_str(text).map_err(serde::ser::Error::custom)?;
-    value.serialize(serializer)
 }
 
 #[derive(Serialize)]
@@ -103,30 +60,12 @@ pub(crate) async fn get(
     Query(params): Query<BTreeMap<String, String>>,
 ) -> Result<Response, AppError> {
     let format = Format::parse(params.get("format").map(String::as_str))?;
-    let summary = sqlx::query_as::<_, DatasetSummary>(
-        "SELECT name, version, benchmark, content_sha256, chains, turns, tests
-         FROM dataset WHERE name = ? AND version = ?",
-    )
-    .bind(&name)
-    .bind(&version)
-    .fetch_optional(&state.pool)
-    .await
-    .map_err(anyhow::Error::from)?
-    .ok_or_else(|| {
+    let summary = state.store.dataset(&name, &version).await?.ok_or_else(|| {
         AppError::not_found(format!(
             "no dataset {name:?} at version {version:?}; GET /api/v1/datasets lists them"
         ))
     })?;
-    let turns = sqlx::query_as::<_, TurnRow>(
-        "SELECT chain, turn, title, module_path, requirement, repo_targets, self_targets, tests
-         FROM dataset_turn WHERE dataset_name = ? AND dataset_version = ?
-         ORDER BY rowid",
-    )
-    .bind(&name)
-    .bind(&version)
-    .fetch_all(&state.pool)
-    .await
-    .map_err(anyhow::Error::from)?;
+    let turns = state.store.dataset_turns(&name, &version).await?;
     if format == Format::Csv {
         return respond(
             format,

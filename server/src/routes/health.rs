@@ -5,8 +5,8 @@ use axum::extract::State;
 use serde::Serialize;
 
 use crate::AppState;
-use crate::db::{self, DatabaseHealth};
 use crate::error::AppError;
+use crate::store::DatabaseHealth;
 
 #[derive(Serialize)]
 pub(crate) struct Health {
@@ -23,6 +23,6 @@ pub(crate) async fn get(State(state): State<AppState>) -> Result<Json<Health>, A
         version: env!("CARGO_PKG_VERSION"),
         scorer: wheelwright_core::SCORER_VERSION,
         grammar: wheelwright_core::syntax::GRAMMAR_VERSION,
-        database: db::health(&state.pool).await?,
+        database: state.store.health().await?,
     }))
 }

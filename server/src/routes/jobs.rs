@@ -25,6 +25,7 @@ use tokio::sync::broadcast::error::RecvError;
 use crate::AppState;
 use crate::error::AppError;
 use crate::jobs::{Progress, QueueError};
+use crate::store::{TestOutcome, TurnTests};
 
 impl From<QueueError> for AppError {
     fn from(error: QueueError) -> Self {
@@ -65,26 +66,6 @@ pub(crate) async fn queue(
         .into_response())
 }
 
-#[derive(Serialize, sqlx::FromRow)]
-pub(crate) struct TurnTests {
-    chain: String,
-    turn: i64,
-    passed: i64,
-    total: i64,
-    tampered: Option<String>,
-    duration_s: f64,
-}
-
-#[derive(Serialize, sqlx::FromRow)]
-pub(crate) struct TestOutcome {
-    chain: String,
-    turn: i64,
-    module: String,
-    name: String,
-    outcome: String,
-    duration_s: f64,
-}
-
 #[derive(Serialize)]
 pub(crate) struct RunTests {
     #[serde(flatten)]
@@ -100,12 +81,7 @@ pub(crate) async fn results(
 ) -> Result<Response, AppError> {
     let format = super::table::Format::parse(params.get("format").map(String::as_str))?;
     let run = super::positive_id(&run, "run")?;
-    let job: Option<i64> = sqlx::query_scalar("SELECT id FROM test_job WHERE run_id = ?")
-        .bind(run)
-        .fetch_optional(&state.pool)
-        .await
-        .map_err(anyhow::Error::from)?;
-    let job = job.ok_or_else(|| {
+    let job = state.store.job_of_run(run).await?.ok_or_else(|| {
         AppError::not_found(format!(
             "run {run} has no hidden-test job; POST /api/v1/runs/{run}/tests queues one"
         ))
@@ -115,22 +91,8 @@ pub(crate) async fn results(
         .progress(job)
         .await?
         .ok_or_else(|| AppError::Internal(anyhow::anyhow!("job {job} vanished")))?;
-    let turns = sqlx::query_as::<_, TurnTests>(
-        "SELECT chain, turn, passed, total, tampered, duration_s FROM test_turn
-         WHERE job_id = ? ORDER BY rowid",
-    )
-    .bind(job)
-    .fetch_all(&state.pool)
-    .await
-    .map_err(anyhow::Error::from)?;
-    let tests = sqlx::query_as::<_, TestOutcome>(
-        "SELECT chain, turn, module, name, outcome, duration_s FROM test_result
-         WHERE job_id = ? ORDER BY rowid",
-    )
-    .bind(job)
-    .fetch_all(&state.pool)
-    .await
-    .map_err(anyhow::Error::from)?;
+    let turns = state.store.job_turns(job).await?;
+    let tests = state.store.job_tests(job).await?;
     if format == super::table::Format::Csv {
         // The per-test table; per-turn counts are its sums.
         return super::table::respond(

@@ -17,7 +17,7 @@ use wheelwright_core::leaderboard::{self, LeaderboardRow, Origin};
 use super::benchmarks::benchmark;
 use crate::AppState;
 use crate::error::AppError;
-use crate::published;
+use crate::store::LeaderboardRun;
 
 #[derive(Serialize)]
 pub(crate) struct Leaderboard {
@@ -67,8 +67,10 @@ pub(crate) async fn get(
     query.filters = params;
 
     let (table, implicit) = benchmark.leaderboard_table();
-    let source = published::source(&state.pool, benchmark).await?;
-    let reported = published::tables(&state.pool, benchmark, Some(table))
+    let source = state.store.published_source(benchmark).await?;
+    let reported = state
+        .store
+        .published_tables(benchmark, Some(table))
         .await?
         .into_iter()
         .next();
@@ -127,32 +129,15 @@ pub(crate) async fn get(
     .into_response())
 }
 
-#[derive(sqlx::FromRow)]
-struct StoredRun {
-    id: i64,
-    origin: String,
-    model: String,
-    harness: String,
-    memory: String,
-    overall: String,
-}
-
 /// Runs stored by this server (verified uploads and baselines) as leaderboard rows: labels
 /// from their metadata, metrics from their overall row (undefined values left out).
 async fn run_rows(
     state: &AppState,
     benchmark: wheelwright_core::benchmark::Benchmark,
 ) -> Result<Vec<LeaderboardRow>, AppError> {
-    let stored: Vec<StoredRun> = sqlx::query_as(
-        "SELECT id, origin, model, harness, memory, overall FROM run
-             WHERE benchmark = ? ORDER BY id",
-    )
-    .bind(benchmark.id())
-    .fetch_all(&state.pool)
-    .await
-    .map_err(anyhow::Error::from)?;
+    let stored = state.store.leaderboard_runs(benchmark.id()).await?;
     let mut rows = Vec::with_capacity(stored.len());
-    for StoredRun {
+    for LeaderboardRun {
         id,
         origin,
         model,

@@ -32,7 +32,8 @@ use wheelwright_core::reporeuse::metrics::run::COLUMNS;
 use super::table::Format;
 use crate::AppState;
 use crate::error::AppError;
-use crate::storage::{self, PART_BYTES, StoredText};
+use crate::storage::{self, PART_BYTES};
+use crate::store::{ChainTurns, RunFilter, RunSummary, Store, StoredText};
 
 /// Largest run bundle accepted by upload (compressed, as sent).
 pub(crate) const UPLOAD_LIMIT: usize = 32 * 1024 * 1024;
@@ -53,35 +54,6 @@ pub(crate) const INLINE_TOTAL: usize = 4 * PART_BYTES;
 /// Most other files the turn case lists; `other_file_count` says how many there are and
 /// `.../files` pages through them all.
 pub(crate) const OTHER_FILES_LISTED: i64 = 200;
-
-#[derive(Serialize, sqlx::FromRow)]
-pub(crate) struct RunSummary {
-    id: i64,
-    origin: String,
-    baseline: Option<String>,
-    benchmark: String,
-    dataset_name: String,
-    dataset_version: String,
-    dataset_sha256: String,
-    model: String,
-    harness: String,
-    memory: String,
-    run_date: String,
-    cost_usd: Option<f64>,
-    scaffold_version: Option<String>,
-    notes: Option<String>,
-    scorer_version: String,
-    grammar_version: String,
-    /// How many chains and turns were scored (`chains` of a run's detail lists them).
-    #[serde(rename = "chain_count")]
-    chains: i64,
-    #[serde(rename = "turn_count")]
-    turns: i64,
-    created_at: String,
-    /// The run's row: every column's score (`{"status", "value"}` or a reason).
-    #[serde(serialize_with = "super::datasets::stored_json")]
-    overall: String,
-}
 
 /// Column order of the run table's CSV: these, the score columns, then the rest.
 const SUMMARY_FIRST: [&str; 10] = [
@@ -121,10 +93,6 @@ fn csv_order<'a>(first: &[&'a str], last: &[&'a str]) -> Vec<&'a str> {
         .collect()
 }
 
-const SUMMARY_COLUMNS: &str = "id, origin, baseline, benchmark, dataset_name, dataset_version,
-    dataset_sha256, model, harness, memory, run_date, cost_usd, scaffold_version, notes,
-    scorer_version, grammar_version, chains, turns, created_at, overall";
-
 fn parse_json(text: &str) -> Result<Value, AppError> {
     serde_json::from_str(text).map_err(|e| AppError::Internal(e.into()))
 }
@@ -152,7 +120,7 @@ pub(crate) async fn upload(
         .run(move |_| crate::bundle::read_bytes(&body))
         .await?
         .map_err(crate::runs::RunError::from)?;
-    let id = crate::runs::submit(&state.pool, &state.catalog, bundle, &job).await?;
+    let id = crate::runs::submit(&state.store, &state.catalog, bundle, &job).await?;
     drop(job);
     let detail = detail(&state, id).await?;
     Ok((
@@ -261,22 +229,13 @@ pub(crate) async fn list(
     }
     let paging = RUNS_PAGE.parse(&mut params, format)?;
     no_other_params(&params, "benchmark, origin, limit, offset or format")?;
-    const FILTER: &str = "(?1 IS NULL OR benchmark = ?1) AND (?2 IS NULL OR origin = ?2)";
+    let filter = RunFilter { benchmark, origin };
     if format == Format::Csv {
-        let pool = state.pool.clone();
+        let store = state.store.clone();
         let next = move |after: Option<i64>| {
-            let (pool, benchmark, origin) = (pool.clone(), benchmark.clone(), origin.clone());
+            let (store, filter) = (store.clone(), filter.clone());
             async move {
-                let rows = sqlx::query_as::<_, RunSummary>(&format!(
-                    "SELECT {SUMMARY_COLUMNS} FROM run WHERE {FILTER} AND id > ?3
-                     ORDER BY id LIMIT ?4"
-                ))
-                .bind(&benchmark)
-                .bind(&origin)
-                .bind(after.unwrap_or(0))
-                .bind(CSV_PAGE)
-                .fetch_all(&pool)
-                .await?;
+                let rows = store.runs_after(&filter, after, CSV_PAGE).await?;
                 rows.iter()
                     .map(|row| Ok((row.id, flat_summary(row)?)))
                     .collect::<anyhow::Result<Vec<_>>>()
@@ -284,22 +243,11 @@ pub(crate) async fn list(
         };
         return stream_csv("runs", csv_order(&SUMMARY_FIRST, &SUMMARY_LAST), next).await;
     }
-    let items = sqlx::query_as::<_, RunSummary>(&format!(
-        "SELECT {SUMMARY_COLUMNS} FROM run WHERE {FILTER} ORDER BY id LIMIT ?3 OFFSET ?4"
-    ))
-    .bind(&benchmark)
-    .bind(&origin)
-    .bind(paging.limit)
-    .bind(paging.offset)
-    .fetch_all(&state.pool)
-    .await
-    .map_err(anyhow::Error::from)?;
-    let total: i64 = sqlx::query_scalar(&format!("SELECT COUNT(*) FROM run WHERE {FILTER}"))
-        .bind(&benchmark)
-        .bind(&origin)
-        .fetch_one(&state.pool)
-        .await
-        .map_err(anyhow::Error::from)?;
+    let items = state
+        .store
+        .runs_page(&filter, paging.limit, paging.offset)
+        .await?;
+    let total = state.store.run_count(&filter).await?;
     Ok(Json(Page {
         items,
         total,
@@ -399,11 +347,10 @@ where
 }
 
 async fn summary(state: &AppState, id: i64) -> Result<RunSummary, AppError> {
-    sqlx::query_as::<_, RunSummary>(&format!("SELECT {SUMMARY_COLUMNS} FROM run WHERE id = ?"))
-        .bind(id)
-        .fetch_optional(&state.pool)
-        .await
-        .map_err(anyhow::Error::from)?
+    state
+        .store
+        .run_summary(id)
+        .await?
         .ok_or_else(|| AppError::not_found(format!("no run {id}; GET /api/v1/runs lists them")))
 }
 
@@ -424,13 +371,6 @@ fn turn_row(score: &str) -> Result<Value, AppError> {
     Ok(score)
 }
 
-/// A chain of a run and how many of its turns are stored (`GET /runs/{id}/turns` has them).
-#[derive(Serialize, sqlx::FromRow)]
-pub(crate) struct ChainTurns {
-    chain: String,
-    turn_count: i64,
-}
-
 #[derive(Serialize)]
 pub(crate) struct RunDetail {
     #[serde(flatten)]
@@ -442,20 +382,8 @@ pub(crate) struct RunDetail {
 
 async fn detail(state: &AppState, id: i64) -> Result<RunDetail, AppError> {
     let summary = summary(state, id).await?;
-    let (series, diagnostics): (String, String) =
-        sqlx::query_as("SELECT series, diagnostics FROM run WHERE id = ?")
-            .bind(id)
-            .fetch_one(&state.pool)
-            .await
-            .map_err(anyhow::Error::from)?;
-    let chains = sqlx::query_as::<_, ChainTurns>(
-        "SELECT chain, COUNT(*) AS turn_count FROM run_turn WHERE run_id = ?
-         GROUP BY chain ORDER BY MIN(rowid)",
-    )
-    .bind(id)
-    .fetch_all(&state.pool)
-    .await
-    .map_err(anyhow::Error::from)?;
+    let (series, diagnostics) = state.store.run_series(id).await?;
+    let chains = state.store.run_chains(id).await?;
     Ok(RunDetail {
         summary,
         series: parse_json(&series)?,
@@ -483,19 +411,11 @@ pub(crate) async fn turn_table(
     let id = super::positive_id(&id, "run")?;
     summary(&state, id).await?;
     if format == Format::Csv {
-        let pool = state.pool.clone();
+        let store = state.store.clone();
         let next = move |after: Option<i64>| {
-            let pool = pool.clone();
+            let store = store.clone();
             async move {
-                let rows: Vec<(i64, String)> = sqlx::query_as(
-                    "SELECT rowid, score FROM run_turn WHERE run_id = ? AND rowid > ?
-                     ORDER BY rowid LIMIT ?",
-                )
-                .bind(id)
-                .bind(after.unwrap_or(0))
-                .bind(CSV_PAGE)
-                .fetch_all(&pool)
-                .await?;
+                let rows = store.turn_scores_after(id, after, CSV_PAGE).await?;
                 rows.iter()
                     .map(|(rowid, score)| {
                         turn_row(score)
@@ -512,20 +432,11 @@ pub(crate) async fn turn_table(
         )
         .await;
     }
-    let scores: Vec<String> = sqlx::query_scalar(
-        "SELECT score FROM run_turn WHERE run_id = ? ORDER BY rowid LIMIT ? OFFSET ?",
-    )
-    .bind(id)
-    .bind(paging.limit)
-    .bind(paging.offset)
-    .fetch_all(&state.pool)
-    .await
-    .map_err(anyhow::Error::from)?;
-    let total: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM run_turn WHERE run_id = ?")
-        .bind(id)
-        .fetch_one(&state.pool)
-        .await
-        .map_err(anyhow::Error::from)?;
+    let scores = state
+        .store
+        .turn_scores(id, paging.limit, paging.offset)
+        .await?;
+    let total = state.store.turn_count(id).await?;
     Ok(Json(Page {
         items: scores
             .iter()
@@ -556,7 +467,7 @@ impl SourceFile {
     /// `stored`'s text, cut to what is left of `budget` (JSON bytes, escapes counted) and
     /// at most [`INLINE_FILE`]; the bytes it takes are taken from `budget`.
     async fn inline(
-        pool: &sqlx::SqlitePool,
+        store: &Store,
         stored: StoredText,
         budget: &mut usize,
     ) -> Result<Self, AppError> {
@@ -564,7 +475,7 @@ impl SourceFile {
         let (mut text, mut truncated) = if cap == 0 {
             (String::new(), stored.size > 0)
         } else {
-            storage::prefix(pool, &stored, cap).await?
+            storage::prefix(store, &stored, cap).await?
         };
         let (cut, cost) = json_cut(&text, cap);
         if cut < text.len() {
@@ -653,13 +564,10 @@ async fn turn_score(
     chain: &str,
     number: i64,
 ) -> Result<String, AppError> {
-    sqlx::query_scalar("SELECT score FROM run_turn WHERE run_id = ? AND chain = ? AND turn = ?")
-        .bind(id)
-        .bind(chain)
-        .bind(number)
-        .fetch_optional(&state.pool)
-        .await
-        .map_err(anyhow::Error::from)?
+    state
+        .store
+        .turn_score(id, chain, number)
+        .await?
         .ok_or_else(|| {
             AppError::not_found(format!(
                 "run {id} has no turn {number} of chain {chain:?}; GET /api/v1/runs/{id} lists its chains"
@@ -697,10 +605,10 @@ pub(crate) async fn turn(
         })?;
     let module_path = dataset_turn.manifest.module_path.clone();
     let key = (id, chain.as_str(), number);
-    let pool = &state.pool;
+    let store = &state.store;
     let mut budget = INLINE_TOTAL;
-    let submission = match storage::turn_text(pool, key, Some(&module_path)).await? {
-        Some(stored) => SourceFile::inline(pool, stored, &mut budget).await?,
+    let submission = match store.turn_text(key, Some(&module_path)).await? {
+        Some(stored) => SourceFile::inline(store, stored, &mut budget).await?,
         None => SourceFile {
             path: module_path.clone(),
             text: None,
@@ -708,16 +616,16 @@ pub(crate) async fn turn(
             truncated: false,
         },
     };
-    let (listed, count) = storage::turn_files(pool, key, OTHER_FILES_LISTED + 1, 0).await?;
+    let (listed, count) = store.turn_files(key, OTHER_FILES_LISTED + 1, 0).await?;
     let mut other_files = Vec::new();
     for stored in listed.into_iter().filter(|f| f.path != module_path) {
         if i64::try_from(other_files.len()).unwrap_or(i64::MAX) >= OTHER_FILES_LISTED {
             break;
         }
-        other_files.push(SourceFile::inline(pool, stored, &mut budget).await?);
+        other_files.push(SourceFile::inline(store, stored, &mut budget).await?);
     }
     let other_file_count = count - i64::from(submission.text.is_some());
-    let trajectory_size = storage::turn_text(pool, key, None).await?.map(|t| t.size);
+    let trajectory_size = store.turn_text(key, None).await?.map(|t| t.size);
     let mut score = parse_json(&score)?;
     let take = |score: &mut Value, key: &str| {
         score
@@ -790,8 +698,10 @@ pub(crate) async fn turn_files(
     turn_score(&state, id, &chain, number).await?;
     let key = (id, chain.as_str(), number);
     let Some(path) = path else {
-        let (files, total) =
-            storage::turn_files(&state.pool, key, paging.limit, paging.offset).await?;
+        let (files, total) = state
+            .store
+            .turn_files(key, paging.limit, paging.offset)
+            .await?;
         return Ok(Json(Page {
             items: files
                 .into_iter()
@@ -816,20 +726,22 @@ pub(crate) async fn turn_files(
             path.escape_debug().to_string()
         )));
     }
-    let stored = storage::turn_text(&state.pool, key, Some(&path))
+    let stored = state
+        .store
+        .turn_text(key, Some(&path))
         .await?
         .ok_or_else(|| {
             AppError::not_found(format!(
                 "turn {number} of chain {chain:?} of run {id} has no file {path:?}; GET /api/v1/runs/{id}/chains/{chain}/turns/{number}/files lists them"
             ))
         })?;
-    let pool = state.pool.clone();
+    let store = state.store.clone();
     let file = stored.id;
     let parts = futures_util::stream::unfold(Some(0i64), move |next| {
-        let pool = pool.clone();
+        let store = store.clone();
         async move {
             let part = next?;
-            match storage::part(&pool, file, part).await {
+            match storage::part(&store, file, part).await {
                 Ok(Some(bytes)) => Some((Ok(Bytes::from(bytes)), Some(part + 1))),
                 Ok(None) => None,
                 Err(error) => {

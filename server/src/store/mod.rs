@@ -1,0 +1,232 @@
+//! The database: every SQL statement the server runs, behind one type, [`Store`].
+//!
+//! The rest of the server says what it wants (`insert_run`, `claim_turn`, `runs_page`)
+//! and never writes SQL: routes, the job queue, run storage and the importers all call a
+//! [`Store`] method. The types here are what those methods take and give back; they do
+//! not depend on the database.
+//!
+//! Everything that is one database's dialect (SQLite's `?` parameters, `strftime`,
+//! `INSERT OR IGNORE`, `rowid` as a cursor) stays in [`sqlite`], the one store today. A
+//! PostgreSQL store (issue 18) is one more module beside it with the same methods.
+//!
+//! Writes of more than one row happen in one transaction inside one method, so a caller
+//! cannot leave anything half stored: [`Store::insert_run`] stores a run with its turns
+//! and files, [`Store::commit_turn`] a turn's test results (and, for the last turn, the
+//! re-scored run), the importers replace a dataset or a paper's tables whole.
+
+mod sqlite;
+
+use serde::Serialize;
+
+pub(crate) use sqlite::says_full;
+pub use sqlite::{DATABASE_FILE, DbError, Store};
+
+/// The database's state as the health endpoint reports it.
+#[derive(Debug, Serialize)]
+pub struct DatabaseHealth {
+    /// Number of migrations applied.
+    pub schema_version: i64,
+    pub created_at: String,
+}
+
+/// Sends a column that holds JSON (written by the server) as JSON, not as a string.
+pub(crate) fn stored_json<S: serde::Serializer>(
+    text: &str,
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    let value: serde_json::Value = serde_json::from_str(text).map_err(serde::ser::Error::custom)?;
+    value.serialize(serializer)
+}
+
+/// A stored run as lists show it (`GET /api/v1/runs` and the first fields of a run).
+#[derive(Serialize, sqlx::FromRow)]
+pub(crate) struct RunSummary {
+    pub(crate) id: i64,
+    pub(crate) origin: String,
+    pub(crate) baseline: Option<String>,
+    pub(crate) benchmark: String,
+    pub(crate) dataset_name: String,
+    pub(crate) dataset_version: String,
+    pub(crate) dataset_sha256: String,
+    pub(crate) model: String,
+    pub(crate) harness: String,
+    pub(crate) memory: String,
+    pub(crate) run_date: String,
+    pub(crate) cost_usd: Option<f64>,
+    pub(crate) scaffold_version: Option<String>,
+    pub(crate) notes: Option<String>,
+    pub(crate) scorer_version: String,
+    pub(crate) grammar_version: String,
+    /// How many chains and turns were scored (`chains` of a run's detail lists them).
+    #[serde(rename = "chain_count")]
+    pub(crate) chains: i64,
+    #[serde(rename = "turn_count")]
+    pub(crate) turns: i64,
+    pub(crate) created_at: String,
+    /// The run's row: every column's score (`{"status", "value"}` or a reason).
+    #[serde(serialize_with = "stored_json")]
+    pub(crate) overall: String,
+}
+
+/// Which runs a list shows; `None` is any.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct RunFilter {
+    pub(crate) benchmark: Option<String>,
+    /// `verified` or `baseline`.
+    pub(crate) origin: Option<String>,
+}
+
+/// A chain of a run and how many of its turns are stored (`GET /runs/{id}/turns` has them).
+#[derive(Serialize, sqlx::FromRow)]
+pub(crate) struct ChainTurns {
+    pub(crate) chain: String,
+    pub(crate) turn_count: i64,
+}
+
+/// A stored run as a leaderboard row needs it.
+#[derive(sqlx::FromRow)]
+pub(crate) struct LeaderboardRun {
+    pub(crate) id: i64,
+    pub(crate) origin: String,
+    pub(crate) model: String,
+    pub(crate) harness: String,
+    pub(crate) memory: String,
+    /// The run's row of scores, as JSON.
+    pub(crate) overall: String,
+}
+
+/// A run to store: where it comes from and what it is of, besides its report and texts.
+pub(crate) struct NewRun<'a> {
+    /// `verified` or `baseline`.
+    pub(crate) origin: &'a str,
+    /// The baseline's name, for a baseline.
+    pub(crate) baseline: Option<&'a str>,
+    pub(crate) benchmark: &'a str,
+    pub(crate) dataset_name: &'a str,
+    pub(crate) dataset_version: &'a str,
+    pub(crate) dataset_sha256: &'a str,
+    pub(crate) bundle_sha256: &'a str,
+    pub(crate) metadata: &'a wheelwright_core::bundle::Metadata,
+}
+
+/// What [`Store::insert_run`] did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Inserted {
+    /// Stored as this new run.
+    Run(i64),
+    /// Nothing stored: the same bundle is already this run.
+    Duplicate(i64),
+}
+
+/// A stored text, without its content.
+#[derive(Clone, Debug, sqlx::FromRow)]
+pub(crate) struct StoredText {
+    pub(crate) id: i64,
+    pub(crate) path: String,
+    pub(crate) size: i64,
+}
+
+/// One stored part of a text, as it is kept: how it is encoded and its bytes.
+pub(crate) struct StoredPart {
+    pub(crate) encoding: String,
+    pub(crate) data: Vec<u8>,
+}
+
+/// One part of a stored text, with the text's identity (parts of a text come in order).
+#[derive(sqlx::FromRow)]
+pub(crate) struct PartRow {
+    pub(crate) id: i64,
+    pub(crate) chain: String,
+    pub(crate) turn: i64,
+    pub(crate) kind: String,
+    pub(crate) path: String,
+    pub(crate) encoding: String,
+    pub(crate) data: Vec<u8>,
+}
+
+/// A turn of a hidden-test job, claimed by a worker.
+#[derive(sqlx::FromRow)]
+pub(crate) struct Claim {
+    pub(crate) id: i64,
+    pub(crate) run_id: i64,
+    pub(crate) spent_s: f64,
+    pub(crate) budget_s: Option<f64>,
+    pub(crate) attempts: i64,
+}
+
+/// A tested turn of a job: its counts and time.
+#[derive(Serialize, sqlx::FromRow)]
+pub(crate) struct TurnTests {
+    pub(crate) chain: String,
+    pub(crate) turn: i64,
+    pub(crate) passed: i64,
+    pub(crate) total: i64,
+    pub(crate) tampered: Option<String>,
+    pub(crate) duration_s: f64,
+}
+
+/// One hidden test's outcome.
+#[derive(Serialize, sqlx::FromRow)]
+pub(crate) struct TestOutcome {
+    pub(crate) chain: String,
+    pub(crate) turn: i64,
+    pub(crate) module: String,
+    pub(crate) name: String,
+    pub(crate) outcome: String,
+    pub(crate) duration_s: f64,
+}
+
+/// A stored dataset as lists show it.
+#[derive(Serialize, sqlx::FromRow)]
+pub(crate) struct DatasetSummary {
+    pub(crate) name: String,
+    pub(crate) version: String,
+    pub(crate) benchmark: String,
+    pub(crate) content_sha256: String,
+    /// Counts; a dataset's detail lists its `turns` themselves.
+    #[serde(rename = "chain_count")]
+    pub(crate) chains: i64,
+    #[serde(rename = "turn_count")]
+    pub(crate) turns: i64,
+    #[serde(rename = "test_count")]
+    pub(crate) tests: i64,
+}
+
+/// A turn of a stored dataset.
+#[derive(Serialize, sqlx::FromRow)]
+pub(crate) struct DatasetTurn {
+    pub(crate) chain: String,
+    pub(crate) turn: i64,
+    pub(crate) title: String,
+    pub(crate) module_path: String,
+    pub(crate) requirement: String,
+    #[serde(serialize_with = "stored_json")]
+    pub(crate) repo_targets: String,
+    #[serde(serialize_with = "stored_json")]
+    pub(crate) self_targets: String,
+    pub(crate) tests: i64,
+}
+
+/// A paper's table, validated, ready to store.
+pub(crate) struct NewTable<'a> {
+    pub(crate) table: &'a wheelwright_core::published::PublishedTable,
+    /// Its metric columns in the paper's order.
+    pub(crate) columns: Vec<String>,
+    pub(crate) rows: Vec<wheelwright_core::published::ReportedRow>,
+}
+
+/// A stored published table with its rows.
+#[derive(Debug, Serialize)]
+pub(crate) struct StoredTable {
+    pub(crate) id: String,
+    pub(crate) title: String,
+    pub(crate) columns: Vec<String>,
+    pub(crate) rows: Vec<wheelwright_core::published::ReportedRow>,
+}
+
+/// Where a benchmark's published results come from.
+#[derive(Debug, Serialize)]
+pub(crate) struct StoredSource {
+    pub(crate) source: String,
+    pub(crate) notes: String,
+}

@@ -1,0 +1,379 @@
+//! The hidden-test queue's statements: jobs, claiming a turn, committing its results, retries, cancelling.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use wheelwright_core::hidden_tests::{JobProgress, Verdict};
+use wheelwright_core::reporeuse::metrics::pass_rate::TestResults;
+use wheelwright_core::reporeuse::scoring::RunReport;
+
+use super::{NOW, Store};
+use crate::store::{Claim, TestOutcome, TurnTests};
+
+impl Store {
+    /// Frees every job from the workers of a previous process and queues again the jobs
+    /// they left running; how many were running.
+    pub(crate) async fn recover_jobs(&self) -> anyhow::Result<u64> {
+        // No worker of a previous process holds a turn any more.
+        sqlx::query("UPDATE test_job SET busy = 0 WHERE busy = 1")
+            .execute(&self.pool)
+            .await?;
+        Ok(
+            sqlx::query("UPDATE test_job SET state = 'queued' WHERE state = 'running'")
+                .execute(&self.pool)
+                .await?
+                .rows_affected(),
+        )
+    }
+
+    /// How many turns run `run` has, if there is such a run.
+    pub(crate) async fn run_turn_total(&self, run: i64) -> anyhow::Result<Option<i64>> {
+        Ok(sqlx::query_scalar("SELECT turns FROM run WHERE id = ?")
+            .bind(run)
+            .fetch_optional(&self.pool)
+            .await?)
+    }
+
+    /// Queues a new job for `run` with `turns` turns and `budget_s` seconds; its id, or
+    /// `None` when the run has a job already.
+    pub(crate) async fn insert_job(
+        &self,
+        run: i64,
+        turns: i64,
+        budget_s: f64,
+    ) -> anyhow::Result<Option<i64>> {
+        Ok(sqlx::query_scalar(&format!(
+            "INSERT INTO test_job (run_id, state, turns_total, budget_s, created_at)
+             VALUES (?, 'queued', ?, ?, {NOW})
+             ON CONFLICT (run_id) DO NOTHING RETURNING id"
+        ))
+        .bind(run)
+        .bind(turns)
+        .bind(budget_s)
+        .fetch_optional(&self.pool)
+        .await?)
+    }
+
+    /// Queues the job of `run` again if it failed or was cancelled; its id, or `None`
+    /// when it is in another state.
+    pub(crate) async fn requeue_job(&self, run: i64) -> anyhow::Result<Option<i64>> {
+        Ok(sqlx::query_scalar(
+            "UPDATE test_job SET state = 'queued', attempts = 0, error = NULL,
+                 retry_at = NULL, finished_at = NULL
+             WHERE run_id = ? AND state IN ('failed', 'cancelled') RETURNING id",
+        )
+        .bind(run)
+        .fetch_optional(&self.pool)
+        .await?)
+    }
+
+    /// The job of run `run`, if it has one.
+    pub(crate) async fn job_of_run(&self, run: i64) -> anyhow::Result<Option<i64>> {
+        Ok(
+            sqlx::query_scalar("SELECT id FROM test_job WHERE run_id = ?")
+                .bind(run)
+                .fetch_optional(&self.pool)
+                .await?,
+        )
+    }
+
+    /// Cancels `job` if it is queued or running; whether it was.
+    pub(crate) async fn cancel_job(&self, job: i64) -> anyhow::Result<bool> {
+        let cancelled = sqlx::query(&format!(
+            "UPDATE test_job SET state = 'cancelled', finished_at = {NOW},
+                 error = 'cancelled by a maintainer'
+             WHERE id = ? AND state IN ('queued', 'running')"
+        ))
+        .bind(job)
+        .execute(&self.pool)
+        .await?;
+        Ok(cancelled.rows_affected() > 0)
+    }
+
+    /// The state of `job` (`queued`, `running`, `done`, `failed`, `cancelled`), if it exists.
+    pub(crate) async fn job_state(&self, job: i64) -> anyhow::Result<Option<String>> {
+        Ok(
+            sqlx::query_scalar("SELECT state FROM test_job WHERE id = ?")
+                .bind(job)
+                .fetch_optional(&self.pool)
+                .await?,
+        )
+    }
+
+    /// A job's progress as stored; `None` for an unknown job.
+    pub(crate) async fn job_progress(&self, job: i64) -> anyhow::Result<Option<JobProgress>> {
+        let row: Option<(i64, String, i64, Option<String>)> =
+            sqlx::query_as("SELECT run_id, state, turns_total, error FROM test_job WHERE id = ?")
+                .bind(job)
+                .fetch_optional(&self.pool)
+                .await?;
+        let Some((run, state, turns_total, error)) = row else {
+            return Ok(None);
+        };
+        let (turns_done, passed, total): (i64, Option<i64>, Option<i64>) = sqlx::query_as(
+            "SELECT count(*), sum(passed), sum(total) FROM test_turn WHERE job_id = ?",
+        )
+        .bind(job)
+        .fetch_one(&self.pool)
+        .await?;
+        let n = |v: i64| u32::try_from(v).unwrap_or(0);
+        Ok(Some(JobProgress {
+            job,
+            run,
+            state,
+            turns_done: n(turns_done),
+            turns_total: n(turns_total),
+            tests_passed: n(passed.unwrap_or(0)),
+            tests_total: n(total.unwrap_or(0)),
+            message: error,
+        }))
+    }
+
+    /// Takes one turn of the job served least recently (never-served jobs first), if any
+    /// is ready, with a single statement that also marks the job busy: two workers never
+    /// take the same job.
+    pub(crate) async fn claim_turn(&self) -> anyhow::Result<Option<Claim>> {
+        Ok(sqlx::query_as(&format!(
+            "UPDATE test_job SET state = 'running', busy = 1, last_served_at = {NOW},
+                 started_at = coalesce(started_at, {NOW})
+             WHERE id = (
+                 SELECT id FROM test_job
+                 WHERE state IN ('queued', 'running') AND busy = 0
+                     AND (retry_at IS NULL OR retry_at <= {NOW})
+                 ORDER BY last_served_at IS NOT NULL, last_served_at, id
+                 LIMIT 1)
+             RETURNING id, run_id, spent_s, budget_s, attempts"
+        ))
+        .fetch_optional(&self.pool)
+        .await?)
+    }
+
+    /// Lets other workers take `job` again.
+    pub(crate) async fn release_job(&self, job: i64) -> anyhow::Result<()> {
+        sqlx::query("UPDATE test_job SET busy = 0 WHERE id = ?")
+            .bind(job)
+            .execute(&self.pool)
+            .await?;
+        Ok(())
+    }
+
+    /// Fails running `job` after `attempts` failed attempts, saying `error`.
+    pub(crate) async fn fail_job(
+        &self,
+        job: i64,
+        attempts: i64,
+        error: &str,
+    ) -> anyhow::Result<()> {
+        sqlx::query(&format!(
+            "UPDATE test_job SET state = 'failed', attempts = ?, error = ?, finished_at = {NOW}
+             WHERE id = ? AND state = 'running'"
+        ))
+        .bind(attempts)
+        .bind(error)
+        .bind(job)
+        .execute(&self.pool)
+        .await?;
+        Ok(())
+    }
+
+    /// Records the failed attempt `attempts` of running `job`, saying `error`; it is
+    /// claimed again once `delay` has passed.
+    pub(crate) async fn retry_job(
+        &self,
+        job: i64,
+        attempts: i64,
+        error: &str,
+        delay: Duration,
+    ) -> anyhow::Result<()> {
+        sqlx::query(
+            "UPDATE test_job SET attempts = ?, error = ?,
+                 retry_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now', ?)
+             WHERE id = ? AND state = 'running'",
+        )
+        .bind(attempts)
+        .bind(error)
+        .bind(format!("+{:.3} seconds", delay.as_secs_f64()))
+        .bind(job)
+        .execute(&self.pool)
+        .await?;
+        Ok(())
+    }
+
+    /// The dataset (name, version) of run `run`.
+    pub(crate) async fn run_dataset(&self, run: i64) -> anyhow::Result<(String, String)> {
+        Ok(
+            sqlx::query_as("SELECT dataset_name, dataset_version FROM run WHERE id = ?")
+                .bind(run)
+                .fetch_one(&self.pool)
+                .await?,
+        )
+    }
+
+    /// The (chain, turn) of every turn of `job` committed so far.
+    pub(crate) async fn committed_turns(&self, job: i64) -> anyhow::Result<Vec<(String, i64)>> {
+        Ok(
+            sqlx::query_as("SELECT chain, turn FROM test_turn WHERE job_id = ?")
+                .bind(job)
+                .fetch_all(&self.pool)
+                .await?,
+        )
+    }
+
+    /// How many turns of `job` are committed.
+    pub(crate) async fn committed_turn_count(&self, job: i64) -> anyhow::Result<i64> {
+        Ok(
+            sqlx::query_scalar("SELECT count(*) FROM test_turn WHERE job_id = ?")
+                .bind(job)
+                .fetch_one(&self.pool)
+                .await?,
+        )
+    }
+
+    /// The test results of the turns of `job` committed so far, by (chain, turn).
+    pub(crate) async fn test_results(
+        &self,
+        job: i64,
+    ) -> anyhow::Result<BTreeMap<(String, usize), TestResults>> {
+        let rows: Vec<(String, i64, i64, i64)> =
+            sqlx::query_as("SELECT chain, turn, passed, total FROM test_turn WHERE job_id = ?")
+                .bind(job)
+                .fetch_all(&self.pool)
+                .await?;
+        let mut tests = BTreeMap::new();
+        for (chain, turn, passed, total) in rows {
+            tests.insert(
+                (chain, usize::try_from(turn)?),
+                TestResults {
+                    passed: u32::try_from(passed)?,
+                    total: u32::try_from(total)?,
+                },
+            );
+        }
+        Ok(tests)
+    }
+
+    /// Commits one turn's results and the time it spent, and releases the job; with
+    /// `report` (the last turn), also the re-scored run and the job's end, in the same
+    /// transaction, unless the job was cancelled meanwhile. Whether the job is done.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) async fn commit_turn(
+        &self,
+        job: i64,
+        run: i64,
+        chain: &str,
+        turn: usize,
+        verdict: &Verdict,
+        elapsed: Duration,
+        report: Option<&RunReport>,
+    ) -> anyhow::Result<bool> {
+        let turn = i64::try_from(turn)?;
+        let mut tx = self.pool.begin().await?;
+        let passed = verdict.results().passed;
+        sqlx::query(
+            "INSERT INTO test_turn (job_id, chain, turn, passed, total, tampered, duration_s)
+             VALUES (?, ?, ?, ?, ?, ?, ?)",
+        )
+        .bind(job)
+        .bind(chain)
+        .bind(turn)
+        .bind(i64::from(passed))
+        .bind(i64::from(verdict.total))
+        .bind(&verdict.tampered)
+        .bind(elapsed.as_secs_f64())
+        .execute(&mut *tx)
+        .await?;
+        for test in &verdict.tests {
+            sqlx::query(
+                "INSERT INTO test_result (job_id, chain, turn, module, name, class, outcome,
+                     duration_s, excerpt)
+                 VALUES (?, ?, ?, ?, ?, NULL, ?, ?, ?)",
+            )
+            .bind(job)
+            .bind(chain)
+            .bind(turn)
+            .bind(&test.module)
+            .bind(&test.name)
+            .bind(
+                serde_json::to_value(test.outcome)?
+                    .as_str()
+                    .unwrap_or("failed"),
+            )
+            .bind(test.duration_s)
+            .bind(&test.excerpt)
+            .execute(&mut *tx)
+            .await?;
+        }
+        let state: String = sqlx::query_scalar(
+            "UPDATE test_job SET busy = 0, attempts = 0, error = NULL, retry_at = NULL,
+                 spent_s = spent_s + ?
+             WHERE id = ? RETURNING state",
+        )
+        .bind(elapsed.as_secs_f64())
+        .bind(job)
+        .fetch_one(&mut *tx)
+        .await?;
+        let finished = match report {
+            Some(report) if state == "running" => {
+                Self::finalise(&mut tx, job, run, report).await?;
+                true
+            }
+            _ => false,
+        };
+        tx.commit().await?;
+        Ok(finished)
+    }
+
+    /// Stores run `run` re-scored with its test results and marks `job` done, in one
+    /// transaction (for a job whose last turn was committed but not finalised).
+    pub(crate) async fn finish_job(
+        &self,
+        job: i64,
+        run: i64,
+        report: &RunReport,
+    ) -> anyhow::Result<()> {
+        let mut tx = self.pool.begin().await?;
+        Self::finalise(&mut tx, job, run, report).await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// Stores the run re-scored with its test results and marks the job done, inside `tx`.
+    async fn finalise(
+        tx: &mut sqlx::Transaction<'static, sqlx::Sqlite>,
+        job: i64,
+        run: i64,
+        report: &RunReport,
+    ) -> anyhow::Result<()> {
+        Self::write_rescore(tx, run, report).await?;
+        sqlx::query(&format!(
+            "UPDATE test_job SET state = 'done', busy = 0, error = NULL, finished_at = {NOW}
+             WHERE id = ?"
+        ))
+        .bind(job)
+        .execute(&mut **tx)
+        .await?;
+        Ok(())
+    }
+
+    /// The tested turns of `job` in the order they were committed.
+    pub(crate) async fn job_turns(&self, job: i64) -> anyhow::Result<Vec<TurnTests>> {
+        Ok(sqlx::query_as::<_, TurnTests>(
+            "SELECT chain, turn, passed, total, tampered, duration_s FROM test_turn
+             WHERE job_id = ? ORDER BY rowid",
+        )
+        .bind(job)
+        .fetch_all(&self.pool)
+        .await?)
+    }
+
+    /// Every test outcome of `job` in the order they were committed.
+    pub(crate) async fn job_tests(&self, job: i64) -> anyhow::Result<Vec<TestOutcome>> {
+        Ok(sqlx::query_as::<_, TestOutcome>(
+            "SELECT chain, turn, module, name, outcome, duration_s FROM test_result
+             WHERE job_id = ? ORDER BY rowid",
+        )
+        .bind(job)
+        .fetch_all(&self.pool)
+        .await?)
+    }
+}

@@ -1,0 +1,197 @@
+//! The SQLite store: opening and migrating the database, and every statement in SQLite's dialect.
+//!
+//! The statements are grouped by what they keep: [`runs`] (runs, their turns and
+//! re-scores), [`files`] (a run's texts in parts), [`jobs`] (the hidden-test queue) and
+//! [`catalog`] (datasets and the papers' published results). Each adds methods to the one
+//! [`Store`].
+
+mod catalog;
+mod files;
+mod jobs;
+mod runs;
+
+use std::path::Path;
+use std::str::FromStr;
+use std::time::Duration;
+
+use sqlx::SqlitePool;
+use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
+
+use super::DatabaseHealth;
+
+/// What can go wrong opening the database, worded for the person starting the server.
+#[derive(Debug, thiserror::Error)]
+pub enum DbError {
+    #[error(
+        "cannot create the data directory {path}: {source}; pass --data-dir with a writable path"
+    )]
+    DataDir {
+        path: String,
+        source: std::io::Error,
+    },
+    #[error(
+        "cannot open the database {path}: {source}; check the file's permissions or remove a corrupt file"
+    )]
+    Open { path: String, source: sqlx::Error },
+    #[error("cannot migrate the database {path}: {source}; it may come from a newer Wheelwright")]
+    Migrate {
+        path: String,
+        source: sqlx::migrate::MigrateError,
+    },
+    #[error(
+        "cannot convert the stored runs of {path} to this version's storage: {source:#}; the database is unchanged where it failed, so fix the cause (disk full?) and start again"
+    )]
+    Upgrade { path: String, source: anyhow::Error },
+    #[error("database query failed: {0}")]
+    Query(#[from] sqlx::Error),
+}
+
+/// File name of the database inside the data directory.
+pub const DATABASE_FILE: &str = "wheelwright.sqlite";
+
+/// The time of day as the database writes it (UTC, milliseconds, `Z`).
+const NOW: &str = "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')";
+
+/// `SQLITE_FULL`: "insertion failed because database is full" (also a full disk).
+const SQLITE_FULL: i32 = 13;
+
+/// Whether `cause` is the database saying the disk is full (`SQLITE_FULL`, or `ENOSPC`
+/// and `EDQUOT` from its file system calls); `None` when it is no database error.
+pub(crate) fn says_full(cause: &(dyn std::error::Error + 'static)) -> Option<bool> {
+    Some(match cause.downcast_ref::<sqlx::Error>()? {
+        // The primary result code; sqlx reports the extended one, whose low byte it is.
+        sqlx::Error::Database(db) => db
+            .code()
+            .and_then(|code| code.parse::<i32>().ok())
+            .is_some_and(|code| code & 0xff == SQLITE_FULL),
+        sqlx::Error::Io(io) => crate::error::io_full(io),
+        _ => false,
+    })
+}
+
+/// The server's database: a pool of SQLite connections, and every statement run on it.
+#[derive(Clone, Debug)]
+pub struct Store {
+    pool: SqlitePool,
+}
+
+impl Store {
+    /// Opens (creating if needed) the database in `data_dir`, runs pending migrations,
+    /// converts what a migration cannot (see [`crate::storage::upgrade`]) and records this
+    /// start. WAL lets readers (API requests) proceed while a writer commits.
+    pub async fn open(data_dir: &Path) -> Result<Self, DbError> {
+        std::fs::create_dir_all(data_dir).map_err(|source| DbError::DataDir {
+            path: data_dir.display().to_string(),
+            source,
+        })?;
+        let path = data_dir.join(DATABASE_FILE);
+        let shown = path.display().to_string();
+        let options = SqliteConnectOptions::from_str("sqlite:")
+            .map_err(|source| DbError::Open {
+                path: shown.clone(),
+                source,
+            })?
+            .filename(&path)
+            .create_if_missing(true)
+            .journal_mode(SqliteJournalMode::Wal)
+            .synchronous(SqliteSynchronous::Normal)
+            .foreign_keys(true)
+            .busy_timeout(Duration::from_secs(5));
+        let pool = SqlitePoolOptions::new()
+            .max_connections(8)
+            .connect_with(options)
+            .await
+            .map_err(|source| DbError::Open {
+                path: shown.clone(),
+                source,
+            })?;
+        // The path is the crate's: the migrations stay in server/migrations, their names
+        // and contents unchanged (the database keeps their checksums).
+        sqlx::migrate!("./migrations")
+            .run(&pool)
+            .await
+            .map_err(|source| DbError::Migrate {
+                path: shown.clone(),
+                source,
+            })?;
+        let store = Self { pool };
+        // What a migration cannot do in SQL: deflate the run files it moved (idempotent).
+        crate::storage::upgrade(&store)
+            .await
+            .map_err(|source| DbError::Upgrade {
+                path: shown,
+                source,
+            })?;
+        store.record_start().await?;
+        Ok(store)
+    }
+
+    /// The connection pool, for tests that read the database's rows themselves.
+    pub fn pool(&self) -> &SqlitePool {
+        &self.pool
+    }
+
+    /// Closes the database cleanly (checkpointing the WAL).
+    pub async fn close(&self) {
+        self.pool.close().await;
+    }
+
+    /// Remembers when this installation was first created and which version started it last.
+    async fn record_start(&self) -> Result<(), DbError> {
+        let now = sqlx::query_scalar::<_, String>(&format!("SELECT {NOW}"))
+            .fetch_one(&self.pool)
+            .await?;
+        let mut tx = self.pool.begin().await?;
+        sqlx::query("INSERT OR IGNORE INTO server_meta (key, value) VALUES ('created_at', ?)")
+            .bind(&now)
+            .execute(&mut *tx)
+            .await?;
+        for (key, value) in [
+            ("last_started_at", now.as_str()),
+            ("last_version", env!("CARGO_PKG_VERSION")),
+        ] {
+            sqlx::query(
+                "INSERT INTO server_meta (key, value) VALUES (?, ?)
+                 ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+            )
+            .bind(key)
+            .bind(value)
+            .execute(&mut *tx)
+            .await?;
+        }
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// How many migrations are applied and when the installation was created.
+    pub async fn health(&self) -> Result<DatabaseHealth, DbError> {
+        let schema_version =
+            sqlx::query_scalar::<_, i64>("SELECT COUNT(*) FROM _sqlx_migrations WHERE success = 1")
+                .fetch_one(&self.pool)
+                .await?;
+        let created_at = sqlx::query_scalar::<_, String>(
+            "SELECT value FROM server_meta WHERE key = 'created_at'",
+        )
+        .fetch_one(&self.pool)
+        .await?;
+        Ok(DatabaseHealth {
+            schema_version,
+            created_at,
+        })
+    }
+
+    /// Today's date (UTC) as the database sees it, `YYYY-MM-DD`.
+    pub(crate) async fn today(&self) -> anyhow::Result<String> {
+        Ok(sqlx::query_scalar("SELECT date('now')")
+            .fetch_one(&self.pool)
+            .await?)
+    }
+
+    /// Rows in `table`: what tests of "nothing stored" count.
+    #[cfg(test)]
+    pub(crate) async fn count_rows(&self, table: &str) -> anyhow::Result<i64> {
+        Ok(sqlx::query_scalar(&format!("SELECT COUNT(*) FROM {table}"))
+            .fetch_one(&self.pool)
+            .await?)
+    }
+}
