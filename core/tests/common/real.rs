@@ -74,7 +74,9 @@ pub fn vendored_all() -> Vec<(String, String)> {
 /// caller's check is skipped) when `../shared` is not beside the repository.
 pub fn shared_paths(check: &str) -> Option<Vec<PathBuf>> {
     let Ok(dirs) = std::fs::read_dir(SHARED) else {
-        println!("skipped {check}: the full set of real trajectories is not at {SHARED}");
+        println!(
+            "skipped {check}: ../shared/data/real/ (the full set of {SHARED_COUNT} real trajectories) is not beside the repository ({SHARED})"
+        );
         return None;
     };
     let mut out = Vec::new();
@@ -97,7 +99,7 @@ pub fn shared_paths(check: &str) -> Option<Vec<PathBuf>> {
 /// The texts for a bench: the full set when present, else the vendored ones (saying so on
 /// standard error, since the bench's numbers then describe a different mix).
 pub fn bench_texts() -> Vec<String> {
-    if let Some(paths) = shared_paths("the full set of real trajectories") {
+    if let Some(paths) = shared_paths("the full set in this bench") {
         return paths
             .iter()
             .map(|p| std::fs::read_to_string(p).expect("readable trajectory"))
