@@ -5,7 +5,9 @@
 //! turns over that source: each submission is real code (two top-level functions of a
 //! real module with that module's imports, written next to it), its targets are real
 //! definitions (what those functions call, plus siblings they do not call), and each turn
-//! carries one of the real mini-SWE-agent trajectories of `shared/data/real/`, in turn.
+//! carries one of the real mini-SWE-agent trajectories of `shared/data/real/` (all 70 when
+//! `../shared` is beside the repository, else the 12 vendored in `tests/fixtures/real/`,
+//! which the bench says on standard error), in turn.
 //! Run with `cargo bench -p wheelwright-core`; results are in `docs/performance.md`.
 
 #![allow(clippy::print_stderr)] // The bench reports its inputs' sizes on standard error.
@@ -14,6 +16,9 @@ use std::collections::BTreeMap;
 use std::hint::black_box;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
+
+#[path = "../tests/common/real.rs"]
+mod real;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use wheelwright_core::python::facts::DefinitionKind;
@@ -38,11 +43,6 @@ const PACKAGES: &[&str] = &[
 ];
 const CHAINS: usize = 600;
 const TURNS: usize = 5;
-
-const TRAJECTORIES: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../../shared/data/real/swebench-bash-only-gemini-3-pro/swebench_results/20251118_gemini-3-pro-74pct/trajs"
-);
 
 fn stdlib() -> PathBuf {
     let out = std::process::Command::new("python3")
@@ -95,24 +95,12 @@ fn workspace_of(files: &BTreeMap<String, String>) -> Workspace {
     w
 }
 
+/// The real trajectories the turns carry, in turn: the 70 of `../shared` when present, else
+/// the 12 vendored in `tests/fixtures/real/` (cycled to the same 3,000 turns).
 fn trajectories() -> Vec<serde_json::Value> {
-    let mut paths = Vec::new();
-    for entry in std::fs::read_dir(TRAJECTORIES).expect("the real trajectories") {
-        let dir = entry.unwrap().path();
-        if !dir.is_dir() {
-            continue;
-        }
-        for file in std::fs::read_dir(dir).unwrap() {
-            let path = file.unwrap().path();
-            if path.to_string_lossy().ends_with(".traj.json") {
-                paths.push(path);
-            }
-        }
-    }
-    paths.sort();
-    paths
+    real::bench_texts()
         .iter()
-        .map(|p| serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap())
+        .map(|t| serde_json::from_str(t).expect("a real trajectory is JSON"))
         .collect()
 }
 

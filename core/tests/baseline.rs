@@ -6,12 +6,15 @@
 //! re-implemented in the copy, and words each expected diagnostic contains) and
 //! `expected.py` (the copy module, compared byte for byte). Every case is also scored:
 //! the reference reuses every target and re-implements none; the copy references no
-//! copied target, and re-implements exactly the listed ones. `WHEELWRIGHT_BLESS=1`
+//! copied target, and re-implements exactly the listed ones. `UPDATE_EXPECT=1`
 //! rewrites each `expected.py` from the output (review the diff before committing).
+
+mod common;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
+use common::expect::check_text;
 use serde::Deserialize;
 use wheelwright_core::metric::Score;
 use wheelwright_core::python::index::{IndexOptions, RepoIndex};
@@ -83,16 +86,9 @@ fn run_case(dir: &Path) -> Vec<String> {
         .collect();
     let result: CopyResult = copy_module(&workspace, &index, &case.path, &reference, &targets);
     let mut problems = Vec::new();
-    // `WHEELWRIGHT_BLESS=1` rewrites expected.py from the output, to be reviewed in the diff.
-    if std::env::var_os("WHEELWRIGHT_BLESS").is_some() {
-        std::fs::write(dir.join("expected.py"), &result.text).unwrap();
-    }
-    let expected = std::fs::read_to_string(dir.join("expected.py")).unwrap_or_default();
-    if result.text != expected {
-        problems.push(format!(
-            "text differs from expected.py; got:\n{}\n---",
-            result.text
-        ));
+    // `UPDATE_EXPECT=1` rewrites expected.py from the output, to be reviewed in the diff.
+    if let Err(problem) = check_text(&dir.join("expected.py"), &result.text) {
+        problems.push(problem);
     }
     let copied: BTreeMap<String, String> = result
         .copied

@@ -1,5 +1,7 @@
 //! Run bundles: the directory and JSON Lines spellings agree, bad bundles are refused with clear messages.
 
+mod common;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -181,12 +183,9 @@ fn the_budget_stops_at_each_limit() {
 
 #[test]
 fn real_trajectories_travel_verbatim() {
-    // A real mini-SWE-agent trajectory from the shared data, carried by a JSON Lines bundle
-    // as text, comes out byte for byte.
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(
-        "../../shared/data/real/swebench-bash-only-gemini-3-pro/swebench_results/20251118_gemini-3-pro-74pct/trajs/psf__requests-1921/psf__requests-1921.traj.json",
-    );
-    let text = std::fs::read_to_string(&path).unwrap();
+    // A real mini-SWE-agent trajectory (vendored in tests/fixtures/real/), carried by a JSON
+    // Lines bundle as text, comes out byte for byte.
+    let text = common::real::vendored("psf__requests-1921");
     let line = serde_json::json!({"instance_id": "slugs/turn-1", "trajectory": text});
     let meta = std::fs::read_to_string(fixtures().join("valid/metadata.json")).unwrap();
     let jsonl = format!(

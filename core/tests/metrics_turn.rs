@@ -3,11 +3,16 @@
 //! Each case has `repo/` (W_{t-1}: repository plus the agent's earlier files),
 //! `submission.py` (absent: missing), `case.json` (path, targets, shown line ranges or null,
 //! tests, files, lines) and `expected.json` (rates as numbers or `{"undefined": reason}`,
-//! re-implemented targets, evidence, canonical names).
+//! re-implemented targets, evidence, canonical names). `expected.json` is the
+//! specification, written by hand; `score.json` pins the whole score as serialised (every
+//! field, so a refactor cannot change one unseen), rewritten by `UPDATE_EXPECT=1`.
+
+mod common;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
+use common::expect::check_json;
 use serde_json::{Value, json};
 use wheelwright_core::metric::Score;
 use wheelwright_core::python::index::{IndexOptions, RepoIndex};
@@ -191,6 +196,11 @@ fn every_turn_fixture_matches_its_expectation() {
                 "{}: {error}",
                 dir.file_name().unwrap().to_string_lossy()
             ));
+        }
+        // The whole score, pinned: what expected.json leaves out must not change either.
+        let whole = serde_json::to_value(&score).expect("a turn score serialises");
+        if let Err(problem) = check_json(&dir.join("score.json"), &whole) {
+            failures.push(problem);
         }
     }
     assert!(failures.is_empty(), "\n{}", failures.join("\n"));

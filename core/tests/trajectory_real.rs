@@ -1,64 +1,58 @@
 //! Real trajectories: every gemini mini-SWE-agent run parses; snapshots; uninterpreted share.
+//!
+//! The checks run on the trajectories vendored in `tests/fixtures/real/` and, when
+//! `../shared` sits beside the repository, again on the full set of 70 (skipped, with a
+//! printed line, when it does not).
 
-use std::path::{Path, PathBuf};
+mod common;
 
+use std::path::Path;
+
+use common::expect::expect_json;
+use common::real;
 use wheelwright_core::trajectory::{
     InterpretOptions, RawAction, TrajectoryFormat, TrajectorySummary, interpret_trajectory,
     parse_trajectory,
 };
 
-const GEMINI: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../../shared/data/real/swebench-bash-only-gemini-3-pro/swebench_results/20251118_gemini-3-pro-74pct/trajs"
-);
-const FIXTURES_11: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../../shared/data/real/mini-swe-agent-fixtures/tests/test_data"
-);
 const SNAPSHOTS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/trajectory");
 
-fn gemini_files() -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    for dir in std::fs::read_dir(GEMINI).expect("real data folder") {
-        let dir = dir.expect("dir entry").path();
-        if !dir.is_dir() {
-            continue;
-        }
-        for f in std::fs::read_dir(&dir).expect("instance folder") {
-            let f = f.expect("entry").path();
-            if f.to_string_lossy().ends_with(".traj.json") {
-                out.push(f);
-            }
-        }
-    }
-    out.sort();
-    out
-}
+/// How many gemini trajectories are vendored (at most 12: the ones the checks below need).
+const VENDORED_COUNT: usize = 12;
 
-fn summary_of(path: &Path) -> TrajectorySummary {
-    let text = std::fs::read_to_string(path).expect("readable");
-    let t = parse_trajectory(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+fn summary_of(label: &str, text: &str) -> TrajectorySummary {
+    let t = parse_trajectory(text).unwrap_or_else(|e| panic!("{label}: {e}"));
     TrajectorySummary::of(&t, &InterpretOptions::default())
 }
 
-#[test]
-fn every_gemini_trajectory_parses() {
-    let files = gemini_files();
-    assert_eq!(files.len(), 70);
-    for f in &files {
-        let text = std::fs::read_to_string(f).expect("readable");
-        let t = parse_trajectory(&text).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
-        assert_eq!(t.format, TrajectoryFormat::MiniSweAgent1, "{}", f.display());
-        assert!(!t.actions.is_empty(), "{}", f.display());
+/// (label, text) of every trajectory of the full set, or `None` when it is absent.
+fn shared_all(check: &str) -> Option<Vec<(String, String)>> {
+    let paths = real::shared_paths(check)?;
+    Some(
+        paths
+            .iter()
+            .map(|p| {
+                let text = std::fs::read_to_string(p).expect("readable");
+                (p.display().to_string(), text)
+            })
+            .collect(),
+    )
+}
+
+/// Each trajectory parses as mini-SWE-agent 1 with at least one action.
+fn check_parses(trajectories: &[(String, String)]) {
+    for (label, text) in trajectories {
+        let t = parse_trajectory(text).unwrap_or_else(|e| panic!("{label}: {e}"));
+        assert_eq!(t.format, TrajectoryFormat::MiniSweAgent1, "{label}");
+        assert!(!t.actions.is_empty(), "{label}");
     }
 }
 
-#[test]
-fn uninterpreted_share_is_below_five_percent() {
+/// Fewer than 5% of the trajectories' actions are left uninterpreted.
+fn check_uninterpreted_share(trajectories: &[(String, String)]) {
     let (mut total, mut unparsed) = (0usize, 0usize);
-    for f in gemini_files() {
-        let text = std::fs::read_to_string(&f).expect("readable");
-        let t = parse_trajectory(&text).expect("parses");
+    for (label, text) in trajectories {
+        let t = parse_trajectory(text).unwrap_or_else(|e| panic!("{label}: {e}"));
         for a in interpret_trajectory(&t, &InterpretOptions::default()) {
             total += 1;
             if !a.interpreted {
@@ -78,8 +72,37 @@ fn uninterpreted_share_is_below_five_percent() {
     assert!(share < 0.05, "{unparsed} of {total}");
 }
 
-/// Snapshots of per-trajectory counts. Set `UPDATE_SNAPSHOTS=1` to rewrite them (then check
-/// the numbers by reading the trajectories before committing).
+#[test]
+fn every_vendored_gemini_trajectory_parses() {
+    let vendored = real::vendored_all();
+    assert_eq!(vendored.len(), VENDORED_COUNT);
+    check_parses(&vendored);
+}
+
+#[test]
+fn every_shared_gemini_trajectory_parses() {
+    let Some(all) = shared_all("every_shared_gemini_trajectory_parses") else {
+        return;
+    };
+    assert_eq!(all.len(), real::SHARED_COUNT);
+    check_parses(&all);
+}
+
+#[test]
+fn uninterpreted_share_of_the_vendored_is_below_five_percent() {
+    check_uninterpreted_share(&real::vendored_all());
+}
+
+#[test]
+fn uninterpreted_share_is_below_five_percent() {
+    let Some(all) = shared_all("uninterpreted_share_is_below_five_percent") else {
+        return;
+    };
+    check_uninterpreted_share(&all);
+}
+
+/// Snapshots of per-trajectory counts. `UPDATE_EXPECT=1` rewrites them (then check the
+/// numbers by reading the trajectories before committing).
 #[test]
 fn selected_trajectories_match_their_snapshots() {
     for id in [
@@ -89,17 +112,11 @@ fn selected_trajectories_match_their_snapshots() {
         "sympy__sympy-13480",
         "pytest-dev__pytest-7205",
     ] {
-        let path = Path::new(GEMINI).join(id).join(format!("{id}.traj.json"));
-        let actual = serde_json::to_value(summary_of(&path)).expect("serialises");
-        let snap = Path::new(SNAPSHOTS).join(format!("{id}.summary.json"));
-        if std::env::var_os("UPDATE_SNAPSHOTS").is_some() {
-            let text = serde_json::to_string_pretty(&actual).expect("pretty");
-            std::fs::write(&snap, text + "\n").expect("writable");
-        }
-        let expected: serde_json::Value =
-            serde_json::from_str(&std::fs::read_to_string(&snap).expect("snapshot exists"))
-                .expect("snapshot is JSON");
-        assert_eq!(actual, expected, "{id}");
+        let actual = serde_json::to_value(summary_of(id, &real::vendored(id))).expect("serialises");
+        expect_json(
+            &Path::new(SNAPSHOTS).join(format!("{id}.summary.json")),
+            &actual,
+        );
     }
 }
 
@@ -107,7 +124,8 @@ fn selected_trajectories_match_their_snapshots() {
 fn mini_swe_agent_test_fixtures_parse_with_their_actions() {
     for (file, actions, rejected) in [("github_issue.traj.json", 10, 0), ("local.traj.json", 2, 0)]
     {
-        let text = std::fs::read_to_string(Path::new(FIXTURES_11).join(file)).expect("readable");
+        let text =
+            std::fs::read_to_string(Path::new(real::MINI_SWE_AGENT).join(file)).expect("readable");
         let t = parse_trajectory(&text).expect("parses");
         assert_eq!(
             (t.actions.len(), t.rejected_responses),

@@ -2,8 +2,9 @@
 //!
 //! The run is [`TURNS`] turns, each leaving one real Python module of this machine's
 //! standard library (found with `python3`) and one of the real mini-SWE-agent
-//! trajectories of `shared/data/real/`, in turn: about 100 MB of text, near what a stored
-//! run may hold ([`STORE_LIMITS`]). Run with `cargo bench -p wheelwright-server --bench
+//! trajectories of `shared/data/real/` (all 70 when `../shared` is beside the repository,
+//! else the 12 vendored in `core/tests/fixtures/real/`, which the bench says on standard
+//! error), in turn: about 100 MB of text, near what a stored run may hold ([`STORE_LIMITS`]). Run with `cargo bench -p wheelwright-server --bench
 //! storage`; results are in `docs/performance.md`.
 
 #![allow(clippy::print_stderr)] // The bench reports its inputs' sizes on standard error.
@@ -13,16 +14,14 @@ use std::hint::black_box;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+#[path = "../../core/tests/common/real.rs"]
+mod real;
+
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use wheelwright_core::bundle::{DatasetRef, Metadata, RunBundle, TurnFiles};
 use wheelwright_server::storage::{PART_BYTES, STORE_LIMITS, inflate, pack, split};
 
 const TURNS: usize = 600;
-
-const TRAJECTORIES: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../../shared/data/real/swebench-bash-only-gemini-3-pro/swebench_results/20251118_gemini-3-pro-74pct/trajs"
-);
 
 fn stdlib() -> PathBuf {
     let out = std::process::Command::new("python3")
@@ -50,31 +49,9 @@ fn modules(dir: &Path) -> Vec<String> {
         .collect()
 }
 
-/// Every `*.traj.json` under `dir`, sorted by path.
-fn trajectories(dir: &Path) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_owned()];
-    let mut paths = Vec::new();
-    while let Some(dir) = stack.pop() {
-        for entry in std::fs::read_dir(&dir).unwrap().flatten() {
-            let path = entry.path();
-            if path.is_dir() {
-                stack.push(path);
-            } else if path.to_string_lossy().ends_with(".traj.json") {
-                paths.push(path);
-            }
-        }
-    }
-    paths.sort();
-    for path in paths {
-        out.push(std::fs::read_to_string(path).unwrap());
-    }
-    out
-}
-
 fn run() -> RunBundle {
     let sources = modules(&stdlib());
-    let trajectories = trajectories(Path::new(TRAJECTORIES));
+    let trajectories = real::bench_texts();
     assert!(!sources.is_empty() && !trajectories.is_empty());
     let turns = (0..TURNS)
         .map(|i| {

@@ -11,6 +11,10 @@ use tempfile::TempDir;
 use tower::ServiceExt;
 use wheelwright_server::{AppState, ServeConfig, router};
 
+/// Expectation files rewritten by `UPDATE_EXPECT=1`: the helpers core's tests use.
+#[path = "../../../core/tests/common/expect.rs"]
+pub mod expect;
+
 /// A router on a new SQLite database in a temporary directory (removed on drop).
 pub struct TestApp {
     pub router: Router,
@@ -38,6 +42,20 @@ pub async fn app_with_tests(tests: wheelwright_server::TestConfig) -> TestApp {
     open(dir, None, wheelwright_server::HttpConfig::default(), tests).await
 }
 
+/// Like [`app`], importing the datasets under `datasets` (not the shipped folder alone),
+/// with hidden tests run as `tests` says.
+pub async fn app_with_datasets(datasets: &Path, tests: wheelwright_server::TestConfig) -> TestApp {
+    let dir = tempfile::tempdir().expect("temporary directory");
+    open_with(
+        dir,
+        None,
+        wheelwright_server::HttpConfig::default(),
+        tests,
+        datasets,
+    )
+    .await
+}
+
 async fn app_with_config(
     dir: TempDir,
     dist: Option<&Path>,
@@ -52,11 +70,22 @@ async fn open(
     http: wheelwright_server::HttpConfig,
     tests: wheelwright_server::TestConfig,
 ) -> TestApp {
+    let datasets = real_dataset().parent().unwrap().to_path_buf();
+    open_with(dir, dist, http, tests, &datasets).await
+}
+
+async fn open_with(
+    dir: TempDir,
+    dist: Option<&Path>,
+    http: wheelwright_server::HttpConfig,
+    tests: wheelwright_server::TestConfig,
+    datasets: &Path,
+) -> TestApp {
     let config = ServeConfig {
         addr: "127.0.0.1:0".parse().unwrap(),
         data_dir: dir.path().join("data"),
         app_dir: dist.map_or_else(|| dir.path().join("no-app"), Path::to_path_buf),
-        datasets_dir: real_dataset().parent().unwrap().to_path_buf(),
+        datasets_dir: datasets.to_path_buf(),
         cache_dir: wheelwright_server::dataset::default_cache_dir(),
         tests,
         http,

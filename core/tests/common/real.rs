@@ -1,0 +1,114 @@
+//! The real trajectories tests and benches read: the vendored few, and the optional full set.
+//!
+//! `tests/fixtures/real/` holds, in the repository, the twelve gemini-3-pro mini-SWE-agent
+//! trajectories the tests check (gzip-compressed) and mini-SWE-agent's own format fixtures
+//! (see its README for their public source), so a plain clone passes every test. The full
+//! set of 70 is read from `../shared/data/real/` when that folder sits beside the repository;
+//! checks over it are skipped, with a printed line, when it does not.
+//!
+//! Shared by `core`'s tests and benches and `server`'s storage bench (through `#[path]`),
+//! so each of them uses only part of it.
+#![allow(dead_code, unreachable_pub, clippy::print_stdout, clippy::print_stderr)]
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+/// The vendored trajectories: `<instance id>.traj.json.gz`.
+pub const VENDORED: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../core/tests/fixtures/real/gemini-3-pro"
+);
+/// mini-SWE-agent's own trajectory fixtures (its `tests/test_data/`), vendored as they are.
+pub const MINI_SWE_AGENT: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../core/tests/fixtures/real/mini-swe-agent"
+);
+/// The full set of 70, outside the repository: present on developers' machines and in CI.
+pub const SHARED: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../../shared/data/real/swebench-bash-only-gemini-3-pro/swebench_results/20251118_gemini-3-pro-74pct/trajs"
+);
+
+/// How many trajectories the full set holds.
+pub const SHARED_COUNT: usize = 70;
+
+/// The vendored instance ids, sorted.
+pub fn vendored_ids() -> Vec<String> {
+    let mut ids: Vec<String> = std::fs::read_dir(VENDORED)
+        .expect("the vendored trajectories (core/tests/fixtures/real/gemini-3-pro)")
+        .map(|e| {
+            e.expect("directory entry")
+                .file_name()
+                .to_string_lossy()
+                .into_owned()
+        })
+        .filter_map(|name| name.strip_suffix(".traj.json.gz").map(str::to_owned))
+        .collect();
+    ids.sort();
+    ids
+}
+
+/// The text of the vendored trajectory of `id`, decompressed.
+pub fn vendored(id: &str) -> String {
+    let path = Path::new(VENDORED).join(format!("{id}.traj.json.gz"));
+    let file = std::fs::File::open(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let mut text = String::new();
+    flate2::read::GzDecoder::new(file)
+        .read_to_string(&mut text)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    text
+}
+
+/// Every vendored trajectory: (instance id, text), sorted by id.
+pub fn vendored_all() -> Vec<(String, String)> {
+    vendored_ids()
+        .into_iter()
+        .map(|id| {
+            let text = vendored(&id);
+            (id, text)
+        })
+        .collect()
+}
+
+/// The paths of the full set's `*.traj.json` files, sorted; `None` (after printing why the
+/// caller's check is skipped) when `../shared` is not beside the repository.
+pub fn shared_paths(check: &str) -> Option<Vec<PathBuf>> {
+    let Ok(dirs) = std::fs::read_dir(SHARED) else {
+        println!(
+            "skipped {check}: ../shared/data/real/ (the full set of {SHARED_COUNT} real trajectories) is not beside the repository ({SHARED})"
+        );
+        return None;
+    };
+    let mut out = Vec::new();
+    for dir in dirs {
+        let dir = dir.expect("dir entry").path();
+        if !dir.is_dir() {
+            continue;
+        }
+        for f in std::fs::read_dir(&dir).expect("instance folder") {
+            let f = f.expect("entry").path();
+            if f.to_string_lossy().ends_with(".traj.json") {
+                out.push(f);
+            }
+        }
+    }
+    out.sort();
+    Some(out)
+}
+
+/// The texts for a bench: the full set when present, else the vendored ones (saying so on
+/// standard error, since the bench's numbers then describe a different mix).
+pub fn bench_texts() -> Vec<String> {
+    if let Some(paths) = shared_paths("the full set in this bench") {
+        return paths
+            .iter()
+            .map(|p| std::fs::read_to_string(p).expect("readable trajectory"))
+            .collect();
+    }
+    let texts: Vec<String> = vendored_all().into_iter().map(|(_, t)| t).collect();
+    eprintln!(
+        "using the {} vendored trajectories of core/tests/fixtures/real/, cycled, instead of the {SHARED_COUNT} of ../shared",
+        texts.len()
+    );
+    texts
+}
