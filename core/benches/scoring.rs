@@ -14,7 +14,7 @@
 
 use std::collections::BTreeMap;
 use std::hint::black_box;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Duration;
 
 #[path = "../tests/common/real.rs"]
@@ -44,17 +44,6 @@ const PACKAGES: &[&str] = &[
 const CHAINS: usize = 600;
 const TURNS: usize = 5;
 
-fn stdlib() -> PathBuf {
-    let out = std::process::Command::new("python3")
-        .args([
-            "-c",
-            "import sysconfig; print(sysconfig.get_paths()['stdlib'])",
-        ])
-        .output()
-        .expect("python3 must be on PATH to find the standard library");
-    PathBuf::from(String::from_utf8(out.stdout).unwrap().trim())
-}
-
 fn collect(root: &Path, dir: &Path, files: &mut BTreeMap<String, String>) {
     let mut entries: Vec<_> = std::fs::read_dir(dir)
         .unwrap()
@@ -79,7 +68,7 @@ fn collect(root: &Path, dir: &Path, files: &mut BTreeMap<String, String>) {
 
 /// The library source: path -> text.
 fn library() -> BTreeMap<String, String> {
-    let root = stdlib();
+    let root = real::stdlib();
     let mut files = BTreeMap::new();
     for package in PACKAGES {
         collect(&root, &root.join(package), &mut files);

@@ -23,17 +23,6 @@ use wheelwright_server::storage::{PART_BYTES, STORE_LIMITS, inflate, pack, split
 
 const TURNS: usize = 600;
 
-fn stdlib() -> PathBuf {
-    let out = std::process::Command::new("python3")
-        .args([
-            "-c",
-            "import sysconfig; print(sysconfig.get_paths()['stdlib'])",
-        ])
-        .output()
-        .expect("python3 must be on PATH to find the standard library");
-    PathBuf::from(String::from_utf8(out.stdout).unwrap().trim())
-}
-
 /// The `.py` files directly in `dir`, sorted by name.
 fn modules(dir: &Path) -> Vec<String> {
     let mut paths: Vec<PathBuf> = std::fs::read_dir(dir)
@@ -50,7 +39,7 @@ fn modules(dir: &Path) -> Vec<String> {
 }
 
 fn run() -> RunBundle {
-    let sources = modules(&stdlib());
+    let sources = modules(&real::stdlib());
     let trajectories = real::bench_texts();
     assert!(!sources.is_empty() && !trajectories.is_empty());
     let turns = (0..TURNS)

@@ -112,3 +112,16 @@ pub fn bench_texts() -> Vec<String> {
     );
     texts
 }
+
+/// This machine's Python standard library (real library modules of real size, which the
+/// benches index and store), as `python3` reports it.
+pub fn stdlib() -> PathBuf {
+    let out = std::process::Command::new("python3")
+        .args([
+            "-c",
+            "import sysconfig; print(sysconfig.get_paths()['stdlib'])",
+        ])
+        .output()
+        .expect("python3 must be on PATH to find the standard library");
+    PathBuf::from(String::from_utf8(out.stdout).unwrap().trim())
+}
