@@ -17,14 +17,17 @@ pub(crate) fn header(name: &str) -> String {
 /// The column's value as core's metric registry writes it (counts whole, rates with one
 /// decimal), the same text the command line prints.
 pub(crate) fn score_text(column: &str, score: Option<&Score>) -> String {
-    metric::format_value(metric::unit_of(column), score.and_then(Score::value))
+    metric::format_value(metric::unit_of(column), score.and_then(|s| s.value()))
 }
 
 /// One table cell for `column`'s score; undefined scores say why on hover.
 #[component]
 pub(crate) fn ScoreCell(column: &'static str, score: Option<Score>) -> impl IntoView {
     let text = score_text(column, score.as_ref());
-    let title = score.as_ref().and_then(Score::reason).unwrap_or_default();
+    let title = score
+        .as_ref()
+        .and_then(crate::api::reason)
+        .unwrap_or_default();
     let undefined = score.as_ref().is_none_or(|s| s.value().is_none());
     view! {
         <td class="num score" class:undefined=undefined data-column=column title=title>

@@ -201,15 +201,15 @@ fn trajectory(detail: &TurnDetail) -> impl IntoView + use<> {
         })
         .collect_view();
     let measures = [
-        ("files touched", "files", t.files.clone()),
-        ("lines viewed", "lines", t.lines.clone()),
-        ("recall repo", "recall_repo", t.recall_repo.clone()),
-        ("recall self", "recall_self", t.recall_self.clone()),
+        ("files touched", "files", t.files),
+        ("lines viewed", "lines", t.lines),
+        ("recall repo", "recall_repo", t.recall_repo),
+        ("recall self", "recall_self", t.recall_self),
     ]
     .into_iter()
     .map(|(label, column, score)| {
         let text = score_text(column, score.as_ref());
-        let reason = score.as_ref().and_then(|s| s.reason()).unwrap_or_default();
+        let reason = score.as_ref().and_then(api::reason).unwrap_or_default();
         view! { <dt>{label}</dt><dd title=reason>{text}</dd> }
     })
     .collect_view();

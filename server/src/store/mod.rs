@@ -20,6 +20,7 @@ use serde::Serialize;
 
 pub(crate) use sqlite::says_full;
 pub use sqlite::{DATABASE_FILE, DbError, Store};
+pub(crate) use wheelwright_core::api::{ChainTurns, RunSummary};
 
 /// The database's state as the health endpoint reports it.
 #[derive(Debug, Serialize)]
@@ -38,9 +39,10 @@ pub(crate) fn stored_json<S: serde::Serializer>(
     value.serialize(serializer)
 }
 
-/// A stored run as lists show it (`GET /api/v1/runs` and the first fields of a run).
-#[derive(Serialize, sqlx::FromRow)]
-pub(crate) struct RunSummary {
+/// A stored run's summary as the database holds it; [`RunRow::into_summary`] makes it the
+/// wire type (`overall` is a JSON column).
+#[derive(sqlx::FromRow)]
+pub(crate) struct RunRow {
     pub(crate) id: i64,
     pub(crate) origin: String,
     pub(crate) baseline: Option<String>,
@@ -57,15 +59,40 @@ pub(crate) struct RunSummary {
     pub(crate) notes: Option<String>,
     pub(crate) scorer_version: String,
     pub(crate) grammar_version: String,
-    /// How many chains and turns were scored (`chains` of a run's detail lists them).
-    #[serde(rename = "chain_count")]
     pub(crate) chains: i64,
-    #[serde(rename = "turn_count")]
     pub(crate) turns: i64,
     pub(crate) created_at: String,
-    /// The run's row: every column's score (`{"status", "value"}` or a reason).
-    #[serde(serialize_with = "stored_json")]
+    /// The run's row of scores, as JSON.
     pub(crate) overall: String,
+}
+
+impl RunRow {
+    /// The summary the API sends; fails only when the stored `overall` is not a row of
+    /// scores (the server wrote it, so that is a bug, not bad input).
+    pub(crate) fn into_summary(self) -> anyhow::Result<RunSummary> {
+        Ok(RunSummary {
+            id: self.id,
+            origin: self.origin,
+            baseline: self.baseline,
+            benchmark: self.benchmark,
+            dataset_name: self.dataset_name,
+            dataset_version: self.dataset_version,
+            dataset_sha256: self.dataset_sha256,
+            model: self.model,
+            harness: self.harness,
+            memory: self.memory,
+            run_date: self.run_date,
+            cost_usd: self.cost_usd,
+            scaffold_version: self.scaffold_version,
+            notes: self.notes,
+            scorer_version: self.scorer_version,
+            grammar_version: self.grammar_version,
+            chain_count: self.chains,
+            turn_count: self.turns,
+            created_at: self.created_at,
+            overall: serde_json::from_str(&self.overall)?,
+        })
+    }
 }
 
 /// Which runs a list shows; `None` is any.
@@ -74,13 +101,6 @@ pub(crate) struct RunFilter {
     pub(crate) benchmark: Option<String>,
     /// `verified` or `baseline`.
     pub(crate) origin: Option<String>,
-}
-
-/// A chain of a run and how many of its turns are stored (`GET /runs/{id}/turns` has them).
-#[derive(Serialize, sqlx::FromRow)]
-pub(crate) struct ChainTurns {
-    pub(crate) chain: String,
-    pub(crate) turn_count: i64,
 }
 
 /// A stored run as a leaderboard row needs it.
