@@ -208,3 +208,60 @@ pub struct Leaderboard {
     pub metrics: Vec<String>,
     pub rows: Vec<LeaderboardRow>,
 }
+
+/// A stored dataset as lists show it (`GET /api/v1/datasets`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DatasetSummary {
+    pub name: String,
+    pub version: String,
+    pub benchmark: String,
+    pub content_sha256: String,
+    /// Counts; a dataset's detail lists its turns themselves.
+    pub chain_count: i64,
+    pub turn_count: i64,
+    pub test_count: i64,
+}
+
+/// A turn of a stored dataset: what it asks for and the targets it is scored on.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DatasetTurn {
+    pub chain: String,
+    pub turn: i64,
+    pub title: String,
+    pub module_path: String,
+    pub requirement: String,
+    pub repo_targets: Vec<String>,
+    pub self_targets: Vec<String>,
+    /// How many hidden tests the turn has.
+    pub tests: i64,
+}
+
+/// One dataset with its turns (`GET /api/v1/datasets/{name}/{version}`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DatasetDetail {
+    #[serde(flatten)]
+    pub summary: DatasetSummary,
+    pub turns: Vec<DatasetTurn>,
+}
+
+/// `GET /api/v1/health`: the server is up, which versions run, and its database's state.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Health {
+    /// `ok`.
+    pub status: String,
+    /// The server's version.
+    pub version: String,
+    /// The scorer's version ([`crate::SCORER_VERSION`]).
+    pub scorer: String,
+    /// The Python grammar's version.
+    pub grammar: String,
+    pub database: DatabaseHealth,
+}
+
+/// The database's state as the health endpoint reports it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DatabaseHealth {
+    /// Number of migrations applied.
+    pub schema_version: i64,
+    pub created_at: String,
+}

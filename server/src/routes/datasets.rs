@@ -12,7 +12,7 @@ use serde::Serialize;
 use super::table::{Format, respond};
 use crate::AppState;
 use crate::error::AppError;
-use crate::store::{DatasetSummary, DatasetTurn as TurnRow};
+use wheelwright_core::api::DatasetDetail;
 
 /// Column orders of the CSV downloads.
 const DATASET_ORDER: [&str; 7] = [
@@ -45,13 +45,6 @@ pub(crate) async fn list(
     let format = Format::parse(params.get("format").map(String::as_str))?;
     let rows = state.store.datasets().await?;
     respond(format, "datasets", &DATASET_ORDER, &rows)
-}
-
-#[derive(Serialize)]
-pub(crate) struct DatasetDetail {
-    #[serde(flatten)]
-    summary: DatasetSummary,
-    turns: Vec<TurnRow>,
 }
 
 pub(crate) async fn get(

@@ -20,24 +20,10 @@ use serde::Serialize;
 
 pub(crate) use sqlite::says_full;
 pub use sqlite::{DATABASE_FILE, DbError, Store};
-pub(crate) use wheelwright_core::api::{ChainTurns, RunSummary};
-
-/// The database's state as the health endpoint reports it.
-#[derive(Debug, Serialize)]
-pub struct DatabaseHealth {
-    /// Number of migrations applied.
-    pub schema_version: i64,
-    pub created_at: String,
-}
-
-/// Sends a column that holds JSON (written by the server) as JSON, not as a string.
-pub(crate) fn stored_json<S: serde::Serializer>(
-    text: &str,
-    serializer: S,
-) -> Result<S::Ok, S::Error> {
-    let value: serde_json::Value = serde_json::from_str(text).map_err(serde::ser::Error::custom)?;
-    value.serialize(serializer)
-}
+pub use wheelwright_core::api::DatabaseHealth;
+pub(crate) use wheelwright_core::api::{
+    ChainTurns, DatasetSummary, DatasetTurn, RunSummary, TestOutcome, TurnTests,
+};
 
 /// A stored run's summary as the database holds it; [`RunRow::into_summary`] makes it the
 /// wire type (`overall` is a JSON column).
@@ -174,57 +160,60 @@ pub(crate) struct Claim {
     pub(crate) attempts: i64,
 }
 
-/// A tested turn of a job: its counts and time.
-#[derive(Serialize, sqlx::FromRow)]
-pub(crate) struct TurnTests {
-    pub(crate) chain: String,
-    pub(crate) turn: i64,
-    pub(crate) passed: i64,
-    pub(crate) total: i64,
-    pub(crate) tampered: Option<String>,
-    pub(crate) duration_s: f64,
-}
-
-/// One hidden test's outcome.
-#[derive(Serialize, sqlx::FromRow)]
-pub(crate) struct TestOutcome {
-    pub(crate) chain: String,
-    pub(crate) turn: i64,
-    pub(crate) module: String,
-    pub(crate) name: String,
-    pub(crate) outcome: String,
-    pub(crate) duration_s: f64,
-}
-
-/// A stored dataset as lists show it.
-#[derive(Serialize, sqlx::FromRow)]
-pub(crate) struct DatasetSummary {
+/// A stored dataset's row as the database holds it ([`DatasetSummary`] on the wire).
+#[derive(sqlx::FromRow)]
+pub(crate) struct DatasetRow {
     pub(crate) name: String,
     pub(crate) version: String,
     pub(crate) benchmark: String,
     pub(crate) content_sha256: String,
-    /// Counts; a dataset's detail lists its `turns` themselves.
-    #[serde(rename = "chain_count")]
     pub(crate) chains: i64,
-    #[serde(rename = "turn_count")]
     pub(crate) turns: i64,
-    #[serde(rename = "test_count")]
     pub(crate) tests: i64,
 }
 
-/// A turn of a stored dataset.
-#[derive(Serialize, sqlx::FromRow)]
-pub(crate) struct DatasetTurn {
+impl From<DatasetRow> for DatasetSummary {
+    fn from(row: DatasetRow) -> Self {
+        Self {
+            name: row.name,
+            version: row.version,
+            benchmark: row.benchmark,
+            content_sha256: row.content_sha256,
+            chain_count: row.chains,
+            turn_count: row.turns,
+            test_count: row.tests,
+        }
+    }
+}
+
+/// A turn of a stored dataset as the database holds it: its targets are JSON columns.
+#[derive(sqlx::FromRow)]
+pub(crate) struct DatasetTurnRow {
     pub(crate) chain: String,
     pub(crate) turn: i64,
     pub(crate) title: String,
     pub(crate) module_path: String,
     pub(crate) requirement: String,
-    #[serde(serialize_with = "stored_json")]
     pub(crate) repo_targets: String,
-    #[serde(serialize_with = "stored_json")]
     pub(crate) self_targets: String,
     pub(crate) tests: i64,
+}
+
+impl DatasetTurnRow {
+    /// The wire type; fails only when a stored target list is not JSON (a bug: the server
+    /// wrote it).
+    pub(crate) fn into_turn(self) -> anyhow::Result<DatasetTurn> {
+        Ok(DatasetTurn {
+            chain: self.chain,
+            turn: self.turn,
+            title: self.title,
+            module_path: self.module_path,
+            requirement: self.requirement,
+            repo_targets: serde_json::from_str(&self.repo_targets)?,
+            self_targets: serde_json::from_str(&self.self_targets)?,
+            tests: self.tests,
+        })
+    }
 }
 
 /// A paper's table, validated, ready to store.
