@@ -17,7 +17,9 @@ use wheelwright_core::api::ErrorBody;
 
 /// Asks the server for the outline of `source` (`POST /api/v1/analyze`).
 pub(crate) async fn analyze(source: &str) -> Result<Outline, ApiError> {
-    let body = serde_json::json!({ "source": source });
+    let body = wheelwright_core::api::AnalyzeRequest {
+        source: source.to_owned(),
+    };
     let response = Request::post("/api/v1/analyze")
         .json(&body)
         .map_err(|e| ApiError(format!("could not encode the request: {e}")))?

@@ -265,3 +265,76 @@ pub struct DatabaseHealth {
     pub schema_version: i64,
     pub created_at: String,
 }
+
+/// A benchmark the server knows (`GET /api/v1/benchmarks`), with its published tables.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BenchmarkSummary {
+    pub id: String,
+    pub title: String,
+    /// The paper whose results are reported, when imported.
+    pub source: Option<String>,
+    /// The published table used as the leaderboard.
+    pub leaderboard_table: String,
+    pub tables: Vec<TableSummary>,
+}
+
+/// A published table in a benchmark's list: its id, title and row count.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TableSummary {
+    pub id: String,
+    pub title: String,
+    pub rows: usize,
+}
+
+/// A paper's table as stored, with its rows.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PublishedTable {
+    pub id: String,
+    pub title: String,
+    /// Its metric columns in the paper's order.
+    pub columns: Vec<String>,
+    pub rows: Vec<crate::published::ReportedRow>,
+}
+
+/// A benchmark's published results (`GET /api/v1/benchmarks/{id}/published`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Published {
+    pub benchmark: String,
+    /// Where the results come from (the paper).
+    pub source: String,
+    pub notes: String,
+    pub tables: Vec<PublishedTable>,
+}
+
+/// Lines of a dataset's repository file (`.../source?path=`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SourceLines {
+    pub path: String,
+    /// First and last line returned, 1-based and inclusive.
+    pub start: usize,
+    pub end: usize,
+    /// Lines in the whole file.
+    pub total_lines: usize,
+    pub text: String,
+}
+
+/// The files of a dataset's repository by path (`.../source` without `path`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SourceFiles {
+    pub files: Vec<String>,
+}
+
+/// A file of a turn in a list (`.../turns/{turn}/files`, a [`Page`] of them): its path
+/// and size.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileEntry {
+    pub path: String,
+    pub bytes: i64,
+}
+
+/// The body of `POST /api/v1/analyze`: one Python source file to outline.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AnalyzeRequest {
+    pub source: String,
+}

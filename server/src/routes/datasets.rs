@@ -7,12 +7,11 @@ use std::collections::BTreeMap;
 use axum::Json;
 use axum::extract::{Path, Query, State};
 use axum::response::{IntoResponse, Response};
-use serde::Serialize;
 
 use super::table::{Format, respond};
 use crate::AppState;
 use crate::error::AppError;
-use wheelwright_core::api::DatasetDetail;
+use wheelwright_core::api::{DatasetDetail, SourceFiles, SourceLines};
 
 /// Column orders of the CSV downloads.
 const DATASET_ORDER: [&str; 7] = [
@@ -68,22 +67,6 @@ pub(crate) async fn get(
         );
     }
     Ok(Json(DatasetDetail { summary, turns }).into_response())
-}
-
-#[derive(Serialize)]
-pub(crate) struct SourceLines {
-    path: String,
-    /// First and last line returned, 1-based and inclusive.
-    start: usize,
-    end: usize,
-    /// Lines in the whole file.
-    total_lines: usize,
-    text: String,
-}
-
-#[derive(Serialize)]
-pub(crate) struct SourceFiles {
-    files: Vec<String>,
 }
 
 /// `GET /api/v1/datasets/{name}/{version}/source[?path=P[&start=S][&end=E]]`: the

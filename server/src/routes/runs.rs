@@ -25,7 +25,6 @@ use axum::extract::{Path, Query, State};
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use futures_util::StreamExt;
-use serde::Serialize;
 use serde_json::Value;
 use wheelwright_core::reporeuse::metrics::run::COLUMNS;
 
@@ -34,7 +33,9 @@ use crate::AppState;
 use crate::error::AppError;
 use crate::storage::{self, PART_BYTES};
 use crate::store::{RunFilter, RunSummary, Store, StoredText};
-use wheelwright_core::api::{Page, RunDetail, SourceFile, TurnDetail, TurnRow, TurnTrajectory};
+use wheelwright_core::api::{
+    FileEntry, Page, RunDetail, SourceFile, TurnDetail, TurnRow, TurnTrajectory,
+};
 
 /// Largest run bundle accepted by upload (compressed, as sent).
 pub(crate) const UPLOAD_LIMIT: usize = 32 * 1024 * 1024;
@@ -602,13 +603,6 @@ pub(crate) async fn turn(
         scores: wire(score)?,
         trajectory,
     }))
-}
-
-/// A file of a turn in a list: its path and size.
-#[derive(Serialize)]
-pub(crate) struct FileEntry {
-    path: String,
-    bytes: i64,
 }
 
 /// `GET .../turns/{turn}/files`: a page of the turn's files; with `?path=`, that file's

@@ -21,6 +21,8 @@ use serde::Serialize;
 pub(crate) use sqlite::says_full;
 pub use sqlite::{DATABASE_FILE, DbError, Store};
 pub use wheelwright_core::api::DatabaseHealth;
+/// A stored published table with its rows: stored as the API sends it.
+pub(crate) use wheelwright_core::api::PublishedTable as StoredTable;
 pub(crate) use wheelwright_core::api::{
     ChainTurns, DatasetSummary, DatasetTurn, RunSummary, TestOutcome, TurnTests,
 };
@@ -220,15 +222,6 @@ impl DatasetTurnRow {
 pub(crate) struct NewTable<'a> {
     pub(crate) table: &'a wheelwright_core::published::PublishedTable,
     /// Its metric columns in the paper's order.
-    pub(crate) columns: Vec<String>,
-    pub(crate) rows: Vec<wheelwright_core::published::ReportedRow>,
-}
-
-/// A stored published table with its rows.
-#[derive(Debug, Serialize)]
-pub(crate) struct StoredTable {
-    pub(crate) id: String,
-    pub(crate) title: String,
     pub(crate) columns: Vec<String>,
     pub(crate) rows: Vec<wheelwright_core::published::ReportedRow>,
 }
