@@ -13,7 +13,8 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 use wheelwright_core::api::{
     BenchmarkSummary, DatasetDetail, DatasetSummary, ErrorBody, FileEntry, Health, Leaderboard,
-    Page, Published, RunDetail, RunSummary, SourceFiles, SourceLines, TurnDetail, TurnRow,
+    Page, Published, RunDetail, RunSummary, RunTests, SourceFiles, SourceLines, TurnDetail,
+    TurnRow,
 };
 use wheelwright_core::outline::Outline;
 
@@ -113,4 +114,22 @@ fn a_reply_with_a_field_the_type_lacks_is_caught() {
     assert!(round_trips::<ErrorBody>(&body).is_ok());
     body["hint"] = Value::from("GET /api/v1/runs");
     assert!(round_trips::<ErrorBody>(&body).is_err());
+}
+
+/// A run's test results, which no snapshot pins (they need a sandbox): the shape the server
+/// writes, a job's progress flattened beside its turns and tests.
+#[test]
+fn a_run_s_test_results_read_and_write_back_unchanged() {
+    let body: Value = serde_json::from_str(
+        r#"{
+            "job": 3, "run": 7, "state": "done", "turns_done": 1, "turns_total": 1,
+            "tests_passed": 1, "tests_total": 2, "message": null,
+            "turns": [{"chain": "slugs", "turn": 1, "passed": 1, "total": 2,
+                       "tampered": null, "duration_s": 0.5}],
+            "tests": [{"chain": "slugs", "turn": 1, "module": "test_slug", "name": "test_a",
+                       "outcome": "passed", "duration_s": 0.25}]
+        }"#,
+    )
+    .expect("JSON");
+    assert_eq!(round_trips::<RunTests>(&body), Ok(()));
 }
