@@ -13,6 +13,9 @@ impl std::fmt::Display for ApiError {
     }
 }
 
+// An `ErrorBoundary` takes any error; the message is the whole of it.
+impl std::error::Error for ApiError {}
+
 use wheelwright_core::api::ErrorBody;
 
 /// Asks the server for the outline of `source` (`POST /api/v1/analyze`).
