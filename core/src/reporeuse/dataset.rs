@@ -16,9 +16,9 @@
 //! and [`RepoReuseDataset::to_score_dataset`], which turns the dataset and its repository's
 //! files into the input of [`crate::reporeuse::scoring::score_run`].
 //!
-//! Only RepoReuse is implemented. [`Benchmark`] already names ReCUBE and SchrodingerRepo,
-//! and [`AnyDataset`] is the place their dataset types will go, so adding them changes no
-//! existing type.
+//! ReCUBE's and SchrodingerRepo's datasets will be their own types in their own folders of
+//! core ([`Benchmark`] already names them); nothing here is shared with them but the
+//! path checks.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -215,15 +215,6 @@ pub struct RepoReuseDataset {
     /// text), sorted by path. Empty for a PyPI repository.
     #[serde(default)]
     pub repository_files: Vec<(String, String)>,
-}
-
-/// A dataset of any benchmark. Only RepoReuse exists so far; ReCUBE instances and
-/// SchrodingerRepo views become further variants.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "benchmark", rename_all = "lowercase")]
-#[non_exhaustive]
-pub enum AnyDataset {
-    RepoReuse(Box<RepoReuseDataset>),
 }
 
 /// One thing wrong with a dataset: the file to fix (relative to the dataset root) and how.
@@ -1049,11 +1040,5 @@ mod tests {
         let text = empty_module(&dataset().chains[0].turns[0].manifest);
         assert!(text.contains("\n\ndef slugify(x):\n    raise NotImplementedError\n"));
         assert_eq!(text.matches("NotImplementedError").count(), 3);
-    }
-
-    #[test]
-    fn any_dataset_is_tagged_by_benchmark() {
-        let v = serde_json::to_value(AnyDataset::RepoReuse(Box::new(dataset()))).unwrap();
-        assert_eq!(v["benchmark"], "reporeuse");
     }
 }
