@@ -9,9 +9,17 @@ use crate::api::Score;
 /// The columns of every run and turn row, in display order (core's, as the API orders them).
 pub(crate) use wheelwright_core::reporeuse::metrics::run::COLUMNS;
 
-/// `reuse_repo` -> `reuse repo`, for column headers.
+/// A column's header: the metric's title from core's registry (`SPR`), or for a label
+/// (`harness`) its name with spaces (`a_b` -> `a b`).
 pub(crate) fn header(name: &str) -> String {
-    name.replace('_', " ")
+    metric::metric(name).map_or_else(|| name.replace('_', " "), |m| m.title.to_owned())
+}
+
+/// A column's tooltip: the metric's one-sentence definition (empty for a label).
+pub(crate) fn definition(name: &str) -> &'static str {
+    metric::metric(name)
+        .map(|m| m.definition)
+        .unwrap_or_default()
 }
 
 /// The column's value as core's metric registry writes it (counts whole, rates with one
@@ -40,9 +48,6 @@ pub(crate) fn ScoreCell(column: &'static str, score: Option<Score>) -> impl Into
 pub(crate) fn score_headers() -> impl IntoView {
     COLUMNS
         .iter()
-        .map(|c| {
-            let definition = metric::metric(c).map(|m| m.definition).unwrap_or_default();
-            view! { <th class="num" title=definition>{header(c)}</th> }
-        })
+        .map(|c| view! { <th class="num" title=definition(c)>{header(c)}</th> })
         .collect_view()
 }

@@ -10,6 +10,7 @@ use wheelwright_core::leaderboard::{self, Origin, Query};
 
 use crate::api::{self, Leaderboard};
 use crate::components::loaded::loaded;
+use crate::components::score::{definition, header};
 
 /// Query keys that are not label filters.
 const CONTROL_KEYS: [&str; 3] = ["sort", "order", "origin"];
@@ -17,11 +18,6 @@ const CONTROL_KEYS: [&str; 3] = ["sort", "order", "origin"];
 /// A published or verified value, in the unit core's metric registry gives `metric`.
 fn format_metric(metric: &str, value: Option<f64>) -> String {
     wheelwright_core::metric::format_value(wheelwright_core::metric::unit_of(metric), value)
-}
-
-/// `a_b` -> `a b`, for column headers.
-fn header(name: &str) -> String {
-    name.replace('_', " ")
 }
 
 fn query_string(params: &BTreeMap<String, String>) -> String {
@@ -178,7 +174,7 @@ pub(crate) fn LeaderboardPage() -> impl IntoView {
             };
             let column_for_click = column.clone();
             view! {
-                <th class:num=numeric class:sorted=active>
+                <th class:num=numeric class:sorted=active title=definition(&column)>
                     <button class="sort" data-column=column.clone() on:click=move |_| {
                         let mut params = current.get_untracked();
                         let same = params.get("sort") == Some(&column_for_click);

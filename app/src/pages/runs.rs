@@ -5,7 +5,7 @@ use leptos::task::spawn_local;
 
 use crate::api::{self, Page, RunSummary};
 use crate::components::loaded::loaded;
-use crate::components::score::{ScoreCell, header};
+use crate::components::score::{ScoreCell, definition, header};
 
 /// The scores the list shows (the run page has all of them).
 const KEY_COLUMNS: [&str; 6] = [
@@ -119,7 +119,7 @@ pub(crate) fn RunsPage() -> impl IntoView {
                                 <th>"memory"</th>
                                 <th>"dataset"</th>
                                 <th class="num">"turns"</th>
-                                {KEY_COLUMNS.iter().map(|c| view! { <th class="num">{header(c)}</th> }).collect_view()}
+                                {KEY_COLUMNS.iter().map(|c| view! { <th class="num" title=definition(c)>{header(c)}</th> }).collect_view()}
                             </tr>
                         </thead>
                         <tbody>{body}</tbody>
