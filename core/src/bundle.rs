@@ -29,7 +29,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use crate::reporeuse::dataset::is_relative_down;
+use crate::workspace::is_relative_down;
 
 /// Size limits of a bundle, checked by every reader (directory, zip, JSON Lines).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

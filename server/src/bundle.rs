@@ -211,7 +211,7 @@ pub fn read_zip(
             ));
         }
         // Check the name before inflating anything: `../` entries are refused unread.
-        if !wheelwright_core::reporeuse::dataset::is_relative_down(&name) {
+        if !wheelwright_core::workspace::is_relative_down(&name) {
             return Err(BundleError::entry(
                 &name,
                 "is not a relative path inside the bundle; entries may not start with / or contain ..",

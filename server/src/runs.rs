@@ -10,14 +10,14 @@ use std::sync::Arc;
 
 use wheelwright_core::budget::{Cancel, Cancelled};
 use wheelwright_core::bundle::BundleError;
+use wheelwright_core::hidden_tests::TestResults;
 use wheelwright_core::reporeuse::baseline::Baseline;
 use wheelwright_core::reporeuse::bundle::{RepoReuseBundle, TurnId};
-use wheelwright_core::reporeuse::metrics::pass_rate::TestResults;
 use wheelwright_core::reporeuse::scoring::{
     ChainRun, Run, RunReport, ScoreError, TurnRun, score_run, score_run_with,
 };
 
-use crate::datasets::{Catalog, LoadedDataset};
+use crate::dataset::catalog::{Catalog, LoadedDataset};
 use crate::error::AppError;
 use crate::storage::{STORE_LIMITS, StoreError};
 use crate::store::{Inserted, NewRun, Store};

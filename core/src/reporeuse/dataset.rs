@@ -27,6 +27,7 @@ use sha2::{Digest, Sha256};
 
 use crate::benchmark::Benchmark;
 use crate::reporeuse::scoring::{ChainSpec, DEFAULT_WORKDIR, Dataset, Repository, TurnSpec};
+use crate::workspace::is_relative_down;
 
 /// Every turn requires exactly this many functions (spec section 1, "Setting").
 pub const FUNCTIONS_PER_TURN: usize = 3;
@@ -586,17 +587,6 @@ impl RepoReuseDataset {
 
 /// The first path component a local repository may not use: the dataset's own files.
 const RESERVED_TOP: [&str; 3] = ["chains", "tools", "dataset.json"];
-
-/// Whether `path` is a relative path down from a directory (no `..`, `.`, empty parts,
-/// backslashes or drive letters).
-pub fn is_relative_down(path: &str) -> bool {
-    !path.starts_with('/')
-        && !path.contains(['\\', ':'])
-        && path
-            .trim_end_matches('/')
-            .split('/')
-            .all(|p| !p.is_empty() && p != "." && p != "..")
-}
 
 fn check_local_repository(
     repo: &LocalRepository,

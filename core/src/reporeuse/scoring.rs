@@ -32,10 +32,10 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::{Deserialize, Serialize};
 
 use crate::budget::{Cancel, Cancelled};
+use crate::hidden_tests::TestResults;
 use crate::metric::Score;
 use crate::python::index::{IndexOptions, MAX_RESOLUTION_STEPS, RepoIndex};
 use crate::reporeuse::metrics::TargetKind;
-use crate::reporeuse::metrics::pass_rate::TestResults;
 use crate::reporeuse::metrics::reimplementation::Reimplementation;
 use crate::reporeuse::metrics::run::{RunColumns, aggregate_run};
 use crate::reporeuse::metrics::turn::{

@@ -101,7 +101,7 @@ pub(crate) async fn source(
         })
         .into_response());
     };
-    if !wheelwright_core::reporeuse::dataset::is_relative_down(path) {
+    if !wheelwright_core::workspace::is_relative_down(path) {
         return Err(AppError::bad_request(format!(
             "path {path:?} must be relative to the repository root, without \"..\" (e.g. networkx/classes/graph.py)"
         )));

@@ -648,7 +648,7 @@ pub(crate) async fn turn_files(
     if path.is_empty()
         || path.chars().any(char::is_control)
         || path.len() > wheelwright_core::bundle::PATH_BYTES
-        || !wheelwright_core::reporeuse::dataset::is_relative_down(&path)
+        || !wheelwright_core::workspace::is_relative_down(&path)
     {
         return Err(AppError::bad_request(format!(
             "path {:?} is not a file path relative to the repository root (no leading /, no .., no control characters)",

@@ -3,8 +3,8 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
+use wheelwright_core::hidden_tests::TestResults;
 use wheelwright_core::hidden_tests::{JobProgress, Verdict};
-use wheelwright_core::reporeuse::metrics::pass_rate::TestResults;
 use wheelwright_core::reporeuse::scoring::RunReport;
 
 use super::{NOW, Store};
