@@ -141,6 +141,9 @@ fn start(data: &Path) -> Server {
         .arg(real_dataset().parent().unwrap())
         .arg("--addr")
         .arg(format!("127.0.0.1:{port}"))
+        // Scoring and storing a 100 MiB run in a debug build on a busy machine can take
+        // longer than the default 30 s; these tests measure memory and storage, not speed.
+        .args(["--request-timeout", "300"])
         .env("WHEELWRIGHT_LOG", "warn")
         .stdout(Stdio::null())
         .stderr(Stdio::null())
