@@ -206,12 +206,10 @@ fn synthetic_run(files: &BTreeMap<String, String>) -> (Dataset, Run) {
             turn_runs.push(TurnRun {
                 submission: (!n.is_multiple_of(17)).then_some(submission),
                 trajectory: Some(trajectories[n % trajectories.len()].clone()),
-                tests: Some(
-                    wheelwright_core::reporeuse::metrics::pass_rate::TestResults {
-                        passed: (n as u32 * 7) % (total + 1),
-                        total,
-                    },
-                ),
+                tests: Some(wheelwright_core::hidden_tests::TestResults {
+                    passed: (n as u32 * 7) % (total + 1),
+                    total,
+                }),
                 ..TurnRun::default()
             });
             n += 1;

@@ -1,35 +1,27 @@
-//! Run bundles: what a participant submits, read from files or JSON Lines and checked against a dataset.
+//! Run bundles: the envelope a participant submits, metadata plus one prediction per instance.
 //!
 //! A run bundle is one agent's run over a dataset, modelled on SWE-bench's submissions:
 //! `metadata` (model, harness, memory setting, date, cost, scaffold version, notes, and the
-//! dataset it ran on) and predictions keyed by instance, where a RepoReuse instance is one
-//! turn of one chain, `<chain>/turn-<t>`. Each prediction holds the files the agent left in
-//! that turn (paths relative to the repository root) and its trajectory as its harness wrote
-//! it. Test results are never part of a bundle: the server runs the hidden tests itself.
+//! dataset it ran on) and [`Prediction`]s keyed by the benchmark's instance id
+//! ([`InstanceId`]; a RepoReuse instance is one turn of one chain, `<chain>/turn-<t>`, see
+//! [`crate::reporeuse::bundle`]). Each prediction holds the files the agent left (paths
+//! relative to the repository root) and its trajectory as its harness wrote it. Test results
+//! are never part of a bundle: the server runs the hidden tests itself.
 //!
-//! The same bundle has three spellings, all read here from memory (the hosts do the I/O):
-//! - a directory or a `.zip` of it, given to [`RunBundle::from_files`] as (path, bytes):
-//!   ```text
-//!   metadata.json
-//!   chains/<chain>/turn-<t>/files/<path>         e.g. files/solutions/road_audit/distances.py
-//!   chains/<chain>/turn-<t>/trajectory.json      optional, or one `*.traj.json`
-//!   ```
-//!   A zip whose entries all sit under one top-level folder is read as that folder.
-//! - JSON Lines, given to [`RunBundle::from_jsonl`]: the first line `{"metadata": {...}}`,
-//!   then one line per instance `{"instance_id": "road-audit/turn-1", "files": {...},
-//!   "trajectory": ...}` where the trajectory is its JSON value or its text.
-//!
-//! Every limit in [`BundleLimits`] is checked while reading, so a hostile bundle costs at most
-//! that much; every error names the entry to fix. Nothing is ever "last one wins": an
-//! entry, instance or file given twice is refused, as are control characters in paths,
-//! a path that is a file in one turn of a chain and a directory in another, and metadata
-//! fields over [`FIELD_CHARS`] (notes: [`NOTES_CHARS`]) or with control characters. Example:
+//! This module holds what every benchmark's bundle shares: the metadata and its checks, the
+//! size limits ([`BundleLimits`], checked while reading, so a hostile bundle costs at most
+//! that much), the checks of entry names and file paths, the JSON Lines spelling
+//! (`{"metadata": {...}}`, then one line per instance `{"instance_id": ..., "files": {...},
+//! "trajectory": ...}`), and the content hash. A benchmark adds its directory layout and
+//! the checks its instances need against each other and its dataset. Nothing is ever "last
+//! one wins": an entry, instance or file given twice is refused, as are control characters
+//! in paths and metadata fields over [`FIELD_CHARS`] (notes: [`NOTES_CHARS`]). Example:
 //! ```
-//! use wheelwright_core::bundle::RunBundle;
+//! use wheelwright_core::reporeuse::bundle::{RepoReuseBundle, TurnId};
 //! let jsonl = r#"{"metadata": {"model": "m", "harness": "h", "memory": "interface", "date": "2026-11-29", "dataset": {"name": "d", "version": "1"}}}
 //! {"instance_id": "c/turn-1", "files": {"pkg/a.py": "def f():\n    return 1\n"}}"#;
-//! let bundle = RunBundle::from_jsonl(jsonl).unwrap();
-//! assert_eq!(bundle.turns[&("c".to_owned(), 1)].files["pkg/a.py"], "def f():\n    return 1\n");
+//! let bundle = RepoReuseBundle::from_jsonl(jsonl).unwrap();
+//! assert_eq!(bundle.predictions[&TurnId::new("c", 1)].files["pkg/a.py"], "def f():\n    return 1\n");
 //! ```
 
 use std::collections::BTreeMap;
@@ -37,8 +29,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use crate::reporeuse::dataset::{RepoReuseDataset, is_relative_down};
-use crate::reporeuse::scoring::{ChainRun, Run, TurnRun};
+use crate::workspace::is_relative_down;
 
 /// Size limits of a bundle, checked by every reader (directory, zip, JSON Lines).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -91,22 +82,33 @@ pub struct Metadata {
     pub notes: Option<String>,
 }
 
-/// What the agent left in one turn.
+/// What the agent left for one instance (in RepoReuse, one turn).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct TurnFiles {
-    /// Files written or changed in the turn, by path relative to the repository root.
+pub struct Prediction {
+    /// Files written or changed, by path relative to the repository root.
     pub files: BTreeMap<String, String>,
     /// The trajectory's text as the harness wrote it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub trajectory: Option<String>,
 }
 
-/// A run bundle: metadata and, per (chain, turn), what the agent left.
+/// A benchmark's instance id, as bundles spell it and as predictions are keyed.
+pub trait InstanceId: Clone + Ord + std::fmt::Display + Sized {
+    /// How an id is written, for messages (`<chain>/turn-<t>`).
+    const FORM: &'static str;
+    /// What one instance is called in messages (`turn`).
+    const NOUN: &'static str;
+    /// The id `text` spells, if it spells one.
+    fn parse(text: &str) -> Option<Self>;
+    /// The id's key in the content hash, sorted as the ids are.
+    fn hash_key(&self) -> String;
+}
+
+/// A run bundle: metadata and, per instance, what the agent left.
 #[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct RunBundle {
+pub struct RunBundle<Id: InstanceId> {
     pub metadata: Metadata,
-    /// By (chain id, 1-based turn).
-    pub turns: BTreeMap<(String, usize), TurnFiles>,
+    pub predictions: BTreeMap<Id, Prediction>,
 }
 
 /// Why a bundle was refused; each message says which entry to fix and how.
@@ -240,20 +242,7 @@ struct MetadataLine {
     metadata: Metadata,
 }
 
-/// Parses `<chain>/turn-<t>` into its parts.
-pub fn parse_instance_id(id: &str) -> Option<(String, usize)> {
-    let (chain, turn) = id.split_once('/')?;
-    let turn: usize = turn.strip_prefix("turn-")?.parse().ok()?;
-    (is_name(chain) && turn >= 1 && turn.to_string() == id[chain.len() + 6..])
-        .then(|| (chain.to_owned(), turn))
-}
-
-/// The instance id of a chain's turn.
-pub fn instance_id(chain: &str, turn: usize) -> String {
-    format!("{chain}/turn-{turn}")
-}
-
-fn is_name(s: &str) -> bool {
+pub(crate) fn is_name(s: &str) -> bool {
     !s.is_empty()
         && s.len() <= 128
         && s.bytes()
@@ -265,7 +254,7 @@ fn is_name(s: &str) -> bool {
 /// Longest file path a bundle may name, in bytes.
 pub const PATH_BYTES: usize = 512;
 
-fn check_file_path(entry: &str, path: &str) -> Result<(), BundleError> {
+pub(crate) fn check_file_path(entry: &str, path: &str) -> Result<(), BundleError> {
     if path.chars().any(char::is_control) {
         return Err(BundleError::entry(
             entry,
@@ -286,7 +275,7 @@ fn check_file_path(entry: &str, path: &str) -> Result<(), BundleError> {
 }
 
 /// An entry name of a directory or zip bundle, checked before it is interpreted.
-fn check_entry_name(entry: &str) -> Result<(), BundleError> {
+pub(crate) fn check_entry_name(entry: &str) -> Result<(), BundleError> {
     if entry.chars().any(char::is_control) {
         return Err(BundleError::entry(
             entry.escape_debug().to_string(),
@@ -302,7 +291,7 @@ fn check_entry_name(entry: &str) -> Result<(), BundleError> {
     Ok(())
 }
 
-fn text(entry: &str, bytes: Vec<u8>) -> Result<String, BundleError> {
+pub(crate) fn text(entry: &str, bytes: Vec<u8>) -> Result<String, BundleError> {
     String::from_utf8(bytes).map_err(|_| {
         BundleError::entry(
             entry,
@@ -311,86 +300,10 @@ fn text(entry: &str, bytes: Vec<u8>) -> Result<String, BundleError> {
     })
 }
 
-impl RunBundle {
-    /// Reads a bundle from its files (a directory's or a zip's entries): paths use `/`.
-    /// The caller has checked sizes with a [`Budget`]; paths are checked here.
-    pub fn from_files(
-        entries: impl IntoIterator<Item = (String, Vec<u8>)>,
-    ) -> Result<Self, BundleError> {
-        let mut entries: Vec<(String, Vec<u8>)> = entries
-            .into_iter()
-            .filter(|(path, _)| !path.ends_with('/'))
-            .collect();
-        strip_common_folder(&mut entries);
-        let mut metadata = None;
-        let mut turns: BTreeMap<(String, usize), TurnFiles> = BTreeMap::new();
-        let mut seen = std::collections::BTreeSet::new();
-        for (entry, bytes) in entries {
-            check_entry_name(&entry)?;
-            if !seen.insert(entry.clone()) {
-                return Err(BundleError::entry(
-                    &entry,
-                    "appears twice in the bundle; keep one copy of each entry",
-                ));
-            }
-            if entry == "metadata.json" {
-                let text = text(&entry, bytes)?;
-                metadata = Some(serde_json::from_str::<Metadata>(&text).map_err(|e| {
-                    BundleError::entry(&entry, format!("is not valid bundle metadata: {e}"))
-                })?);
-                continue;
-            }
-            if entry == "README.md" {
-                continue;
-            }
-            let parts: Vec<&str> = entry.splitn(4, '/').collect();
-            let key = match parts.as_slice() {
-                ["chains", chain, turn, _] => parse_instance_id(&format!("{chain}/{turn}"))
-                    .ok_or_else(|| {
-                        BundleError::entry(
-                            &entry,
-                            "is not under chains/<chain>/turn-<t>/ (t = 1, 2, ...)",
-                        )
-                    })?,
-                _ => {
-                    return Err(BundleError::entry(
-                        &entry,
-                        "is not part of a run bundle: expected metadata.json or chains/<chain>/turn-<t>/{files/...,trajectory.json}",
-                    ));
-                }
-            };
-            let rest = parts[3];
-            let turn = turns.entry(key).or_default();
-            if let Some(path) = rest.strip_prefix("files/") {
-                check_file_path(&entry, path)?;
-                turn.files.insert(path.to_owned(), text(&entry, bytes)?);
-            } else if rest == "trajectory.json"
-                || (!rest.contains('/') && rest.ends_with(".traj.json"))
-            {
-                if turn.trajectory.is_some() {
-                    return Err(BundleError::entry(
-                        &entry,
-                        "is a second trajectory for this turn; keep one trajectory file per turn",
-                    ));
-                }
-                turn.trajectory = Some(text(&entry, bytes)?);
-            } else {
-                return Err(BundleError::entry(
-                    &entry,
-                    "is not files/<path> or trajectory.json (or one *.traj.json) of its turn",
-                ));
-            }
-        }
-        let metadata = metadata.ok_or(BundleError::NoMetadata)?;
-        let bundle = Self { metadata, turns };
-        bundle.check_metadata()?;
-        bundle
-            .check_paths(|chain, turn, path| format!("chains/{chain}/turn-{turn}/files/{path}"))?;
-        Ok(bundle)
-    }
-
-    /// Reads a bundle from JSON Lines text (see the module documentation).
-    pub fn from_jsonl(text: &str) -> Result<Self, BundleError> {
+impl<Id: InstanceId> RunBundle<Id> {
+    /// Reads a bundle from JSON Lines text (see the module documentation), with the line
+    /// each instance was given on; the benchmark checks its instances against each other.
+    pub(crate) fn read_jsonl(text: &str) -> Result<(Self, BTreeMap<Id, usize>), BundleError> {
         let mut lines = text
             .lines()
             .enumerate()
@@ -404,7 +317,7 @@ impl RunBundle {
                 )
             })?
             .metadata;
-        let mut turns = BTreeMap::new();
+        let mut predictions = BTreeMap::new();
         let mut line_of = BTreeMap::new();
         for (i, line) in lines {
             let where_ = format!("line {}", i + 1);
@@ -416,13 +329,10 @@ impl RunBundle {
                     ),
                 )
             })?;
-            let key = parse_instance_id(&instance.instance_id).ok_or_else(|| {
+            let key = Id::parse(&instance.instance_id).ok_or_else(|| {
                 BundleError::entry(
                     &where_,
-                    format!(
-                        "instance_id {:?} is not <chain>/turn-<t>",
-                        instance.instance_id
-                    ),
+                    format!("instance_id {:?} is not {}", instance.instance_id, Id::FORM),
                 )
             })?;
             for path in instance.files.keys() {
@@ -433,68 +343,31 @@ impl RunBundle {
                 Some(serde_json::Value::String(text)) => Some(text),
                 Some(value) => Some(value.to_string()),
             };
-            let turn = TurnFiles {
+            let prediction = Prediction {
                 files: instance.files,
                 trajectory,
             };
-            if turns.insert(key.clone(), turn).is_some() {
+            if predictions.insert(key.clone(), prediction).is_some() {
                 return Err(BundleError::entry(
                     &where_,
                     format!(
-                        "instance {:?} appears twice; give each turn one line",
-                        instance.instance_id
+                        "instance {:?} appears twice; give each {} one line",
+                        instance.instance_id,
+                        Id::NOUN
                     ),
                 ));
             }
             line_of.insert(key, i + 1);
         }
-        let bundle = Self { metadata, turns };
+        let bundle = Self {
+            metadata,
+            predictions,
+        };
         bundle.check_metadata()?;
-        bundle.check_paths(|chain, turn, path| {
-            let line = line_of.get(&(chain.to_owned(), turn)).copied().unwrap_or(0);
-            format!("line {line} ({}, file {path:?})", instance_id(chain, turn))
-        })?;
-        Ok(bundle)
+        Ok((bundle, line_of))
     }
 
-    /// Refuses a path that is a file in one turn of a chain and a directory in another
-    /// (or the same) turn: the workspace of turn t holds the files of turns 1..t, where
-    /// `x` and `x/y.py` cannot both exist. `entry` names the offending file for the
-    /// message. Paths are compared exactly: `A.py` and `a.py` are two files, as on the
-    /// Linux machines that score and test them.
-    fn check_paths(&self, entry: impl Fn(&str, usize, &str) -> String) -> Result<(), BundleError> {
-        let mut chains: BTreeMap<&str, BTreeMap<&str, usize>> = BTreeMap::new();
-        for ((chain, turn), files) in &self.turns {
-            let first = chains.entry(chain).or_default();
-            for path in files.files.keys() {
-                first.entry(path.as_str()).or_insert(*turn);
-            }
-        }
-        for ((chain, turn), files) in &self.turns {
-            let first = &chains[chain.as_str()];
-            for path in files.files.keys() {
-                let parents = path.match_indices('/').map(|(at, _)| &path[..at]);
-                for parent in parents {
-                    if let Some(other) = first.get(parent) {
-                        let where_ = if other == turn {
-                            "this turn".to_owned()
-                        } else {
-                            format!("turn {other} of chain {chain}")
-                        };
-                        return Err(BundleError::entry(
-                            entry(chain, *turn, path),
-                            format!(
-                                "is inside {parent:?}, which {where_} leaves as a file; a path cannot be a file and a directory in one chain (the workspace of turn t holds turns 1..t)"
-                            ),
-                        ));
-                    }
-                }
-            }
-        }
-        Ok(())
-    }
-
-    fn check_metadata(&self) -> Result<(), BundleError> {
+    pub(crate) fn check_metadata(&self) -> Result<(), BundleError> {
         let m = &self.metadata;
         let bad = |message: String| Err(BundleError::entry("metadata", message));
         let one_line = [
@@ -544,153 +417,19 @@ impl RunBundle {
         {
             return bad(format!("\"cost_usd\" {cost} must be a non-negative number"));
         }
-        if self.turns.is_empty() {
+        if self.predictions.is_empty() {
             return Err(BundleError::Empty);
         }
         Ok(())
-    }
-
-    /// Problems that make the bundle unusable with `dataset`: another dataset, a chain or
-    /// turn the dataset does not have. Turns the bundle lacks are allowed (they are scored
-    /// as missing submissions).
-    pub fn check_against(&self, dataset: &RepoReuseDataset) -> Result<(), BundleError> {
-        let want = &dataset.manifest;
-        let got = &self.metadata.dataset;
-        if got.name != want.name || got.version != want.version {
-            return Err(BundleError::entry(
-                "metadata",
-                format!(
-                    "the run was made on dataset {} {}, not {} {}; score it against the dataset it names",
-                    got.name, got.version, want.name, want.version
-                ),
-            ));
-        }
-        for (chain, turn) in self.turns.keys() {
-            let Some(spec) = dataset.chains.iter().find(|c| &c.manifest.id == chain) else {
-                let known: Vec<&str> = dataset
-                    .chains
-                    .iter()
-                    .map(|c| c.manifest.id.as_str())
-                    .collect();
-                return Err(BundleError::entry(
-                    instance_id(chain, *turn),
-                    format!(
-                        "the dataset has no chain {chain:?}; its chains are {}",
-                        known.join(", ")
-                    ),
-                ));
-            };
-            if *turn > spec.turns.len() {
-                return Err(BundleError::entry(
-                    instance_id(chain, *turn),
-                    format!(
-                        "chain {chain:?} has {} turns in the dataset",
-                        spec.turns.len()
-                    ),
-                ));
-            }
-        }
-        Ok(())
-    }
-
-    /// The scorer's input: per chain of `dataset`, in order, the file at each turn's
-    /// required module path as the submission and the turn's other files beside it.
-    /// Test results are left empty: they come from the server's own test runs.
-    pub fn to_run(&self, dataset: &RepoReuseDataset) -> Run {
-        let mut chains = BTreeMap::new();
-        for chain in &dataset.chains {
-            let id = &chain.manifest.id;
-            if !self.turns.keys().any(|(c, _)| c == id) {
-                continue;
-            }
-            let last = self
-                .turns
-                .keys()
-                .filter(|(c, _)| c == id)
-                .map(|(_, t)| *t)
-                .max()
-                .unwrap_or(0)
-                .min(chain.turns.len());
-            let turns = (1..=last)
-                .map(|t| {
-                    let given = self.turns.get(&(id.clone(), t));
-                    let mut files = given.map(|g| g.files.clone()).unwrap_or_default();
-                    let path = &chain.turns[t - 1].manifest.module_path;
-                    TurnRun {
-                        submission: files.remove(path),
-                        other_files: files,
-                        trajectory: given
-                            .and_then(|g| g.trajectory.clone())
-                            .map(serde_json::Value::String),
-                        tests: None,
-                    }
-                })
-                .collect();
-            chains.insert(id.clone(), ChainRun { turns });
-        }
-        Run { chains }
-    }
-
-    /// The `reference` baseline: every turn submits its reference solution at its module
-    /// path, as a run made by the dataset itself.
-    pub fn reference(dataset: &RepoReuseDataset) -> Self {
-        Self::baseline(dataset, "reference", |turn| {
-            BTreeMap::from([(turn.manifest.module_path.clone(), turn.reference.clone())])
-        })
-    }
-
-    /// The `empty` baseline: every turn leaves no file at all.
-    pub fn empty(dataset: &RepoReuseDataset) -> Self {
-        Self::baseline(dataset, "empty", |_| BTreeMap::new())
-    }
-
-    /// A baseline run named `name` whose turns leave the files `files` gives; labelled so
-    /// it can never pass for an agent's run (the server stores it with origin `baseline`).
-    pub fn baseline(
-        dataset: &RepoReuseDataset,
-        name: &str,
-        mut files: impl FnMut(&crate::reporeuse::dataset::Turn) -> BTreeMap<String, String>,
-    ) -> Self {
-        let mut turns = BTreeMap::new();
-        for chain in &dataset.chains {
-            for (i, turn) in chain.turns.iter().enumerate() {
-                turns.insert(
-                    (chain.manifest.id.clone(), i + 1),
-                    TurnFiles {
-                        files: files(turn),
-                        trajectory: None,
-                    },
-                );
-            }
-        }
-        Self {
-            metadata: Metadata {
-                model: format!("{name} baseline"),
-                harness: "baseline".to_owned(),
-                memory: "none".to_owned(),
-                date: "1970-01-01".to_owned(),
-                dataset: DatasetRef {
-                    name: dataset.manifest.name.clone(),
-                    version: dataset.manifest.version.clone(),
-                },
-                cost_usd: None,
-                scaffold_version: Some(crate::SCORER_VERSION.to_owned()),
-                notes: Some(format!(
-                    "Computed by Wheelwright {} from the dataset itself; not an agent's run.",
-                    crate::SCORER_VERSION
-                )),
-            },
-            turns,
-        }
     }
 
     /// The bundle as JSON Lines, the spelling [`RunBundle::from_jsonl`] reads.
     pub fn to_jsonl(&self) -> String {
         let mut out = serde_json::json!({ "metadata": self.metadata }).to_string();
         out.push('\n');
-        for ((chain, turn), files) in &self.turns {
+        for (id, files) in &self.predictions {
             let line = serde_json::json!({
-                "instance_id": instance_id(chain, *turn),
+                "instance_id": id.to_string(),
                 "files": files.files,
                 "trajectory": files.trajectory,
             });
@@ -708,7 +447,8 @@ impl RunBundle {
     }
 }
 
-/// The hashed form: turns keyed by instance id, and trajectories that are JSON in compact
+/// The hashed form: predictions keyed by [`InstanceId::hash_key`] (the field is still called
+/// `turns`, so that hashes stay what they were), and trajectories that are JSON in compact
 /// form with sorted keys (a JSON Lines bundle holds them as values, a directory as text).
 #[derive(Serialize)]
 struct CanonicalBundle<'a> {
@@ -723,8 +463,8 @@ struct CanonicalTurn<'a> {
     trajectory: Option<String>,
 }
 
-impl<'a> From<&'a RunBundle> for CanonicalBundle<'a> {
-    fn from(bundle: &'a RunBundle) -> Self {
+impl<'a, Id: InstanceId> From<&'a RunBundle<Id>> for CanonicalBundle<'a> {
+    fn from(bundle: &'a RunBundle<Id>) -> Self {
         let canonical_trajectory = |text: &String| {
             serde_json::from_str::<serde_json::Value>(text)
                 .map_or_else(|_| text.clone(), |value| value.to_string())
@@ -733,14 +473,14 @@ impl<'a> From<&'a RunBundle> for CanonicalBundle<'a> {
             format: "wheelwright-run-bundle-1",
             metadata: &bundle.metadata,
             turns: bundle
-                .turns
+                .predictions
                 .iter()
-                .map(|((chain, turn), files)| {
+                .map(|(id, files)| {
                     let canonical = CanonicalTurn {
                         files: &files.files,
                         trajectory: files.trajectory.as_ref().map(canonical_trajectory),
                     };
-                    (format!("{chain}/{turn:06}"), canonical)
+                    (id.hash_key(), canonical)
                 })
                 .collect(),
         }
@@ -773,7 +513,7 @@ fn is_date(s: &str) -> bool {
 
 /// A zip of a folder has every entry, `metadata.json` among them, under that folder: read
 /// it as the folder.
-fn strip_common_folder(entries: &mut [(String, Vec<u8>)]) {
+pub(crate) fn strip_common_folder(entries: &mut [(String, Vec<u8>)]) {
     if entries.iter().any(|(p, _)| p == "metadata.json") {
         return;
     }

@@ -4,6 +4,7 @@
 //! The same code runs natively (server, command line) and in the browser (wasm32), which is
 //! how the two are guaranteed to agree. Only [`syntax`] touches tree-sitter.
 
+pub mod api;
 pub mod benchmark;
 pub mod budget;
 pub mod bundle;

@@ -4,6 +4,17 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+/// Whether `path` is a relative path down from a directory (no `..`, `.`, empty parts,
+/// backslashes or drive letters).
+pub fn is_relative_down(path: &str) -> bool {
+    !path.starts_with('/')
+        && !path.contains(['\\', ':'])
+        && path
+            .trim_end_matches('/')
+            .split('/')
+            .all(|p| !p.is_empty() && p != "." && p != "..")
+}
+
 /// A set of Python (and other) files keyed by normalised relative path (`pkg/mod.py`, no
 /// leading `./` or `/`). W_t in the spec: the repository plus the agent's own files.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]

@@ -5,7 +5,8 @@ mod common;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use wheelwright_core::bundle::{Budget, BundleError, BundleLimits, RunBundle};
+use wheelwright_core::bundle::{Budget, BundleError, BundleLimits};
+use wheelwright_core::reporeuse::bundle::{RepoReuseBundle, TurnId};
 
 fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/bundle")
@@ -30,8 +31,9 @@ fn read_dir(root: &Path) -> Vec<(String, Vec<u8>)> {
     out
 }
 
-fn valid_dir() -> RunBundle {
-    RunBundle::from_files(read_dir(&fixtures().join("valid"))).expect("the valid fixture reads")
+fn valid_dir() -> RepoReuseBundle {
+    RepoReuseBundle::from_files(read_dir(&fixtures().join("valid")))
+        .expect("the valid fixture reads")
 }
 
 #[test]
@@ -45,27 +47,31 @@ fn the_directory_reads_with_metadata_files_and_trajectories() {
     assert_eq!(m.cost_usd, Some(0.42));
     assert_eq!(m.scaffold_version.as_deref(), Some("1.1.0"));
     assert_eq!(
-        bundle.turns.keys().cloned().collect::<Vec<_>>(),
-        vec![("slugs".to_owned(), 1), ("slugs".to_owned(), 2)]
+        bundle.predictions.keys().cloned().collect::<Vec<_>>(),
+        vec![TurnId::new("slugs", 1), TurnId::new("slugs", 2)]
     );
-    let first = &bundle.turns[&("slugs".to_owned(), 1)];
+    let first = &bundle.predictions[&TurnId::new("slugs", 1)];
     assert_eq!(
         first.files.keys().collect::<Vec<_>>(),
         ["slugs.py", "textkit/extra.py"]
     );
     assert!(first.trajectory.as_deref().unwrap().contains("generic-1"));
-    assert_eq!(bundle.turns[&("slugs".to_owned(), 2)].trajectory, None);
+    assert_eq!(
+        bundle.predictions[&TurnId::new("slugs", 2)].trajectory,
+        None
+    );
 }
 
 #[test]
 fn every_spelling_is_the_same_bundle_with_the_same_hash() {
     let dir = valid_dir();
-    let jsonl =
-        RunBundle::from_jsonl(&std::fs::read_to_string(fixtures().join("valid.jsonl")).unwrap())
-            .unwrap();
+    let jsonl = RepoReuseBundle::from_jsonl(
+        &std::fs::read_to_string(fixtures().join("valid.jsonl")).unwrap(),
+    )
+    .unwrap();
     assert_eq!(dir.metadata, jsonl.metadata);
-    for (key, turn) in &dir.turns {
-        assert_eq!(turn.files, jsonl.turns[key].files, "{key:?}");
+    for (key, turn) in &dir.predictions {
+        assert_eq!(turn.files, jsonl.predictions[key].files, "{key:?}");
     }
     assert_eq!(dir.content_hash(), jsonl.content_hash());
 
@@ -75,15 +81,15 @@ fn every_spelling_is_the_same_bundle_with_the_same_hash() {
         .map(|(path, bytes)| (format!("my-run/{path}"), bytes))
         .collect();
     assert_eq!(
-        RunBundle::from_files(nested).unwrap().content_hash(),
+        RepoReuseBundle::from_files(nested).unwrap().content_hash(),
         dir.content_hash()
     );
 
     // Any change to what the agent left changes the hash.
     let mut changed = dir.clone();
     changed
-        .turns
-        .get_mut(&("slugs".to_owned(), 2))
+        .predictions
+        .get_mut(&TurnId::new("slugs", 2))
         .unwrap()
         .files
         .insert("urls.py".to_owned(), "x = 2\n".to_owned());
@@ -125,9 +131,9 @@ fn bad_bundles_are_refused_with_a_message_that_names_the_problem() {
         });
         let result = match (&case.jsonl, entries) {
             (Some(lines), None) => {
-                RunBundle::from_jsonl(&lines.join("\n").replace("{META_LINE}", &meta_line))
+                RepoReuseBundle::from_jsonl(&lines.join("\n").replace("{META_LINE}", &meta_line))
             }
-            (None, Some(entries)) => RunBundle::from_files(
+            (None, Some(entries)) => RepoReuseBundle::from_files(
                 entries
                     .into_iter()
                     .map(|(p, t)| (p, t.replace("{META}", &meta).into_bytes())),
@@ -192,9 +198,11 @@ fn real_trajectories_travel_verbatim() {
         "{{\"metadata\": {}}}\n{line}\n",
         serde_json::from_str::<serde_json::Value>(&meta).unwrap()
     );
-    let bundle = RunBundle::from_jsonl(&jsonl).unwrap();
+    let bundle = RepoReuseBundle::from_jsonl(&jsonl).unwrap();
     assert_eq!(
-        bundle.turns[&("slugs".to_owned(), 1)].trajectory.as_deref(),
+        bundle.predictions[&TurnId::new("slugs", 1)]
+            .trajectory
+            .as_deref(),
         Some(text.as_str())
     );
 }
@@ -229,10 +237,10 @@ fn every_metadata_string_has_a_length_limit() {
     for (pointer, field, limit) in cases {
         // Characters, not bytes: a limit of multi-byte characters is still accepted.
         let at_limit = "é".repeat(limit);
-        if let Err(e) = RunBundle::from_jsonl(&jsonl_with(pointer, at_limit.into())) {
+        if let Err(e) = RepoReuseBundle::from_jsonl(&jsonl_with(pointer, at_limit.into())) {
             failures.push(format!("{field} at {limit} characters refused: {e}"));
         }
-        match RunBundle::from_jsonl(&jsonl_with(pointer, "x".repeat(limit + 1).into())) {
+        match RepoReuseBundle::from_jsonl(&jsonl_with(pointer, "x".repeat(limit + 1).into())) {
             Ok(_) => failures.push(format!("{field} over {limit} characters accepted")),
             Err(e) if !e.to_string().contains(&format!("\"{field}\" must be")) => {
                 failures.push(format!("{field}: {e}"));
@@ -248,7 +256,7 @@ fn what_the_rules_allow_is_still_read() {
     let meta = std::fs::read_to_string(fixtures().join("valid/metadata.json")).unwrap();
     // Paths differing only in case are two files (tests run on Linux, where they are);
     // a directory of one turn may gain files in later turns.
-    let bundle = RunBundle::from_files([
+    let bundle = RepoReuseBundle::from_files([
         ("metadata.json".to_owned(), meta.clone().into_bytes()),
         (
             "chains/slugs/turn-1/files/A.py".to_owned(),
@@ -264,7 +272,7 @@ fn what_the_rules_allow_is_still_read() {
     ])
     .expect("case-distinct files, a growing directory and another chain's file are fine");
     assert_eq!(
-        bundle.turns[&("slugs".to_owned(), 1)]
+        bundle.predictions[&TurnId::new("slugs", 1)]
             .files
             .keys()
             .collect::<Vec<_>>(),
@@ -272,8 +280,8 @@ fn what_the_rules_allow_is_still_read() {
     );
     // Notes keep their line breaks and tabs; names may be any printable Unicode.
     let notes = "line one\r\n\tline two\n";
-    let bundle = RunBundle::from_jsonl(&jsonl_with("/notes", notes.into())).unwrap();
+    let bundle = RepoReuseBundle::from_jsonl(&jsonl_with("/notes", notes.into())).unwrap();
     assert_eq!(bundle.metadata.notes.as_deref(), Some(notes));
-    let bundle = RunBundle::from_jsonl(&jsonl_with("/model", "模型-β 2".into())).unwrap();
+    let bundle = RepoReuseBundle::from_jsonl(&jsonl_with("/model", "模型-β 2".into())).unwrap();
     assert_eq!(bundle.metadata.model, "模型-β 2");
 }

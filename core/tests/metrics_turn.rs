@@ -14,9 +14,9 @@ use std::path::{Path, PathBuf};
 
 use common::expect::check_json;
 use serde_json::{Value, json};
+use wheelwright_core::hidden_tests::TestResults;
 use wheelwright_core::metric::Score;
 use wheelwright_core::python::index::{IndexOptions, RepoIndex};
-use wheelwright_core::reporeuse::metrics::pass_rate::TestResults;
 use wheelwright_core::reporeuse::metrics::turn::{TurnInput, TurnScore, score_turn};
 use wheelwright_core::workspace::{ShownLines, Workspace};
 

@@ -3,9 +3,9 @@
 use std::collections::BTreeMap;
 
 use serde_json::json;
+use wheelwright_core::hidden_tests::TestResults;
 use wheelwright_core::metric::{Score, Undefined};
 use wheelwright_core::python::index::{IndexOptions, RepoIndex};
-use wheelwright_core::reporeuse::metrics::pass_rate::TestResults;
 use wheelwright_core::reporeuse::metrics::turn::{SubmissionStatus, TurnInput, score_turn};
 use wheelwright_core::reporeuse::scoring::{
     ChainRun, ChainSpec, Dataset, InconsistentDataset, Progress, Repository, Run, RunReport,

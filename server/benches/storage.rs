@@ -18,7 +18,8 @@ use std::time::Duration;
 mod real;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use wheelwright_core::bundle::{DatasetRef, Metadata, RunBundle, TurnFiles};
+use wheelwright_core::bundle::{DatasetRef, Metadata, Prediction};
+use wheelwright_core::reporeuse::bundle::{RepoReuseBundle, TurnId};
 use wheelwright_server::storage::{PART_BYTES, STORE_LIMITS, inflate, pack, split};
 
 const TURNS: usize = 600;
@@ -38,7 +39,7 @@ fn modules(dir: &Path) -> Vec<String> {
         .collect()
 }
 
-fn run() -> RunBundle {
+fn run() -> RepoReuseBundle {
     let sources = modules(&real::stdlib());
     let trajectories = real::bench_texts();
     assert!(!sources.is_empty() && !trajectories.is_empty());
@@ -50,12 +51,12 @@ fn run() -> RunBundle {
             )]);
             let trajectory = Some(trajectories[i % trajectories.len()].clone());
             (
-                (format!("c{}", i / 5), i % 5 + 1),
-                TurnFiles { files, trajectory },
+                TurnId::new(format!("c{}", i / 5), i % 5 + 1),
+                Prediction { files, trajectory },
             )
         })
         .collect();
-    RunBundle {
+    RepoReuseBundle {
         metadata: Metadata {
             model: "bench".to_owned(),
             harness: "mini-SWE-agent".to_owned(),
@@ -69,7 +70,7 @@ fn run() -> RunBundle {
             scaffold_version: None,
             notes: None,
         },
-        turns,
+        predictions: turns,
     }
 }
 
@@ -103,7 +104,7 @@ fn bench(c: &mut Criterion) {
     });
     // The turn case's read: the first part of the largest trajectory, 1 MiB at most.
     let largest = bundle
-        .turns
+        .predictions
         .values()
         .filter_map(|t| t.trajectory.as_deref())
         .max_by_key(|t| t.len())

@@ -19,7 +19,8 @@ use std::io::{Read, Seek};
 use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
-use wheelwright_core::bundle::{Budget, BundleError, BundleLimits, LIMITS, RunBundle};
+use wheelwright_core::bundle::{Budget, BundleError, BundleLimits, LIMITS};
+use wheelwright_core::reporeuse::bundle::RepoReuseBundle;
 
 /// Why a bundle could not be read.
 #[derive(Debug, thiserror::Error)]
@@ -42,7 +43,7 @@ pub enum ReadError {
 }
 
 /// Reads the bundle at `path`: a directory, a `.zip` or a `.jsonl` file.
-pub fn read_path(path: &Path) -> Result<RunBundle, ReadError> {
+pub fn read_path(path: &Path) -> Result<RepoReuseBundle, ReadError> {
     let io = |source| ReadError::Io {
         path: path.to_owned(),
         source,
@@ -50,12 +51,12 @@ pub fn read_path(path: &Path) -> Result<RunBundle, ReadError> {
     // stat(2) never blocks, whatever the path names; the file itself is checked once open.
     let meta = std::fs::metadata(path).map_err(io)?;
     if meta.is_dir() {
-        return Ok(RunBundle::from_files(read_directory(path, LIMITS)?)?);
+        return Ok(RepoReuseBundle::from_files(read_directory(path, LIMITS)?)?);
     }
     let name = path.to_string_lossy().to_ascii_lowercase();
     if name.ends_with(".zip") {
         let (file, _) = open_regular(path, Follow::Yes)?;
-        return Ok(RunBundle::from_files(read_zip(file, LIMITS)?)?);
+        return Ok(RepoReuseBundle::from_files(read_zip(file, LIMITS)?)?);
     }
     if name.ends_with(".jsonl") {
         let (file, meta) = open_regular(path, Follow::Yes)?;
@@ -68,7 +69,7 @@ pub fn read_path(path: &Path) -> Result<RunBundle, ReadError> {
                 "is not UTF-8 text; a .jsonl bundle is JSON Lines (see docs/formats.md)",
             )
         })?;
-        return Ok(RunBundle::from_jsonl(&text)?);
+        return Ok(RepoReuseBundle::from_jsonl(&text)?);
     }
     Err(ReadError::Kind(path.to_owned()))
 }
@@ -159,9 +160,9 @@ fn read_bounded(file: File, path: &Path, entry: &str, size: u64) -> Result<Vec<u
 
 /// Reads an uploaded bundle: a zip (told by its magic number) or JSON Lines text. The
 /// caller has bounded `bytes` by the request body limit.
-pub fn read_bytes(bytes: &[u8]) -> Result<RunBundle, BundleError> {
+pub fn read_bytes(bytes: &[u8]) -> Result<RepoReuseBundle, BundleError> {
     if bytes.starts_with(b"PK\x03\x04") || bytes.starts_with(b"PK\x05\x06") {
-        return RunBundle::from_files(read_zip(std::io::Cursor::new(bytes), LIMITS)?);
+        return RepoReuseBundle::from_files(read_zip(std::io::Cursor::new(bytes), LIMITS)?);
     }
     Budget::new(LIMITS).take("the upload", bytes.len() as u64)?;
     let text = std::str::from_utf8(bytes).map_err(|_| {
@@ -170,7 +171,7 @@ pub fn read_bytes(bytes: &[u8]) -> Result<RunBundle, BundleError> {
             "is neither a zip archive nor UTF-8 JSON Lines; upload a run bundle as .zip or .jsonl",
         )
     })?;
-    RunBundle::from_jsonl(text)
+    RepoReuseBundle::from_jsonl(text)
 }
 
 /// The entries of a zip archive, within `limits`.
@@ -210,7 +211,7 @@ pub fn read_zip(
             ));
         }
         // Check the name before inflating anything: `../` entries are refused unread.
-        if !wheelwright_core::reporeuse::dataset::is_relative_down(&name) {
+        if !wheelwright_core::workspace::is_relative_down(&name) {
             return Err(BundleError::entry(
                 &name,
                 "is not a relative path inside the bundle; entries may not start with / or contain ..",

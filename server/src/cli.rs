@@ -342,7 +342,9 @@ pub(crate) fn read_dataset(
 
 /// The run bundle at `path`, read before the dataset: its errors (not a bundle, a FIFO,
 /// too large) come at once instead of after the repository is loaded.
-pub(crate) fn read_bundle(path: &Path) -> anyhow::Result<wheelwright_core::bundle::RunBundle> {
+pub(crate) fn read_bundle(
+    path: &Path,
+) -> anyhow::Result<wheelwright_core::reporeuse::bundle::RepoReuseBundle> {
     crate::bundle::read_path(path)
         .with_context(|| format!("{} is not a usable run bundle", path.display()))
 }
@@ -350,7 +352,7 @@ pub(crate) fn read_bundle(path: &Path) -> anyhow::Result<wheelwright_core::bundl
 /// Checks a bundle read from `path` against `dataset`.
 pub(crate) fn check_bundle(
     path: &Path,
-    bundle: &wheelwright_core::bundle::RunBundle,
+    bundle: &wheelwright_core::reporeuse::bundle::RepoReuseBundle,
     dataset: &RepoReuseDataset,
 ) -> anyhow::Result<()> {
     bundle

@@ -5,7 +5,7 @@ use std::time::Duration;
 use axum::Json;
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use serde::Serialize;
+use wheelwright_core::api::ErrorBody;
 
 /// An error answered to a client. Internal causes are logged, never sent.
 #[derive(Debug, thiserror::Error)]
@@ -51,14 +51,13 @@ impl From<crate::store::DbError> for AppError {
     }
 }
 
-#[derive(Serialize)]
-struct ErrorBody<'a> {
-    error: &'a str,
-}
-
-/// The API's error shape, `{"error": message}`, with `status`.
+/// The API's error shape, `{"error": message}` ([`ErrorBody`], which the app reads), with
+/// `status`.
 pub(crate) fn error_response(status: StatusCode, message: &str) -> Response {
-    (status, Json(ErrorBody { error: message })).into_response()
+    let body = ErrorBody {
+        error: message.to_owned(),
+    };
+    (status, Json(body)).into_response()
 }
 
 impl IntoResponse for AppError {

@@ -33,7 +33,7 @@ use tokio::sync::{Notify, broadcast};
 use wheelwright_core::hidden_tests::{TestOutcome, Verdict};
 use wheelwright_sandbox::{Sandbox, StopFlag};
 
-use crate::datasets::{Catalog, LoadedDataset};
+use crate::dataset::catalog::{Catalog, LoadedDataset};
 use crate::hidden_tests::{Environments, RunError, TurnTest, expected_tests, run_turn};
 use crate::store::{Claim, Store};
 

@@ -7,7 +7,6 @@
 pub mod bundle;
 pub mod cli;
 pub mod dataset;
-mod datasets;
 mod error;
 mod hidden_tests;
 mod jobs;
@@ -36,7 +35,7 @@ pub use routes::router;
 pub struct AppState {
     store: store::Store,
     app_dir: PathBuf,
-    catalog: Arc<datasets::Catalog>,
+    catalog: Arc<dataset::catalog::Catalog>,
     queue: Arc<jobs::Queue>,
     /// Slots for CPU-heavy request work (analyses, uploads).
     work: work::WorkPool,
@@ -183,7 +182,8 @@ impl AppState {
     pub async fn open(config: &ServeConfig) -> anyhow::Result<Self> {
         let store = store::Store::open(&config.data_dir).await?;
         let report = published::import_bundled(&store).await?;
-        let catalog = datasets::import_dir(&store, &config.datasets_dir, &config.cache_dir).await?;
+        let catalog =
+            dataset::catalog::import_dir(&store, &config.datasets_dir, &config.cache_dir).await?;
         for loaded in catalog.all() {
             // A baseline that cannot be computed (no network for the wheel, say) must not
             // keep the server from serving everything else.

@@ -9,14 +9,15 @@
 use std::sync::Arc;
 
 use wheelwright_core::budget::{Cancel, Cancelled};
-use wheelwright_core::bundle::{BundleError, RunBundle};
+use wheelwright_core::bundle::BundleError;
+use wheelwright_core::hidden_tests::TestResults;
 use wheelwright_core::reporeuse::baseline::Baseline;
-use wheelwright_core::reporeuse::metrics::pass_rate::TestResults;
+use wheelwright_core::reporeuse::bundle::{RepoReuseBundle, TurnId};
 use wheelwright_core::reporeuse::scoring::{
     ChainRun, Run, RunReport, ScoreError, TurnRun, score_run, score_run_with,
 };
 
-use crate::datasets::{Catalog, LoadedDataset};
+use crate::dataset::catalog::{Catalog, LoadedDataset};
 use crate::error::AppError;
 use crate::storage::{STORE_LIMITS, StoreError};
 use crate::store::{Inserted, NewRun, Store};
@@ -83,7 +84,7 @@ impl From<RunError> for AppError {
 pub(crate) async fn submit(
     store: &Store,
     catalog: &Catalog,
-    bundle: RunBundle,
+    bundle: RepoReuseBundle,
     job: &Job,
 ) -> Result<i64, RunError> {
     let wanted = &bundle.metadata.dataset;
@@ -112,9 +113,9 @@ pub(crate) async fn submit(
 /// repository takes a while and may download it.
 async fn score_blocking(
     loaded: Arc<LoadedDataset>,
-    bundle: RunBundle,
+    bundle: RepoReuseBundle,
     job: &Job,
-) -> Result<(RunBundle, RunReport), RunError> {
+) -> Result<(RepoReuseBundle, RunReport), RunError> {
     job.run(move |cancel| {
         let report = score(&loaded, &bundle, cancel)?;
         Ok((bundle, report))
@@ -126,7 +127,7 @@ async fn score_blocking(
 /// [`RunError::Cancelled`] soon after `cancel` is raised.
 pub(crate) fn score(
     loaded: &LoadedDataset,
-    bundle: &RunBundle,
+    bundle: &RepoReuseBundle,
     cancel: &Cancel,
 ) -> Result<RunReport, RunError> {
     let files = loaded
@@ -148,7 +149,7 @@ pub(crate) async fn save(
     store: &Store,
     loaded: &LoadedDataset,
     source: Source,
-    bundle: RunBundle,
+    bundle: RepoReuseBundle,
     report: &RunReport,
 ) -> Result<i64, RunError> {
     let scored: std::collections::BTreeSet<(&str, usize)> = report
@@ -156,10 +157,10 @@ pub(crate) async fn save(
         .iter()
         .map(|row| (row.chain.as_str(), row.turn))
         .collect();
-    if let Some((chain, turn)) = bundle
-        .turns
+    if let Some(TurnId { chain, turn }) = bundle
+        .predictions
         .keys()
-        .find(|(chain, turn)| !scored.contains(&(chain.as_str(), *turn)))
+        .find(|id| !scored.contains(&(id.chain.as_str(), id.turn)))
     {
         return Err(RunError::Internal(anyhow::anyhow!(
             "the report has no row for turn {turn} of chain {chain:?} of the bundle"
@@ -220,7 +221,7 @@ pub(crate) async fn ensure_baselines(
         }
         let mut bundle = {
             let loaded = Arc::clone(loaded);
-            tokio::task::spawn_blocking(move || -> anyhow::Result<RunBundle> {
+            tokio::task::spawn_blocking(move || -> anyhow::Result<RepoReuseBundle> {
                 let files = loaded.repository()?;
                 Ok(baseline.bundle(&loaded.dataset, &files))
             })

@@ -17,7 +17,7 @@ use flate2::Compression;
 use flate2::read::DeflateDecoder;
 use flate2::write::DeflateEncoder;
 use futures_util::TryStreamExt;
-use wheelwright_core::bundle::RunBundle;
+use wheelwright_core::reporeuse::bundle::{RepoReuseBundle, TurnId};
 
 use crate::store::{PartRow, Store, StoredText};
 
@@ -95,9 +95,9 @@ pub struct PackedRun {
 }
 
 /// Bytes of all files and trajectories of `bundle` as submitted.
-pub fn raw_bytes(bundle: &RunBundle) -> u64 {
+pub fn raw_bytes(bundle: &RepoReuseBundle) -> u64 {
     bundle
-        .turns
+        .predictions
         .values()
         .flat_map(|t| t.files.values().chain(&t.trajectory))
         .map(|text| text.len() as u64)
@@ -106,7 +106,7 @@ pub fn raw_bytes(bundle: &RunBundle) -> u64 {
 
 /// Refuses `bundle` if its texts are over `limits.raw_bytes`: cheap, so checked before
 /// the run is scored.
-pub fn check_raw(bundle: &RunBundle, limits: StoreLimits) -> Result<(), StoreError> {
+pub fn check_raw(bundle: &RepoReuseBundle, limits: StoreLimits) -> Result<(), StoreError> {
     let size = raw_bytes(bundle);
     if size > limits.raw_bytes {
         return Err(StoreError::TooLarge {
@@ -119,10 +119,10 @@ pub fn check_raw(bundle: &RunBundle, limits: StoreLimits) -> Result<(), StoreErr
 
 /// Deflates every file and trajectory of `bundle`, stopping as soon as the result is over
 /// `limits.stored_bytes`.
-pub fn pack(bundle: &RunBundle, limits: StoreLimits) -> Result<PackedRun, StoreError> {
+pub fn pack(bundle: &RepoReuseBundle, limits: StoreLimits) -> Result<PackedRun, StoreError> {
     check_raw(bundle, limits)?;
     let mut run = PackedRun::default();
-    for ((chain, turn), given) in &bundle.turns {
+    for (TurnId { chain, turn }, given) in &bundle.predictions {
         let files = given
             .files
             .iter()
@@ -400,7 +400,7 @@ mod tests {
             r#"{"metadata": {"model": "m", "harness": "h", "memory": "none", "date": "2026-12-01", "dataset": {"name": "d", "version": "1"}}}"#,
             serde_json::json!({"instance_id": "c/turn-1", "files": {"a.txt": "a".repeat(600), "b.txt": "xyz"}, "trajectory": "t".repeat(400)})
         );
-        let bundle = RunBundle::from_jsonl(&jsonl).unwrap();
+        let bundle = RepoReuseBundle::from_jsonl(&jsonl).unwrap();
         assert_eq!(raw_bytes(&bundle), 1003);
         let limits = |raw_bytes, stored_bytes| StoreLimits {
             raw_bytes,

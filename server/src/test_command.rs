@@ -10,6 +10,7 @@ use anyhow::Context;
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
 use wheelwright_core::hidden_tests::Verdict;
+use wheelwright_core::reporeuse::bundle::TurnId;
 use wheelwright_core::reporeuse::scoring::{RunReport, score_run};
 
 use crate::TestConfig;
@@ -59,8 +60,8 @@ pub(crate) fn run(
         let files: Vec<BTreeMap<String, String>> = (1..=chain.turns.len())
             .map(|t| {
                 bundle
-                    .turns
-                    .get(&(chain.manifest.id.clone(), t))
+                    .predictions
+                    .get(&TurnId::new(chain.manifest.id.clone(), t))
                     .map(|f| f.files.clone())
                     .unwrap_or_default()
             })

@@ -84,7 +84,7 @@ fn score_reads_a_dataset_directory_needs_pypi() {
     let run = dir.path().join("reference.jsonl");
     std::fs::write(
         &run,
-        wheelwright_core::bundle::RunBundle::reference(&dataset).to_jsonl(),
+        wheelwright_core::reporeuse::bundle::RepoReuseBundle::reference(&dataset).to_jsonl(),
     )
     .unwrap();
     let dir = real_dataset();

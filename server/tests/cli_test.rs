@@ -8,11 +8,11 @@ mod common;
 use std::process::Command;
 
 use common::real_dataset;
-use wheelwright_core::bundle::RunBundle;
 use wheelwright_core::reporeuse::baseline::Baseline;
+use wheelwright_core::reporeuse::bundle::RepoReuseBundle;
 
 /// Runs `wheelwright test --json` on `bundle`; the parsed output.
-fn test_bundle(bundle: &RunBundle) -> serde_json::Value {
+fn test_bundle(bundle: &RepoReuseBundle) -> serde_json::Value {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("run.jsonl");
     std::fs::write(&path, bundle.to_jsonl()).unwrap();
@@ -31,7 +31,7 @@ fn test_bundle(bundle: &RunBundle) -> serde_json::Value {
     serde_json::from_slice(&out.stdout).expect("JSON output")
 }
 
-fn baseline(kind: Baseline) -> RunBundle {
+fn baseline(kind: Baseline) -> RepoReuseBundle {
     let dataset = wheelwright_server::dataset::load_dir(&real_dataset()).unwrap();
     let files = wheelwright_server::dataset::repository_source(
         &dataset,

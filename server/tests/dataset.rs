@@ -65,7 +65,8 @@ fn every_declared_target_is_referenced_by_its_reference_needs_pypi() {
     }
     // Converted, the dataset scores: the references as submissions reuse every target.
     let score_dataset = dataset.to_score_dataset(files);
-    let run = wheelwright_core::bundle::RunBundle::reference(&dataset).to_run(&dataset);
+    let run =
+        wheelwright_core::reporeuse::bundle::RepoReuseBundle::reference(&dataset).to_run(&dataset);
     let report =
         wheelwright_core::reporeuse::scoring::score_run(&score_dataset, &run, &mut |_| {}).unwrap();
     assert!(report.diagnostics.is_empty(), "{:?}", report.diagnostics);

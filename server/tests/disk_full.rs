@@ -93,7 +93,7 @@ async fn truncate_wal(data: &Path) {
 /// A valid run bundle (the dataset's references) under a model name of its own.
 fn bundle() -> String {
     let dataset = wheelwright_server::dataset::load_dir(&real_dataset()).expect("the dataset");
-    let mut bundle = wheelwright_core::bundle::RunBundle::reference(&dataset);
+    let mut bundle = wheelwright_core::reporeuse::bundle::RepoReuseBundle::reference(&dataset);
     bundle.metadata.model = "disk-full-check".to_owned();
     bundle.to_jsonl()
 }

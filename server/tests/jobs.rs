@@ -5,12 +5,12 @@ mod common;
 use axum::http::StatusCode;
 use common::{TestApp, app, assert_api_error, get, post_bytes, real_dataset};
 use serde_json::Value;
-use wheelwright_core::bundle::RunBundle;
+use wheelwright_core::reporeuse::bundle::RepoReuseBundle;
 
 /// Uploads the reference solutions as an agent's run; its id.
 async fn upload_reference(app: &TestApp, model: &str) -> i64 {
     let dataset = wheelwright_server::dataset::load_dir(&real_dataset()).unwrap();
-    let mut bundle = RunBundle::reference(&dataset);
+    let mut bundle = RepoReuseBundle::reference(&dataset);
     bundle.metadata.model = model.to_owned();
     let reply = post_bytes(app, "/api/v1/runs", bundle.to_jsonl()).await;
     assert_eq!(reply.status, StatusCode::CREATED, "{}", reply.text());

@@ -83,7 +83,7 @@ async fn post(app: &common::TestApp, uri: &str) -> common::Reply {
     if uri.ends_with("/runs") {
         let dataset =
             wheelwright_server::dataset::load_dir(&common::real_dataset()).expect("the dataset");
-        let mut bundle = wheelwright_core::bundle::RunBundle::reference(&dataset);
+        let mut bundle = wheelwright_core::reporeuse::bundle::RepoReuseBundle::reference(&dataset);
         bundle.metadata.model = "openapi-check".to_owned();
         return post_bytes(app, uri, bundle.to_jsonl()).await;
     }

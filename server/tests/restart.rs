@@ -8,7 +8,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use common::real_dataset;
-use wheelwright_core::bundle::RunBundle;
+use wheelwright_core::reporeuse::bundle::RepoReuseBundle;
 
 fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0")
@@ -87,7 +87,7 @@ fn a_job_interrupted_by_a_kill_completes_once_after_restart_needs_bwrap() {
     wait_for(port, "/api/v1/health", Duration::from_secs(120), |_| true);
 
     let dataset = wheelwright_server::dataset::load_dir(&real_dataset()).unwrap();
-    let mut bundle = RunBundle::reference(&dataset);
+    let mut bundle = RepoReuseBundle::reference(&dataset);
     bundle.metadata.model = "restart".to_owned();
     let (status, run) = http(port, "POST", "/api/v1/runs", bundle.to_jsonl().as_bytes()).unwrap();
     assert_eq!(status, 201, "{run}");

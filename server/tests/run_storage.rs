@@ -12,7 +12,7 @@ use common::{
     app, app_with_dist, assert_api_error, get, post_bytes, real_dataset, run_count, zip_of,
 };
 use serde_json::{Value, json};
-use wheelwright_core::bundle::RunBundle;
+use wheelwright_core::reporeuse::bundle::{RepoReuseBundle, TurnId};
 
 const MIB: usize = 1024 * 1024;
 
@@ -21,8 +21,8 @@ fn dataset() -> wheelwright_core::reporeuse::dataset::RepoReuseDataset {
 }
 
 /// The reference solutions as an agent's run named `model`.
-fn agent_bundle(model: &str) -> RunBundle {
-    let mut bundle = RunBundle::reference(&dataset());
+fn agent_bundle(model: &str) -> RepoReuseBundle {
+    let mut bundle = RepoReuseBundle::reference(&dataset());
     bundle.metadata.model = model.to_owned();
     bundle.metadata.harness = "mini-SWE-agent".to_owned();
     bundle.metadata.date = "2026-11-29".to_owned();
@@ -41,12 +41,12 @@ fn log_text(bytes: usize) -> String {
 }
 
 /// `bundle` as a zip, each of its turns also leaving `extra` (path, text) files.
-fn zip_with(bundle: &RunBundle, extra: &[(String, String)]) -> Vec<u8> {
+fn zip_with(bundle: &RepoReuseBundle, extra: &[(String, String)]) -> Vec<u8> {
     let mut entries: Vec<(String, Vec<u8>)> = vec![(
         "metadata.json".to_owned(),
         serde_json::to_vec(&bundle.metadata).unwrap(),
     )];
-    for ((chain, turn), files) in &bundle.turns {
+    for (TurnId { chain, turn }, files) in &bundle.predictions {
         for (path, text) in files.files.iter().chain(extra.iter().map(|(p, t)| (p, t))) {
             entries.push((
                 format!("chains/{chain}/turn-{turn}/files/{path}"),
@@ -141,6 +141,9 @@ fn start(data: &Path) -> Server {
         .arg(real_dataset().parent().unwrap())
         .arg("--addr")
         .arg(format!("127.0.0.1:{port}"))
+        // Scoring and storing a 100 MiB run in a debug build on a busy machine can take
+        // longer than the default 30 s; these tests measure memory and storage, not speed.
+        .args(["--request-timeout", "300"])
         .env("WHEELWRIGHT_LOG", "warn")
         .stdout(Stdio::null())
         .stderr(Stdio::null())

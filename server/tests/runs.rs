@@ -5,7 +5,7 @@ mod common;
 use axum::http::StatusCode;
 use common::{TestApp, app, assert_api_error, get, post_bytes, real_dataset, run_count, zip_of};
 use serde_json::{Value, json};
-use wheelwright_core::bundle::RunBundle;
+use wheelwright_core::reporeuse::bundle::{RepoReuseBundle, TurnId};
 
 fn dataset() -> wheelwright_core::reporeuse::dataset::RepoReuseDataset {
     wheelwright_server::dataset::load_dir(&real_dataset()).unwrap()
@@ -13,8 +13,8 @@ fn dataset() -> wheelwright_core::reporeuse::dataset::RepoReuseDataset {
 
 /// The reference solutions as an agent's run (another model name, so another bundle than
 /// the stored reference baseline).
-fn agent_bundle(model: &str) -> RunBundle {
-    let mut bundle = RunBundle::reference(&dataset());
+fn agent_bundle(model: &str) -> RepoReuseBundle {
+    let mut bundle = RepoReuseBundle::reference(&dataset());
     bundle.metadata.model = model.to_owned();
     bundle.metadata.harness = "mini-SWE-agent".to_owned();
     bundle.metadata.memory = "interface".to_owned();
@@ -172,7 +172,7 @@ async fn a_zip_upload_of_a_bundle_folder_is_the_same_run_as_its_json_lines() {
         "my-run/metadata.json".to_owned(),
         serde_json::to_vec(&bundle.metadata).unwrap(),
     )];
-    for ((chain, turn), files) in &bundle.turns {
+    for (TurnId { chain, turn }, files) in &bundle.predictions {
         for (path, text) in &files.files {
             entries.push((
                 format!("my-run/chains/{chain}/turn-{turn}/files/{path}"),
@@ -231,12 +231,12 @@ fn replace_all(bytes: &[u8], from: &[u8], to: &[u8]) -> Vec<u8> {
 }
 
 /// `bundle` as a zip of its directory spelling, with `extra` entries (path, bytes).
-fn bundle_zip(bundle: &RunBundle, extra: &[(String, Vec<u8>)]) -> Vec<u8> {
+fn bundle_zip(bundle: &RepoReuseBundle, extra: &[(String, Vec<u8>)]) -> Vec<u8> {
     let mut entries: Vec<(String, Vec<u8>)> = vec![(
         "metadata.json".to_owned(),
         serde_json::to_vec(&bundle.metadata).unwrap(),
     )];
-    for ((chain, turn), files) in &bundle.turns {
+    for (TurnId { chain, turn }, files) in &bundle.predictions {
         for (path, text) in &files.files {
             entries.push((
                 format!("chains/{chain}/turn-{turn}/files/{path}"),

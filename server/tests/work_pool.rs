@@ -76,7 +76,7 @@ fn slow_bundle() -> Vec<u8> {
 /// A valid JSON Lines bundle that scores quickly.
 fn quick_bundle() -> String {
     let dataset = wheelwright_server::dataset::load_dir(&real_dataset()).expect("the dataset");
-    let mut bundle = wheelwright_core::bundle::RunBundle::reference(&dataset);
+    let mut bundle = wheelwright_core::reporeuse::bundle::RepoReuseBundle::reference(&dataset);
     bundle.metadata.model = "quick-check".to_owned();
     bundle.to_jsonl()
 }

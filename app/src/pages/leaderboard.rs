@@ -4,12 +4,13 @@
 use std::collections::BTreeMap;
 
 use leptos::prelude::*;
-use leptos::task::spawn_local;
 use leptos_router::hooks::{use_navigate, use_params_map, use_query_map};
 use wheelwright_core::benchmark::Benchmark;
 use wheelwright_core::leaderboard::{self, Origin, Query};
 
 use crate::api::{self, Leaderboard};
+use crate::components::loaded::loaded;
+use crate::components::score::{definition, header};
 
 /// Query keys that are not label filters.
 const CONTROL_KEYS: [&str; 3] = ["sort", "order", "origin"];
@@ -17,11 +18,6 @@ const CONTROL_KEYS: [&str; 3] = ["sort", "order", "origin"];
 /// A published or verified value, in the unit core's metric registry gives `metric`.
 fn format_metric(metric: &str, value: Option<f64>) -> String {
     wheelwright_core::metric::format_value(wheelwright_core::metric::unit_of(metric), value)
-}
-
-/// `a_b` -> `a b`, for column headers.
-fn header(name: &str) -> String {
-    name.replace('_', " ")
 }
 
 fn query_string(params: &BTreeMap<String, String>) -> String {
@@ -52,16 +48,16 @@ pub(crate) fn LeaderboardPage() -> impl IntoView {
             .get("benchmark")
             .and_then(|id| Benchmark::from_id(&id))
     });
-    let (data, set_data) = signal::<Option<Result<Leaderboard, api::ApiError>>>(None);
-    Effect::new(move |_| {
-        let Some(benchmark) = benchmark.get() else {
-            return;
-        };
-        set_data.set(None);
-        spawn_local(async move {
-            let result = api::leaderboard(benchmark.id()).await;
-            set_data.set(Some(result));
-        });
+    // Keyed by the benchmark in the URL: switching tabs starts a new request, and only the
+    // latest one's reply is shown. Sorting and filtering happen here, without a request.
+    let data = LocalResource::new(move || {
+        let benchmark = benchmark.get();
+        async move {
+            match benchmark {
+                Some(b) => api::leaderboard(b.id()).await,
+                None => Err(api::ApiError("no such benchmark".to_owned())),
+            }
+        }
     });
     // The URL's query parameters, as a map.
     let current = Memo::new(move |_| {
@@ -76,36 +72,33 @@ pub(crate) fn LeaderboardPage() -> impl IntoView {
         }
         params
     });
-    let go = {
-        let navigate = navigate.clone();
-        move |params: BTreeMap<String, String>| {
-            if let Some(b) = benchmark.get_untracked() {
+    // The router's navigate is not `Send`; a local stored value makes `go` `Copy`.
+    let navigate = StoredValue::new_local(navigate);
+    let go = move |params: BTreeMap<String, String>| {
+        if let Some(b) = benchmark.get_untracked() {
+            navigate.with_value(|navigate| {
                 navigate(
                     &format!("/leaderboard/{}{}", b.id(), query_string(&params)),
                     Default::default(),
                 );
-            }
+            });
         }
     };
-    let shown = Memo::new(move |_| {
-        data.with(|d| match d {
-            Some(Ok(board)) => {
-                let params = current.get();
-                let q = Query {
-                    origin: params.get("origin").and_then(|o| Origin::from_id(o)),
-                    filters: params
-                        .iter()
-                        .filter(|(k, _)| !CONTROL_KEYS.contains(&k.as_str()))
-                        .map(|(k, v)| (k.clone(), v.clone()))
-                        .collect(),
-                    sort: params.get("sort").cloned(),
-                    descending: params.get("order").map(String::as_str) != Some("asc"),
-                };
-                Some(leaderboard::apply(board.rows.clone(), &q).map_err(|e| e.to_string()))
-            }
-            _ => None,
-        })
-    });
+    // The rows the URL's sort and filters select.
+    let shown = move |board: &Leaderboard| {
+        let params = current.get();
+        let q = Query {
+            origin: params.get("origin").and_then(|o| Origin::from_id(o)),
+            filters: params
+                .iter()
+                .filter(|(k, _)| !CONTROL_KEYS.contains(&k.as_str()))
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect(),
+            sort: params.get("sort").cloned(),
+            descending: params.get("order").map(String::as_str) != Some("asc"),
+        };
+        leaderboard::apply(board.rows.clone(), &q).map_err(|e| e.to_string())
+    };
 
     let tabs = move || {
         Benchmark::ALL
@@ -121,14 +114,8 @@ pub(crate) fn LeaderboardPage() -> impl IntoView {
             .collect_view()
     };
 
-    let filters = {
-        let go = go.clone();
-        move || {
-            let Some(Ok(board)) = data.get() else {
-                return None;
-            };
-            let go = go.clone();
-            let selects = board
+    let filters = move |board: &Leaderboard| {
+        let selects = board
                 .labels
                 .iter()
                 .filter(|label| *label != "instance")
@@ -142,7 +129,6 @@ pub(crate) fn LeaderboardPage() -> impl IntoView {
                     values.dedup();
                     let label = label.clone();
                     let selected = current.get().get(&label).cloned().unwrap_or_default();
-                    let go = go.clone();
                     let key = label.clone();
                     view! {
                         <label class="filter">
@@ -168,25 +154,17 @@ pub(crate) fn LeaderboardPage() -> impl IntoView {
                     }
                 })
                 .collect_view();
-            Some(view! { <div class="filters">{selects}</div> })
-        }
+        view! { <div class="filters">{selects}</div> }
     };
 
-    let table = move || {
-        let board = match data.get() {
-            None => return view! { <p class="muted">"Loading…"</p> }.into_any(),
-            Some(Err(e)) => return view! { <p class="error">{e.to_string()}</p> }.into_any(),
-            Some(Ok(board)) => board,
-        };
-        let rows = match shown.get() {
-            Some(Ok(rows)) => rows,
-            Some(Err(e)) => return view! { <p class="error">{e}</p> }.into_any(),
-            None => Vec::new(),
+    let table = move |board: &Leaderboard| {
+        let rows = match shown(board) {
+            Ok(rows) => rows,
+            Err(e) => return view! { <p class="error">{e}</p> }.into_any(),
         };
         let params = current.get();
         let sort = params.get("sort").cloned();
         let ascending = params.get("order").map(String::as_str) == Some("asc");
-        let go = go.clone();
         let heading = move |column: String, numeric: bool| {
             let active = sort.as_deref() == Some(column.as_str());
             let arrow = match (active, ascending) {
@@ -194,10 +172,9 @@ pub(crate) fn LeaderboardPage() -> impl IntoView {
                 (true, true) => " ▲",
                 (true, false) => " ▼",
             };
-            let go = go.clone();
             let column_for_click = column.clone();
             view! {
-                <th class:num=numeric class:sorted=active>
+                <th class:num=numeric class:sorted=active title=definition(&column)>
                     <button class="sort" data-column=column.clone() on:click=move |_| {
                         let mut params = current.get_untracked();
                         let same = params.get("sort") == Some(&column_for_click);
@@ -284,19 +261,21 @@ pub(crate) fn LeaderboardPage() -> impl IntoView {
         })
     };
 
-    let source =
-        move || {
-            data.get().and_then(|d| d.ok()).map(|board| {
-                let reported = board.rows.iter().find_map(|r| r.source.clone()).map(|s| {
-                    view! {
-                        <p class="source">
-                            <span class="badge origin reported">"reported"</span>
-                            " rows are transcribed from " <cite>{s}</cite>
-                            "; they were not re-run here."
-                        </p>
-                    }
-                });
-                let baselines = board.rows.iter().any(|r| r.origin == Origin::Baseline).then(|| {
+    let source = |board: &Leaderboard| {
+        let reported = board.rows.iter().find_map(|r| r.source.clone()).map(|s| {
+            view! {
+                <p class="source">
+                    <span class="badge origin reported">"reported"</span>
+                    " rows are transcribed from " <cite>{s}</cite>
+                    "; they were not re-run here."
+                </p>
+            }
+        });
+        let baselines = board
+            .rows
+            .iter()
+            .any(|r| r.origin == Origin::Baseline)
+            .then(|| {
                 view! {
                     <p class="source">
                         <span class="badge origin baseline">"baseline"</span>
@@ -306,9 +285,19 @@ pub(crate) fn LeaderboardPage() -> impl IntoView {
                     </p>
                 }
             });
-                view! { {reported} {baselines} }
-            })
-        };
+        view! { {reported} {baselines} }
+    };
+    // Filters, sort and table follow the URL without reloading the board.
+    let board_view = move |board: Leaderboard| {
+        view! {
+            {source(&board)}
+            {
+                let board = board.clone();
+                move || filters(&board)
+            }
+            {move || table(&board)}
+        }
+    };
 
     view! {
         <section class="leaderboard-page">
@@ -318,9 +307,7 @@ pub(crate) fn LeaderboardPage() -> impl IntoView {
                 when=move || benchmark.get().is_some()
                 fallback=|| view! { <p class="error">"No such benchmark."</p> }
             >
-                {source}
-                {filters.clone()}
-                {table.clone()}
+                {loaded(data, board_view)}
                 {downloads}
             </Show>
         </section>

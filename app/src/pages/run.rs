@@ -10,6 +10,7 @@ use leptos::task::spawn_local;
 use leptos_router::hooks::use_params_map;
 
 use crate::api::{self, ApiError, Page, Progress, ProgressStream, RunDetail, RunTests, TurnRow};
+use crate::components::loaded::loaded;
 use crate::components::score::{COLUMNS, ScoreCell, score_headers};
 use crate::components::test_progress::TestProgress;
 use crate::pages::runs::origin_badge;
@@ -17,22 +18,20 @@ use crate::pages::runs::origin_badge;
 /// The turn rows loaded so far, and how many the run has.
 type Turns = Option<Result<Page<TurnRow>, ApiError>>;
 
-/// Loads the run, the first page of its turns and its hidden-test job into the page's
-/// signals; returns the job's progress, if the run has a job.
-async fn load(
-    id: i64,
-    set_run: WriteSignal<Option<Result<RunDetail, ApiError>>>,
-    set_turns: WriteSignal<Turns>,
-    set_tests: WriteSignal<Option<RunTests>>,
-) -> Option<Progress> {
-    let run = api::run(id).await;
+/// What the page loads at once: the run, the first page of its turns and its hidden tests.
+#[derive(Clone)]
+struct Loaded {
+    run: RunDetail,
+    turns: Result<Page<TurnRow>, ApiError>,
+    tests: Option<RunTests>,
+}
+
+async fn load(id: Option<i64>) -> Result<Loaded, ApiError> {
+    let id = id.ok_or_else(|| ApiError("no such run".to_owned()))?;
+    let run = api::run(id).await?;
     let turns = api::turns(id, 0).await;
     let tests = api::run_tests(id).await.ok().flatten();
-    set_run.set(Some(run));
-    set_turns.set(Some(turns));
-    let progress = tests.as_ref().map(|t| t.progress.clone());
-    set_tests.set(tests);
-    progress
+    Ok(Loaded { run, turns, tests })
 }
 
 #[component]
@@ -44,10 +43,13 @@ pub(crate) fn RunPage() -> impl IntoView {
             .get("id")
             .and_then(|id| id.parse::<i64>().ok())
     });
-    let (run, set_run) = signal::<Option<Result<RunDetail, ApiError>>>(None);
-    let (turns, set_turns) = signal::<Turns>(None);
+    // Keyed by the URL's run: only the latest request's reply is shown. Refetched when the
+    // run's hidden tests finish, so its pass and resolve rates appear.
+    let data = LocalResource::new(move || load(id.get()));
+    // The turns shown: the first page as loaded, then the pages "Show more" appends.
+    let turns = RwSignal::<Turns>::new(None);
     let (loading_turns, set_loading_turns) = signal(false);
-    let (tests, set_tests) = signal::<Option<RunTests>>(None);
+    let tests = Signal::derive(move || data.get().and_then(Result::ok).and_then(|l| l.tests));
     let (progress, set_progress) = signal::<Option<Progress>>(None);
     let (test_error, set_test_error) = signal::<Option<String>>(None);
     let (queueing, set_queueing) = signal(false);
@@ -56,16 +58,13 @@ pub(crate) fn RunPage() -> impl IntoView {
 
     // Follows `job` live; when it ends, reloads the run so its pass and resolve appear.
     let follow = move |job: i64| {
-        let run_id = id.get_untracked();
         let handle = api::follow_job(
             job,
             move |p: Progress| {
                 let finished = p.finished();
                 set_progress.set(Some(p));
-                if finished && let Some(run_id) = run_id {
-                    spawn_local(async move {
-                        load(run_id, set_run, set_turns, set_tests).await;
-                    });
+                if finished {
+                    data.refetch();
                 }
             },
             move |e: ApiError| set_test_error.set(Some(e.to_string())),
@@ -76,28 +75,31 @@ pub(crate) fn RunPage() -> impl IntoView {
         }
     };
 
+    // Another run: nothing of the last one's tests or turns stays.
     Effect::new(move |_| {
-        let Some(run_id) = id.get() else {
-            set_run.set(Some(Err(ApiError("no such run".to_owned()))));
-            return;
-        };
+        id.track();
         stream.set_value(None);
-        set_run.set(None);
-        set_turns.set(None);
-        set_tests.set(None);
+        turns.set(None);
         set_progress.set(None);
         set_test_error.set(None);
-        spawn_local(async move {
-            let progress = load(run_id, set_run, set_turns, set_tests).await;
-            if let Some(p) = progress {
-                let finished = p.finished();
-                let job = p.job;
-                set_progress.set(Some(p));
-                if !finished {
-                    follow(job);
-                }
+    });
+    // A reply for the run in the URL: its first page of turns, and its job followed live.
+    Effect::new(move |_| {
+        let Some(Ok(loaded)) = data.get() else {
+            return;
+        };
+        if Some(loaded.run.summary.id) != id.get_untracked() {
+            return;
+        }
+        turns.set(Some(loaded.turns));
+        if let Some(p) = loaded.tests.map(|t| t.progress) {
+            let following = stream.with_value(Option::is_some);
+            let (finished, job) = (p.finished(), p.job);
+            set_progress.set(Some(p));
+            if !finished && !following {
+                follow(job);
             }
-        });
+        }
     });
 
     let queue = move |_| {
@@ -122,86 +124,33 @@ pub(crate) fn RunPage() -> impl IntoView {
         });
     };
 
-    // The next page of turns, appended to those shown.
+    // The next page of turns, appended to those shown (unless the page moved to another run
+    // while it loaded).
     let more_turns = move |_| {
         let (Some(run_id), Some(Ok(loaded))) = (id.get_untracked(), turns.get_untracked()) else {
             return;
         };
         set_loading_turns.set(true);
         spawn_local(async move {
-            match api::turns(run_id, loaded.items.len()).await {
-                Ok(next) => set_turns.update(|t| {
-                    if let Some(Ok(page)) = t {
-                        page.items.extend(next.items);
-                        page.total = next.total;
-                    }
-                }),
-                Err(e) => set_turns.set(Some(Err(e))),
+            let next = api::turns(run_id, loaded.items.len()).await;
+            if id.get_untracked() == Some(run_id) {
+                match next {
+                    Ok(next) => turns.update(|t| {
+                        if let Some(Ok(page)) = t {
+                            page.items.extend(next.items);
+                            page.total = next.total;
+                        }
+                    }),
+                    Err(e) => turns.set(Some(Err(e))),
+                }
             }
             set_loading_turns.set(false);
         });
     };
 
-    let content = move || {
-        let detail = match run.get() {
-            None => return view! { <p class="muted">"Loading…"</p> }.into_any(),
-            Some(Err(e)) => return view! { <p class="error">{e.to_string()}</p> }.into_any(),
-            Some(Ok(detail)) => detail,
-        };
-        let summary = &detail.summary;
-        let run_id = summary.id;
-        let overall = COLUMNS
-            .iter()
-            .map(|c| view! { <ScoreCell column=c score=summary.overall.get(*c).cloned() /> })
-            .collect_view();
-        let meta = [
-            ("benchmark", summary.benchmark.clone()),
-            (
-                "dataset",
-                format!("{} {}", summary.dataset_name, summary.dataset_version),
-            ),
-            ("harness", summary.harness.clone()),
-            ("memory", summary.memory.clone()),
-            ("run date", summary.run_date.clone()),
-            (
-                "size",
-                format!(
-                    "{} chains, {} turns",
-                    summary.chain_count, summary.turn_count
-                ),
-            ),
-            (
-                "scorer",
-                format!("{} · {}", summary.scorer_version, summary.grammar_version),
-            ),
-        ]
-        .into_iter()
-        .chain(summary.cost_usd.map(|c| ("cost", format!("${c:.2}"))))
-        .map(|(k, v)| view! { <dt>{k}</dt><dd>{v}</dd> })
-        .collect_view();
-        let notes = summary
-            .notes
-            .clone()
-            .map(|n| view! { <p class="muted notes">{n}</p> });
-        let diagnostics = (!detail.diagnostics.is_empty()).then(|| {
-            let items = detail
-                .diagnostics
-                .iter()
-                .map(|d| {
-                    let text = d
-                        .get("message")
-                        .and_then(|m| m.as_str())
-                        .map_or_else(|| d.to_string(), str::to_owned);
-                    view! { <li>{text}</li> }
-                })
-                .collect_view();
-            view! {
-                <details class="diagnostics">
-                    <summary>{format!("{} diagnostics", detail.diagnostics.len())}</summary>
-                    <ul>{items}</ul>
-                </details>
-            }
-        });
+    // The turns shown so far, grouped by chain, with their hidden tests once there are
+    // results; it follows "Show more" and the tests finishing without reloading the page.
+    let turn_table = move |run_id: i64, turn_counts: &BTreeMap<String, i64>| {
         // Per turn: the hidden tests' passed/total, once there are results.
         let turn_tests: BTreeMap<(String, i64), (i64, i64, bool)> = tests
             .get()
@@ -218,19 +167,14 @@ pub(crate) fn RunPage() -> impl IntoView {
             })
             .unwrap_or_default();
         // The loaded turns, grouped by chain (they come chain after chain, in order).
-        let (loaded, turn_total, turn_error) = match turns.get() {
+        let (rows, turn_total, turn_error) = match turns.get() {
             Some(Ok(page)) => (page.items, page.total, None),
             Some(Err(e)) => (Vec::new(), 0, Some(e.to_string())),
             None => (Vec::new(), 0, None),
         };
-        let shown = loaded.len();
-        let turn_counts: BTreeMap<String, i64> = detail
-            .chains
-            .iter()
-            .map(|c| (c.chain.clone(), c.turn_count))
-            .collect();
+        let shown = rows.len();
         let mut groups: Vec<(String, Vec<TurnRow>)> = Vec::new();
-        for row in loaded {
+        for row in rows {
             match groups.last_mut() {
                 Some((chain, rows)) if *chain == row.chain => rows.push(row),
                 _ => groups.push((row.chain.clone(), vec![row])),
@@ -322,6 +266,87 @@ pub(crate) fn RunPage() -> impl IntoView {
             }
         });
         view! {
+            <div class="table-scroll">
+            <table class="data turns" id="turns">
+                <thead>
+                    <tr>
+                        <th>"case"</th>
+                        <th>"file"</th>
+                        {score_headers()}
+                        <th class="num">"tests"</th>
+                        <th>"re-implemented"</th>
+                    </tr>
+                </thead>
+                {chains}
+            </table>
+        </div>
+        {turn_error.map(|e| view! { <p class="error">{e}</p> })}
+        {more_turns_button}
+        }
+    };
+
+    let content = move |loaded: Loaded| {
+        let detail = loaded.run;
+        let summary = &detail.summary;
+        let run_id = summary.id;
+        let overall = COLUMNS
+            .iter()
+            .map(|c| view! { <ScoreCell column=c score=summary.overall.get(*c).cloned() /> })
+            .collect_view();
+        let meta = [
+            ("benchmark", summary.benchmark.clone()),
+            (
+                "dataset",
+                format!("{} {}", summary.dataset_name, summary.dataset_version),
+            ),
+            ("harness", summary.harness.clone()),
+            ("memory", summary.memory.clone()),
+            ("run date", summary.run_date.clone()),
+            (
+                "size",
+                format!(
+                    "{} chains, {} turns",
+                    summary.chain_count, summary.turn_count
+                ),
+            ),
+            (
+                "scorer",
+                format!("{} · {}", summary.scorer_version, summary.grammar_version),
+            ),
+        ]
+        .into_iter()
+        .chain(summary.cost_usd.map(|c| ("cost", format!("${c:.2}"))))
+        .map(|(k, v)| view! { <dt>{k}</dt><dd>{v}</dd> })
+        .collect_view();
+        let notes = summary
+            .notes
+            .clone()
+            .map(|n| view! { <p class="muted notes">{n}</p> });
+        let diagnostics = (!detail.diagnostics.is_empty()).then(|| {
+            let items = detail
+                .diagnostics
+                .iter()
+                .map(|d| {
+                    let text = d
+                        .get("message")
+                        .and_then(|m| m.as_str())
+                        .map_or_else(|| d.to_string(), str::to_owned);
+                    view! { <li>{text}</li> }
+                })
+                .collect_view();
+            view! {
+                <details class="diagnostics">
+                    <summary>{format!("{} diagnostics", detail.diagnostics.len())}</summary>
+                    <ul>{items}</ul>
+                </details>
+            }
+        });
+        let turn_counts: BTreeMap<String, i64> = detail
+            .chains
+            .iter()
+            .map(|c| (c.chain.clone(), c.turn_count))
+            .collect();
+        view! {
             <header class="run-head">
                 <h1>{summary.model.clone()}</h1>
                 <div class="run-badges">
@@ -348,22 +373,7 @@ pub(crate) fn RunPage() -> impl IntoView {
                 <a href=format!("/api/v1/runs/{run_id}")>"JSON"</a>
             </div>
             <h2>"Turns"</h2>
-            <div class="table-scroll">
-                <table class="data turns" id="turns">
-                    <thead>
-                        <tr>
-                            <th>"case"</th>
-                            <th>"file"</th>
-                            {score_headers()}
-                            <th class="num">"tests"</th>
-                            <th>"re-implemented"</th>
-                        </tr>
-                    </thead>
-                    {chains}
-                </table>
-            </div>
-            {turn_error.map(|e| view! { <p class="error">{e}</p> })}
-            {more_turns_button}
+            {move || turn_table(run_id, &turn_counts)}
         }
         .into_any()
     };
@@ -425,7 +435,7 @@ pub(crate) fn RunPage() -> impl IntoView {
     view! {
         <section class="run-page">
             <nav class="breadcrumbs"><a href="/runs">"Runs"</a> " / " {move || id.get().map(|i| format!("run {i}"))}</nav>
-            {content}
+            {loaded(data, content)}
             <section class="hidden-tests">
                 <h2>"Hidden tests"</h2>
                 <p class="muted">
@@ -437,7 +447,7 @@ pub(crate) fn RunPage() -> impl IntoView {
                         id="run-tests"
                         class="button primary"
                         on:click=queue
-                        disabled=move || queueing.get() || run.with(|r| !matches!(r, Some(Ok(_))))
+                        disabled=move || queueing.get() || data.get().is_none_or(|r| r.is_err())
                     >
                         {move || if stopped() { "Run the remaining hidden tests" } else { "Run hidden tests" }}
                     </button>

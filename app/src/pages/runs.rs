@@ -4,7 +4,8 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 
 use crate::api::{self, Page, RunSummary};
-use crate::components::score::{ScoreCell, header};
+use crate::components::loaded::loaded;
+use crate::components::score::{ScoreCell, definition, header};
 
 /// The scores the list shows (the run page has all of them).
 const KEY_COLUMNS: [&str; 6] = [
@@ -28,95 +29,106 @@ pub(crate) fn origin_badge(run: &RunSummary) -> impl IntoView + use<> {
 
 #[component]
 pub(crate) fn RunsPage() -> impl IntoView {
-    // The runs loaded so far (the API sends them a page at a time) and how many there are.
-    let (data, set_data) = signal::<Option<Result<Page<RunSummary>, api::ApiError>>>(None);
+    // The first page, as a resource; "Show more" appends the next pages to `more`, with the
+    // total the latest of them reported.
+    let first = LocalResource::new(|| api::runs(0));
+    let more = RwSignal::new(None::<Result<Page<RunSummary>, api::ApiError>>);
     let (loading, set_loading) = signal(false);
-    spawn_local(async move {
-        set_data.set(Some(api::runs(0).await));
-    });
-    let more = move |_| {
-        let Some(Ok(loaded)) = data.get_untracked() else {
-            return;
-        };
+    let next_page = move |offset: usize| {
         set_loading.set(true);
         spawn_local(async move {
-            match api::runs(loaded.items.len()).await {
-                Ok(next) => set_data.update(|d| {
-                    if let Some(Ok(page)) = d {
+            match api::runs(offset).await {
+                Ok(next) => more.update(|m| match m {
+                    Some(Ok(page)) => {
                         page.items.extend(next.items);
                         page.total = next.total;
                     }
+                    _ => *m = Some(Ok(next)),
                 }),
-                Err(e) => set_data.set(Some(Err(e))),
+                Err(e) => more.set(Some(Err(e))),
             }
             set_loading.set(false);
         });
     };
-    let table = move || {
-        let (runs, total) = match data.get() {
-            None => return view! { <p class="muted">"Loading…"</p> }.into_any(),
-            Some(Err(e)) => return view! { <p class="error">{e.to_string()}</p> }.into_any(),
-            Some(Ok(page)) if page.items.is_empty() => {
-                return view! { <p class="muted">"No runs are stored yet."</p> }.into_any();
-            }
-            Some(Ok(page)) => (page.items, page.total),
-        };
-        let shown = runs.len();
-        let rest = usize::try_from(total).unwrap_or(0).saturating_sub(shown);
-        let more_button = (rest > 0).then(|| {
-            view! {
-                <p class="more">
-                    {format!("{shown} of {total} runs. ")}
-                    <button id="more-runs" class="button" on:click=more disabled=move || loading.get()>
-                        {format!("Show {} more", rest.min(api::RUNS_PAGE))}
-                    </button>
-                </p>
-            }
-        });
-        let body = runs
-            .into_iter()
-            .map(|run| {
-                let href = format!("/runs/{}", run.id);
-                let scores = KEY_COLUMNS
-                    .iter()
-                    .map(|c| view! { <ScoreCell column=c score=run.overall.get(*c).cloned() /> })
-                    .collect_view();
-                view! {
-                    <tr class="run-row" data-run=run.id>
-                        <td class="num">{run.id}</td>
-                        <td>{origin_badge(&run)}</td>
-                        <td><a class="run-link" href=href>{run.model.clone()}</a></td>
-                        <td>{run.harness.clone()}</td>
-                        <td>{run.memory.clone()}</td>
-                        <td>
-                            <code>{format!("{} {}", run.dataset_name, run.dataset_version)}</code>
-                        </td>
-                        <td class="num">{run.turn_count}</td>
-                        {scores}
-                    </tr>
-                }
-            })
-            .collect_view();
-        view! {
-            <div class="table-scroll">
-                <table class="data runs" id="runs">
-                    <thead>
-                        <tr>
-                            <th class="num">"id"</th>
-                            <th>"origin"</th>
-                            <th>"model"</th>
-                            <th>"harness"</th>
-                            <th>"memory"</th>
-                            <th>"dataset"</th>
-                            <th class="num">"turns"</th>
-                            {KEY_COLUMNS.iter().map(|c| view! { <th class="num">{header(c)}</th> }).collect_view()}
-                        </tr>
-                    </thead>
-                    <tbody>{body}</tbody>
-                </table>
-            </div>
-            {more_button}
+    let table = move |page: Page<RunSummary>| {
+        if page.items.is_empty() {
+            return view! { <p class="muted">"No runs are stored yet."</p> }.into_any();
         }
+        (move || {
+            let (mut runs, mut total) = (page.items.clone(), page.total);
+            let error = match more.get() {
+                Some(Ok(next)) => {
+                    runs.extend(next.items);
+                    total = next.total;
+                    None
+                }
+                Some(Err(e)) => Some(e.to_string()),
+                None => None,
+            };
+            let more_error = error.map(|e| view! { <p class="error">{e}</p> });
+            let shown = runs.len();
+            let rest = usize::try_from(total).unwrap_or(0).saturating_sub(shown);
+            let more_button = (rest > 0).then(|| {
+                view! {
+                    <p class="more">
+                        {format!("{shown} of {total} runs. ")}
+                        <button
+                            id="more-runs"
+                            class="button"
+                            on:click=move |_| next_page(shown)
+                            disabled=move || loading.get()
+                        >
+                            {format!("Show {} more", rest.min(api::RUNS_PAGE))}
+                        </button>
+                    </p>
+                }
+            });
+            let body = runs
+                .into_iter()
+                .map(|run| {
+                    let href = format!("/runs/{}", run.id);
+                    let scores = KEY_COLUMNS
+                        .iter()
+                        .map(|c| view! { <ScoreCell column=c score=run.overall.get(*c).cloned() /> })
+                        .collect_view();
+                    view! {
+                        <tr class="run-row" data-run=run.id>
+                            <td class="num">{run.id}</td>
+                            <td>{origin_badge(&run)}</td>
+                            <td><a class="run-link" href=href>{run.model.clone()}</a></td>
+                            <td>{run.harness.clone()}</td>
+                            <td>{run.memory.clone()}</td>
+                            <td>
+                                <code>{format!("{} {}", run.dataset_name, run.dataset_version)}</code>
+                            </td>
+                            <td class="num">{run.turn_count}</td>
+                            {scores}
+                        </tr>
+                    }
+                })
+                .collect_view();
+            view! {
+                <div class="table-scroll">
+                    <table class="data runs" id="runs">
+                        <thead>
+                            <tr>
+                                <th class="num">"id"</th>
+                                <th>"origin"</th>
+                                <th>"model"</th>
+                                <th>"harness"</th>
+                                <th>"memory"</th>
+                                <th>"dataset"</th>
+                                <th class="num">"turns"</th>
+                                {KEY_COLUMNS.iter().map(|c| view! { <th class="num" title=definition(c)>{header(c)}</th> }).collect_view()}
+                            </tr>
+                        </thead>
+                        <tbody>{body}</tbody>
+                    </table>
+                </div>
+                {more_error}
+                {more_button}
+            }
+        })
         .into_any()
     };
     view! {
@@ -129,7 +141,7 @@ pub(crate) fn RunsPage() -> impl IntoView {
                 <span class="badge origin baseline">"baseline"</span>
                 "). Rates are percentages; a dash is an undefined score (hover for why)."
             </p>
-            {table}
+            {loaded(first, table)}
             <div class="downloads">
                 "Download: " <a href="/api/v1/runs?format=csv" download="">"CSV"</a> " · "
                 <a href="/api/v1/runs">"JSON"</a>

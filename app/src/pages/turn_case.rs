@@ -3,10 +3,10 @@
 //! what the trajectory showed.
 
 use leptos::prelude::*;
-use leptos::task::spawn_local;
 use leptos_router::hooks::use_params_map;
 
 use crate::api::{self, ApiError, Target, TurnDetail};
+use crate::components::loaded::loaded;
 use crate::components::score::{COLUMNS, ScoreCell, score_headers, score_text};
 use crate::components::source_view::{SourceView, changed_lines};
 
@@ -201,15 +201,15 @@ fn trajectory(detail: &TurnDetail) -> impl IntoView + use<> {
         })
         .collect_view();
     let measures = [
-        ("files touched", "files", t.files.clone()),
-        ("lines viewed", "lines", t.lines.clone()),
-        ("recall repo", "recall_repo", t.recall_repo.clone()),
-        ("recall self", "recall_self", t.recall_self.clone()),
+        ("files touched", "files", t.files),
+        ("lines viewed", "lines", t.lines),
+        ("recall repo", "recall_repo", t.recall_repo),
+        ("recall self", "recall_self", t.recall_self),
     ]
     .into_iter()
     .map(|(label, column, score)| {
         let text = score_text(column, score.as_ref());
-        let reason = score.as_ref().and_then(|s| s.reason()).unwrap_or_default();
+        let reason = score.as_ref().and_then(api::reason).unwrap_or_default();
         view! { <dt>{label}</dt><dd title=reason>{text}</dd> }
     })
     .collect_view();
@@ -234,23 +234,18 @@ pub(crate) fn TurnCasePage() -> impl IntoView {
         let turn = p.get("turn")?.parse::<i64>().ok()?;
         Some((id, chain, turn))
     });
-    let (data, set_data) = signal::<Option<Result<TurnDetail, ApiError>>>(None);
-    Effect::new(move |_| {
-        let Some((id, chain, turn)) = key.get() else {
-            set_data.set(Some(Err(ApiError("no such turn".to_owned()))));
-            return;
-        };
-        set_data.set(None);
-        spawn_local(async move {
-            set_data.set(Some(api::turn(id, &chain, turn).await));
-        });
+    // Keyed by the URL: moving to another turn starts a new request, and only the latest
+    // one's reply is shown.
+    let detail = LocalResource::new(move || {
+        let key = key.get();
+        async move {
+            match key {
+                Some((id, chain, turn)) => api::turn(id, &chain, turn).await,
+                None => Err(ApiError("no such turn".to_owned())),
+            }
+        }
     });
-    let content = move || {
-        let detail = match data.get() {
-            None => return view! { <p class="muted">"Loading…"</p> }.into_any(),
-            Some(Err(e)) => return view! { <p class="error">{e.to_string()}</p> }.into_any(),
-            Some(Ok(detail)) => detail,
-        };
+    let content = |detail: TurnDetail| {
         let scores = COLUMNS
             .iter()
             .map(|c| view! { <ScoreCell column=c score=api::score_of(&detail.scores, c) /> })
@@ -346,7 +341,7 @@ pub(crate) fn TurnCasePage() -> impl IntoView {
                 " / "
                 {move || key.get().map(|(_, chain, turn)| format!("{chain}, turn {turn}"))}
             </nav>
-            {content}
+            {loaded(detail, content)}
         </section>
     }
 }

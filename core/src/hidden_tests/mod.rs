@@ -121,11 +121,18 @@ impl JobProgress {
     }
 }
 
+/// How many of an instance's hidden tests passed: what a verdict gives the scorer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TestResults {
+    pub passed: u32,
+    pub total: u32,
+}
+
 impl Verdict {
     /// The counts the scorer takes: a tampered run counts as failed, because a passed test
     /// is only believed from an honest run.
-    pub fn results(&self) -> crate::reporeuse::metrics::pass_rate::TestResults {
-        crate::reporeuse::metrics::pass_rate::TestResults {
+    pub fn results(&self) -> TestResults {
+        TestResults {
             passed: if self.tampered.is_some() {
                 0
             } else {

@@ -62,13 +62,13 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use serde::Serialize;
 
 use crate::budget::{Cancel, Cancelled};
-use crate::bundle::RunBundle;
 use crate::python::builtins::is_builtin;
 use crate::python::facts::{self, DefinitionKind};
 use crate::python::index::IndexOptions;
 use crate::python::index::{Entity, Fuel, RepoIndex};
 use crate::python::rewrite::{Edit, apply, dedent, edit, insertion_range};
 use crate::python::scope::{self, FileAnalysis, ImportTarget, MODULE_SCOPE, NameRef, ScopeId};
+use crate::reporeuse::bundle::RepoReuseBundle;
 use crate::reporeuse::dataset::RepoReuseDataset;
 use crate::syntax::{self, Field, Kind, NodeId, SyntaxTree};
 use crate::workspace::Workspace;
@@ -166,19 +166,19 @@ pub fn copy_modules(
 
 impl Baseline {
     /// The baseline as a run bundle over the whole dataset, labelled as a baseline (see
-    /// [`RunBundle::baseline`]). `repository_files` is W0, which `copy` needs.
+    /// [`RepoReuseBundle::baseline`]). `repository_files` is W0, which `copy` needs.
     pub fn bundle(
         self,
         dataset: &RepoReuseDataset,
         repository_files: &BTreeMap<String, String>,
-    ) -> RunBundle {
+    ) -> RepoReuseBundle {
         match self {
-            Baseline::Reference => RunBundle::reference(dataset),
-            Baseline::Empty => RunBundle::empty(dataset),
+            Baseline::Reference => RepoReuseBundle::reference(dataset),
+            Baseline::Empty => RepoReuseBundle::empty(dataset),
             Baseline::Copy => {
                 // copy_modules yields one module per turn, in dataset order.
                 let mut copies = copy_modules(dataset, repository_files).into_iter();
-                RunBundle::baseline(dataset, self.name(), |turn| {
+                RepoReuseBundle::baseline(dataset, self.name(), |turn| {
                     copies
                         .next()
                         .map(|copy| {

@@ -16,9 +16,9 @@
 //! and [`RepoReuseDataset::to_score_dataset`], which turns the dataset and its repository's
 //! files into the input of [`crate::reporeuse::scoring::score_run`].
 //!
-//! Only RepoReuse is implemented. [`Benchmark`] already names ReCUBE and SchrodingerRepo,
-//! and [`AnyDataset`] is the place their dataset types will go, so adding them changes no
-//! existing type.
+//! ReCUBE's and SchrodingerRepo's datasets will be their own types in their own folders of
+//! core ([`Benchmark`] already names them); nothing here is shared with them but the
+//! path checks.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -27,6 +27,7 @@ use sha2::{Digest, Sha256};
 
 use crate::benchmark::Benchmark;
 use crate::reporeuse::scoring::{ChainSpec, DEFAULT_WORKDIR, Dataset, Repository, TurnSpec};
+use crate::workspace::is_relative_down;
 
 /// Every turn requires exactly this many functions (spec section 1, "Setting").
 pub const FUNCTIONS_PER_TURN: usize = 3;
@@ -215,15 +216,6 @@ pub struct RepoReuseDataset {
     /// text), sorted by path. Empty for a PyPI repository.
     #[serde(default)]
     pub repository_files: Vec<(String, String)>,
-}
-
-/// A dataset of any benchmark. Only RepoReuse exists so far; ReCUBE instances and
-/// SchrodingerRepo views become further variants.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "benchmark", rename_all = "lowercase")]
-#[non_exhaustive]
-pub enum AnyDataset {
-    RepoReuse(Box<RepoReuseDataset>),
 }
 
 /// One thing wrong with a dataset: the file to fix (relative to the dataset root) and how.
@@ -595,17 +587,6 @@ impl RepoReuseDataset {
 
 /// The first path component a local repository may not use: the dataset's own files.
 const RESERVED_TOP: [&str; 3] = ["chains", "tools", "dataset.json"];
-
-/// Whether `path` is a relative path down from a directory (no `..`, `.`, empty parts,
-/// backslashes or drive letters).
-pub fn is_relative_down(path: &str) -> bool {
-    !path.starts_with('/')
-        && !path.contains(['\\', ':'])
-        && path
-            .trim_end_matches('/')
-            .split('/')
-            .all(|p| !p.is_empty() && p != "." && p != "..")
-}
 
 fn check_local_repository(
     repo: &LocalRepository,
@@ -1049,11 +1030,5 @@ mod tests {
         let text = empty_module(&dataset().chains[0].turns[0].manifest);
         assert!(text.contains("\n\ndef slugify(x):\n    raise NotImplementedError\n"));
         assert_eq!(text.matches("NotImplementedError").count(), 3);
-    }
-
-    #[test]
-    fn any_dataset_is_tagged_by_benchmark() {
-        let v = serde_json::to_value(AnyDataset::RepoReuse(Box::new(dataset()))).unwrap();
-        assert_eq!(v["benchmark"], "reporeuse");
     }
 }

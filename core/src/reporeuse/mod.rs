@@ -5,6 +5,7 @@
 //! [`crate::workspace`], shared with the other benchmarks.
 
 pub mod baseline;
+pub mod bundle;
 pub mod dataset;
 pub mod metrics;
 pub mod scoring;

@@ -15,7 +15,7 @@
 //! [`Dataset`] and [`Run`] are the scorer's internal input, no file formats: the dataset is
 //! built from a dataset directory by
 //! [`crate::reporeuse::dataset::RepoReuseDataset::to_score_dataset`], the run from a run bundle by
-//! [`crate::bundle::RunBundle::to_run`] (with test results only from the server's own
+//! [`crate::reporeuse::bundle::RepoReuseBundle::to_run`] (with test results only from the server's own
 //! test runs).
 //!
 //! Nothing panics on bad input. A dataset that contradicts itself is an [`InconsistentDataset`];
@@ -32,10 +32,10 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::{Deserialize, Serialize};
 
 use crate::budget::{Cancel, Cancelled};
+use crate::hidden_tests::TestResults;
 use crate::metric::Score;
 use crate::python::index::{IndexOptions, MAX_RESOLUTION_STEPS, RepoIndex};
 use crate::reporeuse::metrics::TargetKind;
-use crate::reporeuse::metrics::pass_rate::TestResults;
 use crate::reporeuse::metrics::reimplementation::Reimplementation;
 use crate::reporeuse::metrics::run::{RunColumns, aggregate_run};
 use crate::reporeuse::metrics::turn::{

@@ -1,4 +1,4 @@
-//! Datasets on disk: reading a dataset directory, fetching its pinned repository, verifying it.
+//! Datasets on disk and in memory: reading a dataset directory, fetching its pinned repository, verifying it, the catalog.
 //!
 //! The format and its checks are pure and live in [`wheelwright_core::reporeuse::dataset`]; this
 //! module does the I/O around them:
@@ -6,8 +6,11 @@
 //! - [`pypi::repository_source`] obtains the pinned repository's Python sources from its
 //!   wheel on PyPI, cached; [`local_repository_source`] gives a local repository's, read
 //!   with the dataset; [`repository_source`] picks whichever the dataset names;
-//! - [`verify`] checks every turn the way the dataset's own `tools/verify.py` does.
+//! - [`verify`] checks every turn the way the dataset's own `tools/verify.py` does;
+//! - [`catalog`] imports the datasets directory at start, into the store and into the
+//!   in-memory catalog that scoring reads.
 
+pub(crate) mod catalog;
 pub mod pypi;
 pub mod verify;
 
@@ -17,8 +20,9 @@ use std::path::{Path, PathBuf};
 use wheelwright_core::benchmark::Benchmark;
 use wheelwright_core::reporeuse::dataset::{
     Chain, ChainManifest, DatasetManifest, LocalRepository, Problem, RepoReuseDataset,
-    RepositorySource, Turn, TurnManifest, is_relative_down, turn_dir,
+    RepositorySource, Turn, TurnManifest, turn_dir,
 };
+use wheelwright_core::workspace::is_relative_down;
 
 /// Largest file of a dataset that is read.
 pub const MAX_FILE_BYTES: u64 = 8 << 20;

@@ -5,7 +5,7 @@
 
 use axum::Json;
 use axum::extract::State;
-use serde::Deserialize;
+use wheelwright_core::api::AnalyzeRequest;
 use wheelwright_core::outline::{self, Outline};
 
 use super::ApiJson;
@@ -14,12 +14,6 @@ use crate::error::AppError;
 
 /// Largest accepted body: a generous single source file.
 pub(crate) const BODY_LIMIT: usize = 2 * 1024 * 1024;
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct AnalyzeRequest {
-    source: String,
-}
 
 pub(crate) async fn post(
     State(state): State<AppState>,

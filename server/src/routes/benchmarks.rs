@@ -6,32 +6,13 @@ use std::collections::BTreeMap;
 use axum::Json;
 use axum::extract::{Path, Query, State};
 use axum::response::{IntoResponse, Response};
-use serde::Serialize;
 
 use super::table::Format;
 use wheelwright_core::benchmark::Benchmark;
 
 use crate::AppState;
 use crate::error::AppError;
-use crate::store::StoredTable;
-
-#[derive(Serialize)]
-pub(crate) struct BenchmarkSummary {
-    id: &'static str,
-    title: &'static str,
-    /// The paper whose results are reported, when imported.
-    source: Option<String>,
-    /// The published table used as the leaderboard.
-    leaderboard_table: &'static str,
-    tables: Vec<TableSummary>,
-}
-
-#[derive(Serialize)]
-pub(crate) struct TableSummary {
-    id: String,
-    title: String,
-    rows: usize,
-}
+use wheelwright_core::api::{BenchmarkSummary, Published, TableSummary};
 
 pub(crate) async fn list(
     State(state): State<AppState>,
@@ -41,10 +22,10 @@ pub(crate) async fn list(
         let source = state.store.published_source(benchmark).await?;
         let tables = state.store.published_tables(benchmark, None).await?;
         out.push(BenchmarkSummary {
-            id: benchmark.id(),
-            title: benchmark.title(),
+            id: benchmark.id().to_owned(),
+            title: benchmark.title().to_owned(),
             source: source.map(|s| s.source),
-            leaderboard_table: benchmark.leaderboard_table().0,
+            leaderboard_table: benchmark.leaderboard_table().0.to_owned(),
             tables: tables
                 .into_iter()
                 .map(|t| TableSummary {
@@ -56,14 +37,6 @@ pub(crate) async fn list(
         });
     }
     Ok(Json(out))
-}
-
-#[derive(Serialize)]
-pub(crate) struct Published {
-    benchmark: &'static str,
-    source: String,
-    notes: String,
-    tables: Vec<StoredTable>,
 }
 
 /// Parses a benchmark id from a path, or answers 404 naming the known ones.
@@ -127,7 +100,7 @@ pub(crate) async fn published(
         ));
     }
     Ok(Json(Published {
-        benchmark: benchmark.id(),
+        benchmark: benchmark.id().to_owned(),
         source: source.source,
         notes: source.notes,
         tables,

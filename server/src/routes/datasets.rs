@@ -7,12 +7,11 @@ use std::collections::BTreeMap;
 use axum::Json;
 use axum::extract::{Path, Query, State};
 use axum::response::{IntoResponse, Response};
-use serde::Serialize;
 
 use super::table::{Format, respond};
 use crate::AppState;
 use crate::error::AppError;
-use crate::store::{DatasetSummary, DatasetTurn as TurnRow};
+use wheelwright_core::api::{DatasetDetail, SourceFiles, SourceLines};
 
 /// Column orders of the CSV downloads.
 const DATASET_ORDER: [&str; 7] = [
@@ -47,13 +46,6 @@ pub(crate) async fn list(
     respond(format, "datasets", &DATASET_ORDER, &rows)
 }
 
-#[derive(Serialize)]
-pub(crate) struct DatasetDetail {
-    #[serde(flatten)]
-    summary: DatasetSummary,
-    turns: Vec<TurnRow>,
-}
-
 pub(crate) async fn get(
     State(state): State<AppState>,
     Path((name, version)): Path<(String, String)>,
@@ -75,22 +67,6 @@ pub(crate) async fn get(
         );
     }
     Ok(Json(DatasetDetail { summary, turns }).into_response())
-}
-
-#[derive(Serialize)]
-pub(crate) struct SourceLines {
-    path: String,
-    /// First and last line returned, 1-based and inclusive.
-    start: usize,
-    end: usize,
-    /// Lines in the whole file.
-    total_lines: usize,
-    text: String,
-}
-
-#[derive(Serialize)]
-pub(crate) struct SourceFiles {
-    files: Vec<String>,
 }
 
 /// `GET /api/v1/datasets/{name}/{version}/source[?path=P[&start=S][&end=E]]`: the
@@ -125,7 +101,7 @@ pub(crate) async fn source(
         })
         .into_response());
     };
-    if !wheelwright_core::reporeuse::dataset::is_relative_down(path) {
+    if !wheelwright_core::workspace::is_relative_down(path) {
         return Err(AppError::bad_request(format!(
             "path {path:?} must be relative to the repository root, without \"..\" (e.g. networkx/classes/graph.py)"
         )));

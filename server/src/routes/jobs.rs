@@ -19,13 +19,12 @@ use axum::http::{StatusCode, header};
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use futures_util::Stream;
-use serde::Serialize;
 use tokio::sync::broadcast::error::RecvError;
 
 use crate::AppState;
 use crate::error::AppError;
 use crate::jobs::{Progress, QueueError};
-use crate::store::{TestOutcome, TurnTests};
+use wheelwright_core::api::RunTests;
 
 impl From<QueueError> for AppError {
     fn from(error: QueueError) -> Self {
@@ -64,14 +63,6 @@ pub(crate) async fn queue(
         Json(progress),
     )
         .into_response())
-}
-
-#[derive(Serialize)]
-pub(crate) struct RunTests {
-    #[serde(flatten)]
-    progress: Progress,
-    turns: Vec<TurnTests>,
-    tests: Vec<TestOutcome>,
 }
 
 pub(crate) async fn results(

@@ -11,22 +11,13 @@ use axum::Json;
 use axum::extract::{Path, Query, State};
 use axum::http::header;
 use axum::response::{IntoResponse, Response};
-use serde::Serialize;
+use wheelwright_core::api::Leaderboard;
 use wheelwright_core::leaderboard::{self, LeaderboardRow, Origin};
 
 use super::benchmarks::benchmark;
 use crate::AppState;
 use crate::error::AppError;
 use crate::store::LeaderboardRun;
-
-#[derive(Serialize)]
-pub(crate) struct Leaderboard {
-    benchmark: &'static str,
-    /// Label columns, then metric columns, in display order.
-    labels: Vec<String>,
-    metrics: Vec<String>,
-    rows: Vec<LeaderboardRow>,
-}
 
 pub(crate) async fn get(
     State(state): State<AppState>,
@@ -121,7 +112,7 @@ pub(crate) async fn get(
             .into_response());
     }
     Ok(Json(Leaderboard {
-        benchmark: benchmark.id(),
+        benchmark: benchmark.id().to_owned(),
         labels,
         metrics,
         rows,

@@ -25,7 +25,6 @@ use axum::extract::{Path, Query, State};
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use futures_util::StreamExt;
-use serde::Serialize;
 use serde_json::Value;
 use wheelwright_core::reporeuse::metrics::run::COLUMNS;
 
@@ -33,7 +32,10 @@ use super::table::Format;
 use crate::AppState;
 use crate::error::AppError;
 use crate::storage::{self, PART_BYTES};
-use crate::store::{ChainTurns, RunFilter, RunSummary, Store, StoredText};
+use crate::store::{RunFilter, RunSummary, Store, StoredText};
+use wheelwright_core::api::{
+    FileEntry, Page, RunDetail, SourceFile, TurnDetail, TurnRow, TurnTrajectory,
+};
 
 /// Largest run bundle accepted by upload (compressed, as sent).
 pub(crate) const UPLOAD_LIMIT: usize = 32 * 1024 * 1024;
@@ -188,15 +190,6 @@ impl Paging {
         }
         Ok(paging)
     }
-}
-
-/// One page of a list: `items`, `limit` from `offset` of `total`.
-#[derive(Serialize)]
-pub(crate) struct Page<T> {
-    items: Vec<T>,
-    total: i64,
-    limit: i64,
-    offset: i64,
 }
 
 fn no_other_params(params: &BTreeMap<String, String>, allowed: &str) -> Result<(), AppError> {
@@ -355,7 +348,7 @@ async fn summary(state: &AppState, id: i64) -> Result<RunSummary, AppError> {
 }
 
 /// One row of a run's turn table: the scorer's turn row without the bulky evidence.
-fn turn_row(score: &str) -> Result<Value, AppError> {
+fn turn_row(score: &str) -> Result<TurnRow, AppError> {
     let mut score = parse_json(score)?;
     if let Some(map) = score.as_object_mut() {
         map.remove("targets");
@@ -368,16 +361,7 @@ fn turn_row(score: &str) -> Result<Value, AppError> {
             .collect();
         map.insert("reimplemented".to_owned(), Value::Array(reimplemented));
     }
-    Ok(score)
-}
-
-#[derive(Serialize)]
-pub(crate) struct RunDetail {
-    #[serde(flatten)]
-    summary: RunSummary,
-    series: Value,
-    diagnostics: Value,
-    chains: Vec<ChainTurns>,
+    wire(score)
 }
 
 async fn detail(state: &AppState, id: i64) -> Result<RunDetail, AppError> {
@@ -387,7 +371,7 @@ async fn detail(state: &AppState, id: i64) -> Result<RunDetail, AppError> {
     Ok(RunDetail {
         summary,
         series: parse_json(&series)?,
-        diagnostics: parse_json(&diagnostics)?,
+        diagnostics: wire(parse_json(&diagnostics)?)?,
         chains,
     })
 }
@@ -418,9 +402,8 @@ pub(crate) async fn turn_table(
                 let rows = store.turn_scores_after(id, after, CSV_PAGE).await?;
                 rows.iter()
                     .map(|(rowid, score)| {
-                        turn_row(score)
-                            .map(|row| (*rowid, row))
-                            .map_err(|e| anyhow::anyhow!("{e}"))
+                        let row = turn_row(score).map_err(|e| anyhow::anyhow!("{e}"))?;
+                        Ok((*rowid, serde_json::to_value(row)?))
                     })
                     .collect::<anyhow::Result<Vec<_>>>()
             }
@@ -450,46 +433,32 @@ pub(crate) async fn turn_table(
 }
 
 /// A file as the case shows it: its text inlined up to the case's limits.
-#[derive(Serialize)]
-pub(crate) struct SourceFile {
-    path: String,
-    /// The file's text, or its beginning when `truncated`; `None`: the agent left no
-    /// file there.
-    text: Option<String>,
-    /// The whole file's size in bytes (0 when there is none).
-    bytes: i64,
-    /// Whether `text` is only the beginning: the whole file is at
-    /// `.../turns/{turn}/files?path=<path>`.
-    truncated: bool,
-}
-
-impl SourceFile {
-    /// `stored`'s text, cut to what is left of `budget` (JSON bytes, escapes counted) and
-    /// at most [`INLINE_FILE`]; the bytes it takes are taken from `budget`.
-    async fn inline(
-        store: &Store,
-        stored: StoredText,
-        budget: &mut usize,
-    ) -> Result<Self, AppError> {
-        let cap = INLINE_FILE.min(*budget);
-        let (mut text, mut truncated) = if cap == 0 {
-            (String::new(), stored.size > 0)
-        } else {
-            storage::prefix(store, &stored, cap).await?
-        };
-        let (cut, cost) = json_cut(&text, cap);
-        if cut < text.len() {
-            text.truncate(cut);
-            truncated = true;
-        }
-        *budget -= cost;
-        Ok(Self {
-            path: stored.path,
-            text: Some(text),
-            bytes: stored.size,
-            truncated,
-        })
+///
+/// `stored`'s text, cut to what is left of `budget` (JSON bytes, escapes counted) and
+/// at most [`INLINE_FILE`]; the bytes it takes are taken from `budget`.
+async fn inline(
+    store: &Store,
+    stored: StoredText,
+    budget: &mut usize,
+) -> Result<SourceFile, AppError> {
+    let cap = INLINE_FILE.min(*budget);
+    let (mut text, mut truncated) = if cap == 0 {
+        (String::new(), stored.size > 0)
+    } else {
+        storage::prefix(store, &stored, cap).await?
+    };
+    let (cut, cost) = json_cut(&text, cap);
+    if cut < text.len() {
+        text.truncate(cut);
+        truncated = true;
     }
+    *budget -= cost;
+    Ok(SourceFile {
+        path: stored.path,
+        text: Some(text),
+        bytes: u64::try_from(stored.size).unwrap_or(0),
+        truncated,
+    })
 }
 
 /// The longest prefix of `text` whose JSON string body is at most `budget` bytes: its
@@ -511,43 +480,10 @@ fn json_cut(text: &str, budget: usize) -> (usize, usize) {
     (text.len(), cost)
 }
 
-#[derive(Serialize)]
-pub(crate) struct TurnTrajectory {
-    /// Whether the bundle had a trajectory for the turn.
-    present: bool,
-    /// Its size in bytes as submitted.
-    bytes: i64,
-    /// Actions, uninterpreted actions and rejected responses as the scorer counted them;
-    /// `null` when there was no trajectory or it could not be read.
-    counts: Value,
-    /// Distinct files touched and lines viewed (spec D14).
-    files: Value,
-    lines: Value,
-    recall_repo: Value,
-    recall_self: Value,
-}
-
-#[derive(Serialize)]
-pub(crate) struct TurnDetail {
-    run: i64,
-    chain: String,
-    turn: i64,
-    title: String,
-    requirement: String,
-    submission: SourceFile,
-    /// The other files the agent left in this turn, by path: the first
-    /// [`OTHER_FILES_LISTED`] of them.
-    other_files: Vec<SourceFile>,
-    /// How many other files the turn has in all.
-    other_file_count: i64,
-    reference: SourceFile,
-    /// Every target: kind, name, definition, referenced (reused), recalled and
-    /// re-implementation evidence.
-    targets: Value,
-    unknown_targets: Value,
-    /// The turn's row: every column's score, submission status, syntax errors.
-    scores: Value,
-    trajectory: TurnTrajectory,
+/// A part of a stored turn row as its wire type; the server wrote the row, so a mismatch
+/// is a bug (a 500 that logs it), never the client's fault.
+fn wire<T: serde::de::DeserializeOwned>(value: Value) -> Result<T, AppError> {
+    serde_json::from_value(value).map_err(|e| AppError::Internal(e.into()))
 }
 
 /// The turn number in a path, or a 400.
@@ -608,7 +544,7 @@ pub(crate) async fn turn(
     let store = &state.store;
     let mut budget = INLINE_TOTAL;
     let submission = match store.turn_text(key, Some(&module_path)).await? {
-        Some(stored) => SourceFile::inline(store, stored, &mut budget).await?,
+        Some(stored) => inline(store, stored, &mut budget).await?,
         None => SourceFile {
             path: module_path.clone(),
             text: None,
@@ -622,7 +558,7 @@ pub(crate) async fn turn(
         if i64::try_from(other_files.len()).unwrap_or(i64::MAX) >= OTHER_FILES_LISTED {
             break;
         }
-        other_files.push(SourceFile::inline(store, stored, &mut budget).await?);
+        other_files.push(inline(store, stored, &mut budget).await?);
     }
     let other_file_count = count - i64::from(submission.text.is_some());
     let trajectory_size = store.turn_text(key, None).await?.map(|t| t.size);
@@ -639,12 +575,12 @@ pub(crate) async fn turn(
     take(&mut score, "reimplemented");
     let trajectory = TurnTrajectory {
         present: trajectory_size.is_some(),
-        bytes: trajectory_size.unwrap_or(0),
-        counts,
-        files: score["files"].clone(),
-        lines: score["lines"].clone(),
-        recall_repo: score["recall_repo"].clone(),
-        recall_self: score["recall_self"].clone(),
+        bytes: trajectory_size.map_or(0, |s| u64::try_from(s).unwrap_or(0)),
+        counts: wire(counts)?,
+        files: wire(score["files"].clone())?,
+        lines: wire(score["lines"].clone())?,
+        recall_repo: wire(score["recall_repo"].clone())?,
+        recall_self: wire(score["recall_self"].clone())?,
     };
     let reference = dataset_turn.reference.clone();
     Ok(Json(TurnDetail {
@@ -658,22 +594,15 @@ pub(crate) async fn turn(
         other_file_count,
         reference: SourceFile {
             path: module_path,
-            bytes: i64::try_from(reference.len()).unwrap_or(i64::MAX),
+            bytes: u64::try_from(reference.len()).unwrap_or(u64::MAX),
             text: Some(reference),
             truncated: false,
         },
-        targets,
-        unknown_targets,
-        scores: score,
+        targets: wire(targets)?,
+        unknown_targets: wire(unknown_targets)?,
+        scores: wire(score)?,
         trajectory,
     }))
-}
-
-/// A file of a turn in a list: its path and size.
-#[derive(Serialize)]
-pub(crate) struct FileEntry {
-    path: String,
-    bytes: i64,
 }
 
 /// `GET .../turns/{turn}/files`: a page of the turn's files; with `?path=`, that file's
@@ -719,7 +648,7 @@ pub(crate) async fn turn_files(
     if path.is_empty()
         || path.chars().any(char::is_control)
         || path.len() > wheelwright_core::bundle::PATH_BYTES
-        || !wheelwright_core::reporeuse::dataset::is_relative_down(&path)
+        || !wheelwright_core::workspace::is_relative_down(&path)
     {
         return Err(AppError::bad_request(format!(
             "path {:?} is not a file path relative to the repository root (no leading /, no .., no control characters)",

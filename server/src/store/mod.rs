@@ -20,27 +20,17 @@ use serde::Serialize;
 
 pub(crate) use sqlite::says_full;
 pub use sqlite::{DATABASE_FILE, DbError, Store};
+pub use wheelwright_core::api::DatabaseHealth;
+/// A stored published table with its rows: stored as the API sends it.
+pub(crate) use wheelwright_core::api::PublishedTable as StoredTable;
+pub(crate) use wheelwright_core::api::{
+    ChainTurns, DatasetSummary, DatasetTurn, RunSummary, TestOutcome, TurnTests,
+};
 
-/// The database's state as the health endpoint reports it.
-#[derive(Debug, Serialize)]
-pub struct DatabaseHealth {
-    /// Number of migrations applied.
-    pub schema_version: i64,
-    pub created_at: String,
-}
-
-/// Sends a column that holds JSON (written by the server) as JSON, not as a string.
-pub(crate) fn stored_json<S: serde::Serializer>(
-    text: &str,
-    serializer: S,
-) -> Result<S::Ok, S::Error> {
-    let value: serde_json::Value = serde_json::from_str(text).map_err(serde::ser::Error::custom)?;
-    value.serialize(serializer)
-}
-
-/// A stored run as lists show it (`GET /api/v1/runs` and the first fields of a run).
-#[derive(Serialize, sqlx::FromRow)]
-pub(crate) struct RunSummary {
+/// A stored run's summary as the database holds it; [`RunRow::into_summary`] makes it the
+/// wire type (`overall` is a JSON column).
+#[derive(sqlx::FromRow)]
+pub(crate) struct RunRow {
     pub(crate) id: i64,
     pub(crate) origin: String,
     pub(crate) baseline: Option<String>,
@@ -57,15 +47,40 @@ pub(crate) struct RunSummary {
     pub(crate) notes: Option<String>,
     pub(crate) scorer_version: String,
     pub(crate) grammar_version: String,
-    /// How many chains and turns were scored (`chains` of a run's detail lists them).
-    #[serde(rename = "chain_count")]
     pub(crate) chains: i64,
-    #[serde(rename = "turn_count")]
     pub(crate) turns: i64,
     pub(crate) created_at: String,
-    /// The run's row: every column's score (`{"status", "value"}` or a reason).
-    #[serde(serialize_with = "stored_json")]
+    /// The run's row of scores, as JSON.
     pub(crate) overall: String,
+}
+
+impl RunRow {
+    /// The summary the API sends; fails only when the stored `overall` is not a row of
+    /// scores (the server wrote it, so that is a bug, not bad input).
+    pub(crate) fn into_summary(self) -> anyhow::Result<RunSummary> {
+        Ok(RunSummary {
+            id: self.id,
+            origin: self.origin,
+            baseline: self.baseline,
+            benchmark: self.benchmark,
+            dataset_name: self.dataset_name,
+            dataset_version: self.dataset_version,
+            dataset_sha256: self.dataset_sha256,
+            model: self.model,
+            harness: self.harness,
+            memory: self.memory,
+            run_date: self.run_date,
+            cost_usd: self.cost_usd,
+            scaffold_version: self.scaffold_version,
+            notes: self.notes,
+            scorer_version: self.scorer_version,
+            grammar_version: self.grammar_version,
+            chain_count: self.chains,
+            turn_count: self.turns,
+            created_at: self.created_at,
+            overall: serde_json::from_str(&self.overall)?,
+        })
+    }
 }
 
 /// Which runs a list shows; `None` is any.
@@ -74,13 +89,6 @@ pub(crate) struct RunFilter {
     pub(crate) benchmark: Option<String>,
     /// `verified` or `baseline`.
     pub(crate) origin: Option<String>,
-}
-
-/// A chain of a run and how many of its turns are stored (`GET /runs/{id}/turns` has them).
-#[derive(Serialize, sqlx::FromRow)]
-pub(crate) struct ChainTurns {
-    pub(crate) chain: String,
-    pub(crate) turn_count: i64,
 }
 
 /// A stored run as a leaderboard row needs it.
@@ -154,72 +162,66 @@ pub(crate) struct Claim {
     pub(crate) attempts: i64,
 }
 
-/// A tested turn of a job: its counts and time.
-#[derive(Serialize, sqlx::FromRow)]
-pub(crate) struct TurnTests {
-    pub(crate) chain: String,
-    pub(crate) turn: i64,
-    pub(crate) passed: i64,
-    pub(crate) total: i64,
-    pub(crate) tampered: Option<String>,
-    pub(crate) duration_s: f64,
-}
-
-/// One hidden test's outcome.
-#[derive(Serialize, sqlx::FromRow)]
-pub(crate) struct TestOutcome {
-    pub(crate) chain: String,
-    pub(crate) turn: i64,
-    pub(crate) module: String,
-    pub(crate) name: String,
-    pub(crate) outcome: String,
-    pub(crate) duration_s: f64,
-}
-
-/// A stored dataset as lists show it.
-#[derive(Serialize, sqlx::FromRow)]
-pub(crate) struct DatasetSummary {
+/// A stored dataset's row as the database holds it ([`DatasetSummary`] on the wire).
+#[derive(sqlx::FromRow)]
+pub(crate) struct DatasetRow {
     pub(crate) name: String,
     pub(crate) version: String,
     pub(crate) benchmark: String,
     pub(crate) content_sha256: String,
-    /// Counts; a dataset's detail lists its `turns` themselves.
-    #[serde(rename = "chain_count")]
     pub(crate) chains: i64,
-    #[serde(rename = "turn_count")]
     pub(crate) turns: i64,
-    #[serde(rename = "test_count")]
     pub(crate) tests: i64,
 }
 
-/// A turn of a stored dataset.
-#[derive(Serialize, sqlx::FromRow)]
-pub(crate) struct DatasetTurn {
+impl From<DatasetRow> for DatasetSummary {
+    fn from(row: DatasetRow) -> Self {
+        Self {
+            name: row.name,
+            version: row.version,
+            benchmark: row.benchmark,
+            content_sha256: row.content_sha256,
+            chain_count: row.chains,
+            turn_count: row.turns,
+            test_count: row.tests,
+        }
+    }
+}
+
+/// A turn of a stored dataset as the database holds it: its targets are JSON columns.
+#[derive(sqlx::FromRow)]
+pub(crate) struct DatasetTurnRow {
     pub(crate) chain: String,
     pub(crate) turn: i64,
     pub(crate) title: String,
     pub(crate) module_path: String,
     pub(crate) requirement: String,
-    #[serde(serialize_with = "stored_json")]
     pub(crate) repo_targets: String,
-    #[serde(serialize_with = "stored_json")]
     pub(crate) self_targets: String,
     pub(crate) tests: i64,
+}
+
+impl DatasetTurnRow {
+    /// The wire type; fails only when a stored target list is not JSON (a bug: the server
+    /// wrote it).
+    pub(crate) fn into_turn(self) -> anyhow::Result<DatasetTurn> {
+        Ok(DatasetTurn {
+            chain: self.chain,
+            turn: self.turn,
+            title: self.title,
+            module_path: self.module_path,
+            requirement: self.requirement,
+            repo_targets: serde_json::from_str(&self.repo_targets)?,
+            self_targets: serde_json::from_str(&self.self_targets)?,
+            tests: self.tests,
+        })
+    }
 }
 
 /// A paper's table, validated, ready to store.
 pub(crate) struct NewTable<'a> {
     pub(crate) table: &'a wheelwright_core::published::PublishedTable,
     /// Its metric columns in the paper's order.
-    pub(crate) columns: Vec<String>,
-    pub(crate) rows: Vec<wheelwright_core::published::ReportedRow>,
-}
-
-/// A stored published table with its rows.
-#[derive(Debug, Serialize)]
-pub(crate) struct StoredTable {
-    pub(crate) id: String,
-    pub(crate) title: String,
     pub(crate) columns: Vec<String>,
     pub(crate) rows: Vec<wheelwright_core::published::ReportedRow>,
 }

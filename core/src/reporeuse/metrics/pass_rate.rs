@@ -5,16 +5,8 @@
 //! `passed`. A turn with no file at the required path fails all its tests. Undefined without
 //! test results or when the turn has no tests. Example: 7 of 10 tests pass: 0.7.
 
-use serde::{Deserialize, Serialize};
-
 use super::{Score, Undefined};
-
-/// A turn's test outcome.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct TestResults {
-    pub passed: u32,
-    pub total: u32,
-}
+use crate::hidden_tests::TestResults;
 
 /// `passed / total` (passed forced to 0 for a missing submission).
 pub fn pass_rate(tests: Option<TestResults>, missing: bool) -> Score {

@@ -5,7 +5,8 @@
 //! 10 of 10 tests pass: 1; 9 of 10: 0.
 
 use super::Score;
-use super::pass_rate::{TestResults, pass_rate};
+use super::pass_rate::pass_rate;
+use crate::hidden_tests::TestResults;
 
 /// 1 when all tests pass, 0 otherwise; undefined without tests.
 pub fn resolve(tests: Option<TestResults>, missing: bool) -> Score {

@@ -15,12 +15,13 @@ use crate::python::references::{SubmissionAnalysis, analyse_parsed, analyse_subm
 use crate::python::scope::{self, FileAnalysis};
 use crate::workspace::ShownLines;
 
-use super::pass_rate::{TestResults, pass_rate};
+use super::pass_rate::pass_rate;
 use super::recall::{is_recalled_with, recall};
 use super::reimplementation::{Reimplementation, reimplementation};
 use super::resolve_rate::resolve;
 use super::reuse_rate::reuse_rate;
 use super::{Score, TargetKind, Undefined};
+use crate::hidden_tests::TestResults;
 
 /// Everything one turn is scored from.
 #[derive(Clone, Copy, Debug)]

@@ -5,9 +5,11 @@ use wheelwright_core::published::PublishedFile;
 use wheelwright_core::reporeuse::dataset::RepoReuseDataset;
 
 use super::{NOW, Store};
-use crate::store::{DatasetSummary, DatasetTurn, NewTable, StoredSource, StoredTable};
+use crate::store::{
+    DatasetRow, DatasetSummary, DatasetTurn, DatasetTurnRow, NewTable, StoredSource, StoredTable,
+};
 
-/// The columns of a [`DatasetSummary`].
+/// The columns of a [`DatasetRow`].
 const DATASET_COLUMNS: &str = "name, version, benchmark, content_sha256, chains, turns, tests";
 
 /// One row of the join of a table with its rows (a table without rows has no labels).
@@ -94,11 +96,14 @@ impl Store {
 
     /// Every stored dataset by name and version.
     pub(crate) async fn datasets(&self) -> anyhow::Result<Vec<DatasetSummary>> {
-        Ok(sqlx::query_as::<_, DatasetSummary>(&format!(
+        Ok(sqlx::query_as::<_, DatasetRow>(&format!(
             "SELECT {DATASET_COLUMNS} FROM dataset ORDER BY name, version"
         ))
         .fetch_all(&self.pool)
-        .await?)
+        .await?
+        .into_iter()
+        .map(DatasetSummary::from)
+        .collect())
     }
 
     /// The stored dataset `name` `version`, if there is one.
@@ -107,13 +112,14 @@ impl Store {
         name: &str,
         version: &str,
     ) -> anyhow::Result<Option<DatasetSummary>> {
-        Ok(sqlx::query_as::<_, DatasetSummary>(&format!(
+        Ok(sqlx::query_as::<_, DatasetRow>(&format!(
             "SELECT {DATASET_COLUMNS} FROM dataset WHERE name = ? AND version = ?"
         ))
         .bind(name)
         .bind(version)
         .fetch_optional(&self.pool)
-        .await?)
+        .await?
+        .map(DatasetSummary::from))
     }
 
     /// The turns of the stored dataset `name` `version` in the order they were imported.
@@ -122,7 +128,7 @@ impl Store {
         name: &str,
         version: &str,
     ) -> anyhow::Result<Vec<DatasetTurn>> {
-        Ok(sqlx::query_as::<_, DatasetTurn>(
+        sqlx::query_as::<_, DatasetTurnRow>(
             "SELECT chain, turn, title, module_path, requirement, repo_targets, self_targets, tests
              FROM dataset_turn WHERE dataset_name = ? AND dataset_version = ?
              ORDER BY rowid",
@@ -130,7 +136,10 @@ impl Store {
         .bind(name)
         .bind(version)
         .fetch_all(&self.pool)
-        .await?)
+        .await?
+        .into_iter()
+        .map(DatasetTurnRow::into_turn)
+        .collect()
     }
 
     /// The content hash of the published results stored for `benchmark`, if any.

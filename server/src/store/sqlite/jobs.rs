@@ -3,8 +3,8 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
+use wheelwright_core::hidden_tests::TestResults;
 use wheelwright_core::hidden_tests::{JobProgress, Verdict};
-use wheelwright_core::reporeuse::metrics::pass_rate::TestResults;
 use wheelwright_core::reporeuse::scoring::RunReport;
 
 use super::{NOW, Store};
@@ -357,23 +357,49 @@ impl Store {
 
     /// The tested turns of `job` in the order they were committed.
     pub(crate) async fn job_turns(&self, job: i64) -> anyhow::Result<Vec<TurnTests>> {
-        Ok(sqlx::query_as::<_, TurnTests>(
+        let rows: Vec<(String, i64, i64, i64, Option<String>, f64)> = sqlx::query_as(
             "SELECT chain, turn, passed, total, tampered, duration_s FROM test_turn
              WHERE job_id = ? ORDER BY rowid",
         )
         .bind(job)
         .fetch_all(&self.pool)
-        .await?)
+        .await?;
+        Ok(rows
+            .into_iter()
+            .map(
+                |(chain, turn, passed, total, tampered, duration_s)| TurnTests {
+                    chain,
+                    turn,
+                    passed,
+                    total,
+                    tampered,
+                    duration_s,
+                },
+            )
+            .collect())
     }
 
     /// Every test outcome of `job` in the order they were committed.
     pub(crate) async fn job_tests(&self, job: i64) -> anyhow::Result<Vec<TestOutcome>> {
-        Ok(sqlx::query_as::<_, TestOutcome>(
+        let rows: Vec<(String, i64, String, String, String, f64)> = sqlx::query_as(
             "SELECT chain, turn, module, name, outcome, duration_s FROM test_result
              WHERE job_id = ? ORDER BY rowid",
         )
         .bind(job)
         .fetch_all(&self.pool)
-        .await?)
+        .await?;
+        Ok(rows
+            .into_iter()
+            .map(
+                |(chain, turn, module, name, outcome, duration_s)| TestOutcome {
+                    chain,
+                    turn,
+                    module,
+                    name,
+                    outcome,
+                    duration_s,
+                },
+            )
+            .collect())
     }
 }

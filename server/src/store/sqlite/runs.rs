@@ -4,9 +4,9 @@ use wheelwright_core::reporeuse::scoring::RunReport;
 
 use super::{NOW, Store};
 use crate::storage::PackedRun;
-use crate::store::{ChainTurns, Inserted, LeaderboardRun, NewRun, RunFilter, RunSummary};
+use crate::store::{ChainTurns, Inserted, LeaderboardRun, NewRun, RunFilter, RunRow, RunSummary};
 
-/// The columns of a [`RunSummary`].
+/// The columns of a [`RunRow`].
 const SUMMARY_COLUMNS: &str = "id, origin, baseline, benchmark, dataset_name, dataset_version,
     dataset_sha256, model, harness, memory, run_date, cost_usd, scaffold_version, notes,
     scorer_version, grammar_version, chains, turns, created_at, overall";
@@ -188,7 +188,7 @@ impl Store {
         limit: i64,
         offset: i64,
     ) -> anyhow::Result<Vec<RunSummary>> {
-        Ok(sqlx::query_as::<_, RunSummary>(&format!(
+        sqlx::query_as::<_, RunRow>(&format!(
             "SELECT {SUMMARY_COLUMNS} FROM run WHERE {FILTER} ORDER BY id LIMIT ?3 OFFSET ?4"
         ))
         .bind(&filter.benchmark)
@@ -196,7 +196,10 @@ impl Store {
         .bind(limit)
         .bind(offset)
         .fetch_all(&self.pool)
-        .await?)
+        .await?
+        .into_iter()
+        .map(RunRow::into_summary)
+        .collect()
     }
 
     /// At most `limit` runs matching `filter` with ids above `after` (from the first with
@@ -207,7 +210,7 @@ impl Store {
         after: Option<i64>,
         limit: i64,
     ) -> anyhow::Result<Vec<RunSummary>> {
-        Ok(sqlx::query_as::<_, RunSummary>(&format!(
+        sqlx::query_as::<_, RunRow>(&format!(
             "SELECT {SUMMARY_COLUMNS} FROM run WHERE {FILTER} AND id > ?3
              ORDER BY id LIMIT ?4"
         ))
@@ -216,7 +219,10 @@ impl Store {
         .bind(after.unwrap_or(0))
         .bind(limit)
         .fetch_all(&self.pool)
-        .await?)
+        .await?
+        .into_iter()
+        .map(RunRow::into_summary)
+        .collect()
     }
 
     /// How many runs match `filter`.
@@ -232,12 +238,12 @@ impl Store {
 
     /// Run `id`'s summary, if there is such a run.
     pub(crate) async fn run_summary(&self, id: i64) -> anyhow::Result<Option<RunSummary>> {
-        Ok(sqlx::query_as::<_, RunSummary>(&format!(
-            "SELECT {SUMMARY_COLUMNS} FROM run WHERE id = ?"
-        ))
-        .bind(id)
-        .fetch_optional(&self.pool)
-        .await?)
+        sqlx::query_as::<_, RunRow>(&format!("SELECT {SUMMARY_COLUMNS} FROM run WHERE id = ?"))
+            .bind(id)
+            .fetch_optional(&self.pool)
+            .await?
+            .map(RunRow::into_summary)
+            .transpose()
     }
 
     /// Run `id`'s series and diagnostics, as JSON.
@@ -252,13 +258,17 @@ impl Store {
 
     /// Run `id`'s chains in the order they were stored, with their turns' count.
     pub(crate) async fn run_chains(&self, id: i64) -> anyhow::Result<Vec<ChainTurns>> {
-        Ok(sqlx::query_as::<_, ChainTurns>(
+        let rows: Vec<(String, i64)> = sqlx::query_as(
             "SELECT chain, COUNT(*) AS turn_count FROM run_turn WHERE run_id = ?
              GROUP BY chain ORDER BY MIN(rowid)",
         )
         .bind(id)
         .fetch_all(&self.pool)
-        .await?)
+        .await?;
+        Ok(rows
+            .into_iter()
+            .map(|(chain, turn_count)| ChainTurns { chain, turn_count })
+            .collect())
     }
 
     /// The stored rows (JSON) of run `run`'s turns in the order they were stored, `limit`

@@ -1,0 +1,340 @@
+//! The wire types: what the server's JSON API sends and the app reads, declared once.
+//!
+//! The server serialises these and the app deserialises them, so the compiler checks that
+//! the two agree (before, the app re-declared each reply by hand). They are plain data, in
+//! the shapes `server/tests/api_snapshots.rs` pins; where a reply carries a benchmark's
+//! open-ended row (a turn's score columns) it stays a JSON map rather than a fixed struct,
+//! so a new metric column needs no change here.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::hidden_tests::JobProgress;
+use crate::leaderboard::LeaderboardRow;
+use crate::metric::Score;
+
+/// The body of every error reply: `{"error": "..."}`, worded for the user.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ErrorBody {
+    pub error: String,
+}
+
+/// One page of a list: `items`, at most `limit` of them from `offset` on, of `total`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Page<T> {
+    pub items: Vec<T>,
+    /// Rows in the whole list.
+    pub total: i64,
+    pub limit: i64,
+    pub offset: i64,
+}
+
+/// A stored run as lists show it (`GET /api/v1/runs`), with its overall row.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RunSummary {
+    pub id: i64,
+    /// `verified` or `baseline`.
+    pub origin: String,
+    /// The baseline's name, for a baseline.
+    pub baseline: Option<String>,
+    pub benchmark: String,
+    pub dataset_name: String,
+    pub dataset_version: String,
+    pub dataset_sha256: String,
+    pub model: String,
+    pub harness: String,
+    pub memory: String,
+    pub run_date: String,
+    pub cost_usd: Option<f64>,
+    pub scaffold_version: Option<String>,
+    pub notes: Option<String>,
+    pub scorer_version: String,
+    pub grammar_version: String,
+    /// How many chains and turns were scored ([`RunDetail::chains`] lists them).
+    pub chain_count: i64,
+    pub turn_count: i64,
+    pub created_at: String,
+    /// The run's row: column name -> score.
+    pub overall: BTreeMap<String, Score>,
+}
+
+/// A chain of a run and how many of its turns are stored.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ChainTurns {
+    pub chain: String,
+    pub turn_count: i64,
+}
+
+/// One run (`GET /api/v1/runs/{id}`); its turns come a page at a time
+/// (`GET /api/v1/runs/{id}/turns`, a [`Page`] of [`TurnRow`]).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RunDetail {
+    #[serde(flatten)]
+    pub summary: RunSummary,
+    /// T1..T of each column, as the scorer wrote it.
+    pub series: serde_json::Value,
+    /// What the scorer noticed about the run as a whole (each has a `message`).
+    pub diagnostics: Vec<serde_json::Value>,
+    pub chains: Vec<ChainTurns>,
+}
+
+/// One row of a run's turn table: a few fixed fields and one score per column.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TurnRow {
+    pub chain: String,
+    pub turn: i64,
+    pub path: String,
+    /// `present` or `missing`.
+    pub submission: String,
+    pub syntax_errors: bool,
+    /// The targets re-implemented at this turn, by name.
+    pub reimplemented: Vec<String>,
+    /// The score columns and anything else the row carries, by column name.
+    #[serde(flatten)]
+    pub columns: BTreeMap<String, serde_json::Value>,
+}
+
+/// A file of a case; `text` is `None` when the agent left no file there, and only the
+/// file's beginning when `truncated` (the whole file is at `.../turns/{turn}/files?path=`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SourceFile {
+    pub path: String,
+    pub text: Option<String>,
+    /// The whole file's size in bytes (0 when there is none).
+    pub bytes: u64,
+    pub truncated: bool,
+}
+
+/// Why a target was or was not counted as re-implemented.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Reimplementation {
+    pub callees: Vec<String>,
+    pub matched: Vec<String>,
+    pub share: Option<f64>,
+    pub reimplemented: bool,
+}
+
+/// One target of a turn and its outcome.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Target {
+    /// `repo` or `self`.
+    pub kind: String,
+    pub target: String,
+    pub canonical: Option<String>,
+    /// Reused: the submission references it.
+    pub referenced: bool,
+    pub recalled: Option<bool>,
+    pub reimplementation: Option<Reimplementation>,
+}
+
+/// What the turn's trajectory showed.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TurnTrajectory {
+    /// Whether the bundle had a trajectory for the turn.
+    pub present: bool,
+    /// Its size in bytes as submitted.
+    pub bytes: u64,
+    /// Actions, uninterpreted actions and rejected responses as the scorer counted them;
+    /// `None` when there was no trajectory or it could not be read.
+    pub counts: Option<BTreeMap<String, serde_json::Value>>,
+    /// Distinct files touched and lines viewed (spec D14), and the recalls.
+    pub files: Option<Score>,
+    pub lines: Option<Score>,
+    pub recall_repo: Option<Score>,
+    pub recall_self: Option<Score>,
+}
+
+/// The case of one turn (`GET /api/v1/runs/{id}/chains/{chain}/turns/{turn}`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TurnDetail {
+    pub run: i64,
+    pub chain: String,
+    pub turn: i64,
+    pub title: String,
+    pub requirement: String,
+    pub submission: SourceFile,
+    /// The first of the other files the agent left in this turn.
+    pub other_files: Vec<SourceFile>,
+    /// How many other files the turn has in all.
+    pub other_file_count: i64,
+    pub reference: SourceFile,
+    /// Every target: kind, name, definition, reused, recalled, re-implementation evidence.
+    pub targets: Vec<Target>,
+    pub unknown_targets: Vec<String>,
+    /// The turn's row: every column's score, submission status, syntax errors.
+    pub scores: BTreeMap<String, serde_json::Value>,
+    pub trajectory: TurnTrajectory,
+}
+
+/// One turn's hidden-test result.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TurnTests {
+    pub chain: String,
+    pub turn: i64,
+    pub passed: i64,
+    pub total: i64,
+    /// What the sandbox found tampered with, if anything.
+    pub tampered: Option<String>,
+    pub duration_s: f64,
+}
+
+/// One hidden test's outcome (never its failure text: the server does not send it).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TestOutcome {
+    pub chain: String,
+    pub turn: i64,
+    pub module: String,
+    pub name: String,
+    pub outcome: String,
+    pub duration_s: f64,
+}
+
+/// A run's hidden-test job and its results so far (`GET /api/v1/runs/{id}/tests`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RunTests {
+    #[serde(flatten)]
+    pub progress: JobProgress,
+    pub turns: Vec<TurnTests>,
+    pub tests: Vec<TestOutcome>,
+}
+
+/// A benchmark's leaderboard (`GET /api/v1/leaderboard/{benchmark}`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Leaderboard {
+    pub benchmark: String,
+    /// Label columns, then metric columns, in display order.
+    pub labels: Vec<String>,
+    pub metrics: Vec<String>,
+    pub rows: Vec<LeaderboardRow>,
+}
+
+/// A stored dataset as lists show it (`GET /api/v1/datasets`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DatasetSummary {
+    pub name: String,
+    pub version: String,
+    pub benchmark: String,
+    pub content_sha256: String,
+    /// Counts; a dataset's detail lists its turns themselves.
+    pub chain_count: i64,
+    pub turn_count: i64,
+    pub test_count: i64,
+}
+
+/// A turn of a stored dataset: what it asks for and the targets it is scored on.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DatasetTurn {
+    pub chain: String,
+    pub turn: i64,
+    pub title: String,
+    pub module_path: String,
+    pub requirement: String,
+    pub repo_targets: Vec<String>,
+    pub self_targets: Vec<String>,
+    /// How many hidden tests the turn has.
+    pub tests: i64,
+}
+
+/// One dataset with its turns (`GET /api/v1/datasets/{name}/{version}`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DatasetDetail {
+    #[serde(flatten)]
+    pub summary: DatasetSummary,
+    pub turns: Vec<DatasetTurn>,
+}
+
+/// `GET /api/v1/health`: the server is up, which versions run, and its database's state.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Health {
+    /// `ok`.
+    pub status: String,
+    /// The server's version.
+    pub version: String,
+    /// The scorer's version ([`crate::SCORER_VERSION`]).
+    pub scorer: String,
+    /// The Python grammar's version.
+    pub grammar: String,
+    pub database: DatabaseHealth,
+}
+
+/// The database's state as the health endpoint reports it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DatabaseHealth {
+    /// Number of migrations applied.
+    pub schema_version: i64,
+    pub created_at: String,
+}
+
+/// A benchmark the server knows (`GET /api/v1/benchmarks`), with its published tables.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BenchmarkSummary {
+    pub id: String,
+    pub title: String,
+    /// The paper whose results are reported, when imported.
+    pub source: Option<String>,
+    /// The published table used as the leaderboard.
+    pub leaderboard_table: String,
+    pub tables: Vec<TableSummary>,
+}
+
+/// A published table in a benchmark's list: its id, title and row count.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TableSummary {
+    pub id: String,
+    pub title: String,
+    pub rows: usize,
+}
+
+/// A paper's table as stored, with its rows.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PublishedTable {
+    pub id: String,
+    pub title: String,
+    /// Its metric columns in the paper's order.
+    pub columns: Vec<String>,
+    pub rows: Vec<crate::published::ReportedRow>,
+}
+
+/// A benchmark's published results (`GET /api/v1/benchmarks/{id}/published`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Published {
+    pub benchmark: String,
+    /// Where the results come from (the paper).
+    pub source: String,
+    pub notes: String,
+    pub tables: Vec<PublishedTable>,
+}
+
+/// Lines of a dataset's repository file (`.../source?path=`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SourceLines {
+    pub path: String,
+    /// First and last line returned, 1-based and inclusive.
+    pub start: usize,
+    pub end: usize,
+    /// Lines in the whole file.
+    pub total_lines: usize,
+    pub text: String,
+}
+
+/// The files of a dataset's repository by path (`.../source` without `path`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SourceFiles {
+    pub files: Vec<String>,
+}
+
+/// A file of a turn in a list (`.../turns/{turn}/files`, a [`Page`] of them): its path
+/// and size.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileEntry {
+    pub path: String,
+    pub bytes: i64,
+}
+
+/// The body of `POST /api/v1/analyze`: one Python source file to outline.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AnalyzeRequest {
+    pub source: String,
+}

@@ -1,0 +1,337 @@
+//! RepoReuse's run bundles: one prediction per turn of a chain, read from a directory, a zip or JSON Lines.
+//!
+//! A RepoReuse instance is one turn of one chain, [`TurnId`], spelled `<chain>/turn-<t>`. Its
+//! bundle has the envelope of [`crate::bundle`] and three spellings, all read here from
+//! memory (the hosts do the I/O):
+//! - a directory or a `.zip` of it, given to [`RepoReuseBundle::from_files`] as (path, bytes):
+//!   ```text
+//!   metadata.json
+//!   chains/<chain>/turn-<t>/files/<path>         e.g. files/solutions/road_audit/distances.py
+//!   chains/<chain>/turn-<t>/trajectory.json      optional, or one `*.traj.json`
+//!   ```
+//!   A zip whose entries all sit under one top-level folder is read as that folder.
+//! - JSON Lines, given to [`RepoReuseBundle::from_jsonl`]: the first line `{"metadata": {...}}`,
+//!   then one line per turn `{"instance_id": "road-audit/turn-1", "files": {...},
+//!   "trajectory": ...}` where the trajectory is its JSON value or its text.
+//!
+//! Turns of a chain build one workspace, so a path that is a file in one turn of a chain and
+//! a directory in another is refused; [`RepoReuseBundle::check_against`] refuses chains and
+//! turns the dataset does not have, and [`RepoReuseBundle::to_run`] makes the scorer's input.
+
+use std::collections::BTreeMap;
+
+use crate::bundle::{
+    BundleError, DatasetRef, InstanceId, Metadata, Prediction, RunBundle, check_entry_name,
+    check_file_path, is_name, strip_common_folder, text,
+};
+use crate::reporeuse::dataset::{RepoReuseDataset, Turn};
+use crate::reporeuse::scoring::{ChainRun, Run, TurnRun};
+
+/// One turn of one chain: RepoReuse's instance. Ordered by chain, then turn.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
+pub struct TurnId {
+    pub chain: String,
+    /// 1-based.
+    pub turn: usize,
+}
+
+impl TurnId {
+    pub fn new(chain: impl Into<String>, turn: usize) -> Self {
+        Self {
+            chain: chain.into(),
+            turn,
+        }
+    }
+}
+
+/// `<chain>/turn-<t>`, as bundles and the API spell it.
+impl std::fmt::Display for TurnId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}/turn-{}", self.chain, self.turn)
+    }
+}
+
+impl InstanceId for TurnId {
+    const FORM: &'static str = "<chain>/turn-<t>";
+    const NOUN: &'static str = "turn";
+
+    /// Parses `<chain>/turn-<t>` (t >= 1, written without leading zeros).
+    fn parse(id: &str) -> Option<Self> {
+        let (chain, turn) = id.split_once('/')?;
+        let turn: usize = turn.strip_prefix("turn-")?.parse().ok()?;
+        (is_name(chain) && turn >= 1 && turn.to_string() == id[chain.len() + 6..])
+            .then(|| Self::new(chain, turn))
+    }
+
+    /// `<chain>/<turn as 6 digits>`: sorts as (chain, turn) does.
+    fn hash_key(&self) -> String {
+        format!("{}/{:06}", self.chain, self.turn)
+    }
+}
+
+/// A RepoReuse run bundle: predictions keyed by turn.
+pub type RepoReuseBundle = RunBundle<TurnId>;
+
+impl RunBundle<TurnId> {
+    /// Reads a bundle from its files (a directory's or a zip's entries): paths use `/`.
+    /// The caller has checked sizes with a [`Budget`]; paths are checked here.
+    pub fn from_files(
+        entries: impl IntoIterator<Item = (String, Vec<u8>)>,
+    ) -> Result<Self, BundleError> {
+        let mut entries: Vec<(String, Vec<u8>)> = entries
+            .into_iter()
+            .filter(|(path, _)| !path.ends_with('/'))
+            .collect();
+        strip_common_folder(&mut entries);
+        let mut metadata = None;
+        let mut predictions: BTreeMap<TurnId, Prediction> = BTreeMap::new();
+        let mut seen = std::collections::BTreeSet::new();
+        for (entry, bytes) in entries {
+            check_entry_name(&entry)?;
+            if !seen.insert(entry.clone()) {
+                return Err(BundleError::entry(
+                    &entry,
+                    "appears twice in the bundle; keep one copy of each entry",
+                ));
+            }
+            if entry == "metadata.json" {
+                let text = text(&entry, bytes)?;
+                metadata = Some(serde_json::from_str::<Metadata>(&text).map_err(|e| {
+                    BundleError::entry(&entry, format!("is not valid bundle metadata: {e}"))
+                })?);
+                continue;
+            }
+            if entry == "README.md" {
+                continue;
+            }
+            let parts: Vec<&str> = entry.splitn(4, '/').collect();
+            let key = match parts.as_slice() {
+                ["chains", chain, turn, _] => TurnId::parse(&format!("{chain}/{turn}"))
+                    .ok_or_else(|| {
+                        BundleError::entry(
+                            &entry,
+                            "is not under chains/<chain>/turn-<t>/ (t = 1, 2, ...)",
+                        )
+                    })?,
+                _ => {
+                    return Err(BundleError::entry(
+                        &entry,
+                        "is not part of a run bundle: expected metadata.json or chains/<chain>/turn-<t>/{files/...,trajectory.json}",
+                    ));
+                }
+            };
+            let rest = parts[3];
+            let turn = predictions.entry(key).or_default();
+            if let Some(path) = rest.strip_prefix("files/") {
+                check_file_path(&entry, path)?;
+                turn.files.insert(path.to_owned(), text(&entry, bytes)?);
+            } else if rest == "trajectory.json"
+                || (!rest.contains('/') && rest.ends_with(".traj.json"))
+            {
+                if turn.trajectory.is_some() {
+                    return Err(BundleError::entry(
+                        &entry,
+                        "is a second trajectory for this turn; keep one trajectory file per turn",
+                    ));
+                }
+                turn.trajectory = Some(text(&entry, bytes)?);
+            } else {
+                return Err(BundleError::entry(
+                    &entry,
+                    "is not files/<path> or trajectory.json (or one *.traj.json) of its turn",
+                ));
+            }
+        }
+        let metadata = metadata.ok_or(BundleError::NoMetadata)?;
+        let bundle = Self {
+            metadata,
+            predictions,
+        };
+        bundle.check_metadata()?;
+        bundle.check_paths(|id, path| format!("chains/{id}/files/{path}"))?;
+        Ok(bundle)
+    }
+
+    /// Reads a bundle from JSON Lines text (see [`crate::bundle`]).
+    pub fn from_jsonl(text: &str) -> Result<Self, BundleError> {
+        let (bundle, line_of) = Self::read_jsonl(text)?;
+        bundle.check_paths(|id, path| {
+            let line = line_of.get(id).copied().unwrap_or(0);
+            format!("line {line} ({id}, file {path:?})")
+        })?;
+        Ok(bundle)
+    }
+
+    /// Refuses a path that is a file in one turn of a chain and a directory in another
+    /// (or the same) turn: the workspace of turn t holds the files of turns 1..t, where
+    /// `x` and `x/y.py` cannot both exist. `entry` names the offending file for the
+    /// message. Paths are compared exactly: `A.py` and `a.py` are two files, as on the
+    /// Linux machines that score and test them.
+    fn check_paths(&self, entry: impl Fn(&TurnId, &str) -> String) -> Result<(), BundleError> {
+        let mut chains: BTreeMap<&str, BTreeMap<&str, usize>> = BTreeMap::new();
+        for (TurnId { chain, turn }, files) in &self.predictions {
+            let first = chains.entry(chain).or_default();
+            for path in files.files.keys() {
+                first.entry(path.as_str()).or_insert(*turn);
+            }
+        }
+        for (id, files) in &self.predictions {
+            let TurnId { chain, turn } = id;
+            let first = &chains[chain.as_str()];
+            for path in files.files.keys() {
+                let parents = path.match_indices('/').map(|(at, _)| &path[..at]);
+                for parent in parents {
+                    if let Some(other) = first.get(parent) {
+                        let where_ = if other == turn {
+                            "this turn".to_owned()
+                        } else {
+                            format!("turn {other} of chain {chain}")
+                        };
+                        return Err(BundleError::entry(
+                            entry(id, path),
+                            format!(
+                                "is inside {parent:?}, which {where_} leaves as a file; a path cannot be a file and a directory in one chain (the workspace of turn t holds turns 1..t)"
+                            ),
+                        ));
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Problems that make the bundle unusable with `dataset`: another dataset, a chain or
+    /// turn the dataset does not have. Turns the bundle lacks are allowed (they are scored
+    /// as missing submissions).
+    pub fn check_against(&self, dataset: &RepoReuseDataset) -> Result<(), BundleError> {
+        let want = &dataset.manifest;
+        let got = &self.metadata.dataset;
+        if got.name != want.name || got.version != want.version {
+            return Err(BundleError::entry(
+                "metadata",
+                format!(
+                    "the run was made on dataset {} {}, not {} {}; score it against the dataset it names",
+                    got.name, got.version, want.name, want.version
+                ),
+            ));
+        }
+        for id in self.predictions.keys() {
+            let TurnId { chain, turn } = id;
+            let Some(spec) = dataset.chains.iter().find(|c| &c.manifest.id == chain) else {
+                let known: Vec<&str> = dataset
+                    .chains
+                    .iter()
+                    .map(|c| c.manifest.id.as_str())
+                    .collect();
+                return Err(BundleError::entry(
+                    id.to_string(),
+                    format!(
+                        "the dataset has no chain {chain:?}; its chains are {}",
+                        known.join(", ")
+                    ),
+                ));
+            };
+            if *turn > spec.turns.len() {
+                return Err(BundleError::entry(
+                    id.to_string(),
+                    format!(
+                        "chain {chain:?} has {} turns in the dataset",
+                        spec.turns.len()
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// The scorer's input: per chain of `dataset`, in order, the file at each turn's
+    /// required module path as the submission and the turn's other files beside it.
+    /// Test results are left empty: they come from the server's own test runs.
+    pub fn to_run(&self, dataset: &RepoReuseDataset) -> Run {
+        let mut chains = BTreeMap::new();
+        for chain in &dataset.chains {
+            let id = &chain.manifest.id;
+            if !self.predictions.keys().any(|k| &k.chain == id) {
+                continue;
+            }
+            let last = self
+                .predictions
+                .keys()
+                .filter(|k| &k.chain == id)
+                .map(|k| k.turn)
+                .max()
+                .unwrap_or(0)
+                .min(chain.turns.len());
+            let turns = (1..=last)
+                .map(|t| {
+                    let given = self.predictions.get(&TurnId::new(id.clone(), t));
+                    let mut files = given.map(|g| g.files.clone()).unwrap_or_default();
+                    let path = &chain.turns[t - 1].manifest.module_path;
+                    TurnRun {
+                        submission: files.remove(path),
+                        other_files: files,
+                        trajectory: given
+                            .and_then(|g| g.trajectory.clone())
+                            .map(serde_json::Value::String),
+                        tests: None,
+                    }
+                })
+                .collect();
+            chains.insert(id.clone(), ChainRun { turns });
+        }
+        Run { chains }
+    }
+
+    /// The `reference` baseline: every turn submits its reference solution at its module
+    /// path, as a run made by the dataset itself.
+    pub fn reference(dataset: &RepoReuseDataset) -> Self {
+        Self::baseline(dataset, "reference", |turn| {
+            BTreeMap::from([(turn.manifest.module_path.clone(), turn.reference.clone())])
+        })
+    }
+
+    /// The `empty` baseline: every turn leaves no file at all.
+    pub fn empty(dataset: &RepoReuseDataset) -> Self {
+        Self::baseline(dataset, "empty", |_| BTreeMap::new())
+    }
+
+    /// A baseline run named `name` whose turns leave the files `files` gives; labelled so
+    /// it can never pass for an agent's run (the server stores it with origin `baseline`).
+    pub fn baseline(
+        dataset: &RepoReuseDataset,
+        name: &str,
+        mut files: impl FnMut(&Turn) -> BTreeMap<String, String>,
+    ) -> Self {
+        let mut predictions = BTreeMap::new();
+        for chain in &dataset.chains {
+            for (i, turn) in chain.turns.iter().enumerate() {
+                predictions.insert(
+                    TurnId::new(chain.manifest.id.clone(), i + 1),
+                    Prediction {
+                        files: files(turn),
+                        trajectory: None,
+                    },
+                );
+            }
+        }
+        Self {
+            metadata: Metadata {
+                model: format!("{name} baseline"),
+                harness: "baseline".to_owned(),
+                memory: "none".to_owned(),
+                date: "1970-01-01".to_owned(),
+                dataset: DatasetRef {
+                    name: dataset.manifest.name.clone(),
+                    version: dataset.manifest.version.clone(),
+                },
+                cost_usd: None,
+                scaffold_version: Some(crate::SCORER_VERSION.to_owned()),
+                notes: Some(format!(
+                    "Computed by Wheelwright {} from the dataset itself; not an agent's run.",
+                    crate::SCORER_VERSION
+                )),
+            },
+            predictions,
+        }
+    }
+}
