@@ -52,7 +52,7 @@ pub enum Command {
     ///
     /// The dataset is a dataset directory (docs/formats.md, "Dataset (RepoReuse)"; its
     /// repository is a directory of it, or comes from PyPI, cached); the run is a run
-    /// bundle (docs/formats.md, "Run bundle"): a directory, a .zip or a .jsonl file. Test
+    /// bundle (docs/formats.md, "Run bundle"): a directory, a .zip, a .jsonl or a .jsonl.gz file. Test
     /// results are not part of a bundle, so pass and resolve are undefined here; the
     /// server runs the hidden tests.
     Score {
@@ -72,7 +72,7 @@ pub enum Command {
     /// tests per turn (passed, total, tampered reports) and the full report of `score`,
     /// now with pass and resolve.
     Test {
-        /// The run bundle: a directory, a .zip or a .jsonl file.
+        /// The run bundle: a directory, a .zip, a .jsonl or a .jsonl.gz file.
         run: PathBuf,
         /// The dataset directory (holding dataset.json).
         #[arg(long)]
@@ -345,7 +345,7 @@ pub(crate) fn read_dataset(
 pub(crate) fn read_bundle(
     path: &Path,
 ) -> anyhow::Result<wheelwright_core::reporeuse::bundle::RepoReuseBundle> {
-    crate::bundle::read_path(path)
+    crate::bundle::read_path(path, wheelwright_core::bundle::COMMAND_LINE_LIMITS)
         .with_context(|| format!("{} is not a usable run bundle", path.display()))
 }
 

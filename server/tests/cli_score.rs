@@ -108,7 +108,7 @@ fn a_file_that_is_no_bundle_fails_and_says_what_a_bundle_is() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("expected.json"), "{stderr}");
     assert!(
-        stderr.contains("give a directory, a .zip or a .jsonl file"),
+        stderr.contains("give a directory, a .zip, a .jsonl or a .jsonl.gz file"),
         "{stderr}"
     );
 }
@@ -137,6 +137,95 @@ fn a_bundle_for_another_chain_is_refused_with_the_chains_the_dataset_has() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
         stderr.contains("unknown/turn-1: the dataset has no chain \"unknown\"; its chains are slugs, tokens, absent"),
+        "{stderr}"
+    );
+}
+
+/// The fixture run as JSON Lines, each turn's line with `extra` more files.
+fn run_as_jsonl(extra: &[(&str, &str)]) -> String {
+    let mut bundle = wheelwright_server::bundle::read_path(
+        &fixtures().join("run"),
+        wheelwright_core::bundle::LIMITS,
+    )
+    .expect("the fixture run reads");
+    for prediction in bundle.predictions.values_mut() {
+        for (path, text) in extra {
+            prediction
+                .files
+                .insert((*path).to_owned(), (*text).to_owned());
+        }
+    }
+    bundle.to_jsonl()
+}
+
+fn gzip(text: &[u8]) -> Vec<u8> {
+    use std::io::Write;
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    encoder.write_all(text).unwrap();
+    encoder.finish().unwrap()
+}
+
+/// `wheelwright score --json` of the bundle at `run`, its version placeholdered.
+fn report_of(run: &Path) -> serde_json::Value {
+    let out = wheelwright(&[
+        "score",
+        &run.to_string_lossy(),
+        "--dataset",
+        &fixture("dataset"),
+        "--json",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}: {}",
+        run.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    report["scorer_version"] = "<scorer_version>".into();
+    report
+}
+
+#[test]
+fn json_lines_and_gzip_json_lines_score_as_the_directory_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let jsonl = run_as_jsonl(&[]);
+    std::fs::write(dir.path().join("run.jsonl"), &jsonl).unwrap();
+    std::fs::write(dir.path().join("run.jsonl.gz"), gzip(jsonl.as_bytes())).unwrap();
+    let expected = report_of(&fixtures().join("run"));
+    for name in ["run.jsonl", "run.jsonl.gz"] {
+        assert_eq!(report_of(&dir.path().join(name)), expected, "{name}");
+    }
+}
+
+#[test]
+fn the_command_line_reads_bundles_past_the_upload_limits_and_stops_a_gzip_bomb() {
+    let dir = tempfile::tempdir().unwrap();
+    // Each turn also leaves a 12 MiB log: the .jsonl is over the 16 MiB a whole JSON Lines
+    // file could hold before lines were read one at a time.
+    let log = "x".repeat(12 * 1024 * 1024);
+    let large = run_as_jsonl(&[("logs/agent.log", &log)]);
+    assert!(large.len() > 24 * 1024 * 1024, "{} bytes", large.len());
+    let path = dir.path().join("large.jsonl.gz");
+    std::fs::write(&path, gzip(large.as_bytes())).unwrap();
+    // The extra files are not Python: the scores are the fixture's.
+    assert_eq!(report_of(&path), report_of(&fixtures().join("run")));
+
+    // A line without end inflating past the command line's 64 MiB per line.
+    let meta_line = large.lines().next().unwrap();
+    let mut endless = format!("{meta_line}\n").into_bytes();
+    endless.extend(std::iter::repeat_n(b' ', 65 * 1024 * 1024));
+    let bomb = dir.path().join("bomb.jsonl.gz");
+    std::fs::write(&bomb, gzip(&endless)).unwrap();
+    let out = wheelwright(&[
+        "score",
+        &bomb.to_string_lossy(),
+        "--dataset",
+        &fixture("dataset"),
+    ]);
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("line 2 is longer than 67108864 bytes once decompressed"),
         "{stderr}"
     );
 }

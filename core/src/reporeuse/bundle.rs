@@ -154,7 +154,15 @@ impl RunBundle<TurnId> {
 
     /// Reads a bundle from JSON Lines text (see [`crate::bundle`]).
     pub fn from_jsonl(text: &str) -> Result<Self, BundleError> {
-        let (bundle, line_of) = Self::read_jsonl(text)?;
+        Self::from_jsonl_lines(text.lines().enumerate().map(|(i, line)| Ok((i + 1, line))))
+    }
+
+    /// Reads a bundle from JSON Lines given line by line with their 1-based numbers, so a
+    /// host can stream a large file or a decompressor without holding its text.
+    pub fn from_jsonl_lines<S: AsRef<str>>(
+        lines: impl IntoIterator<Item = Result<(usize, S), BundleError>>,
+    ) -> Result<Self, BundleError> {
+        let (bundle, line_of) = Self::read_jsonl(lines)?;
         bundle.check_paths(|id, path| {
             let line = line_of.get(id).copied().unwrap_or(0);
             format!("line {line} ({id}, file {path:?})")
