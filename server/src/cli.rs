@@ -364,7 +364,7 @@ fn score(run: &Path, dataset: &Path, json: bool) -> anyhow::Result<()> {
     let bundle = read_bundle(run)?;
     let (dataset, files) = read_dataset(dataset)?;
     check_bundle(run, &bundle, &dataset)?;
-    let run = bundle.to_run(&dataset);
+    let run = bundle.into_run(&dataset);
     let dataset = dataset.to_score_dataset(files);
     let total = dataset.turn_count();
     let bar = if total >= PROGRESS_MIN_TURNS && std::io::stderr().is_terminal() {
