@@ -93,8 +93,9 @@ pub fn jsonl_lines<R: BufRead>(
         }
         number += 1;
         let mut line = Vec::new();
+        // A line at the limit may still end in `\r\n`; two bytes more tell it from a longer one.
         let read = (&mut reader)
-            .take(limits.file_bytes.saturating_add(1))
+            .take(limits.file_bytes.saturating_add(2))
             .read_until(b'\n', &mut line);
         let result = match read {
             Ok(0) => {
@@ -121,7 +122,13 @@ fn one_line(
     source: &str,
     budget: &mut Budget,
 ) -> Result<String, BundleError> {
-    let at = format!("line {number}");
+    if line.last() == Some(&b'\n') {
+        line.pop();
+        if line.last() == Some(&b'\r') {
+            line.pop();
+        }
+    }
+    // Past the limit once its line end is removed: the line never ended in time.
     let limit = budget.limits().file_bytes;
     if line.len() as u64 > limit {
         return Err(BundleError::LineTooLong {
@@ -129,13 +136,8 @@ fn one_line(
             limit,
         });
     }
+    let at = format!("line {number}");
     budget.take(&at, line.len() as u64)?;
-    if line.last() == Some(&b'\n') {
-        line.pop();
-        if line.last() == Some(&b'\r') {
-            line.pop();
-        }
-    }
     String::from_utf8(line).map_err(|_| BundleError::entry(format!("{source}, {at}"), NOT_UTF8))
 }
 
@@ -386,4 +388,81 @@ pub fn read_directory(
     }
     entries.sort();
     Ok(entries)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The lines `jsonl_lines` gives for `text` with at most `file_bytes` a line, `total`
+    /// bytes in all and 10 lines; an error as its message.
+    fn lines(text: &[u8], file_bytes: u64, total: u64) -> Result<Vec<String>, String> {
+        let limits = BundleLimits {
+            entries: 10,
+            file_bytes,
+            total_bytes: total,
+        };
+        jsonl_lines(text, "run.jsonl", limits)
+            .map(|line| line.map(|(_, text)| text))
+            .collect::<Result<_, _>>()
+            .map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn lines_stop_at_their_limits_and_not_a_byte_before() {
+        let ok = |lines: &[&str]| Ok(lines.iter().map(|l| (*l).to_owned()).collect());
+        let err = |words: &str| Err(words.to_owned());
+        let cases: Vec<(&str, &[u8], u64, u64, Result<Vec<String>, String>)> = vec![
+            ("at the limit", b"abcd\nef\n", 4, 100, ok(&["abcd", "ef"])),
+            (
+                "CRLF, no final newline",
+                b"abcd\r\nef",
+                4,
+                100,
+                ok(&["abcd", "ef"]),
+            ),
+            (
+                "one byte over",
+                b"abcde\n",
+                4,
+                100,
+                err("line 1 is longer than 4 bytes"),
+            ),
+            (
+                "a later line without end",
+                b"ab\nabcdefgh",
+                4,
+                100,
+                err("line 2 is longer than 4 bytes"),
+            ),
+            (
+                "over the total",
+                b"abc\nabc\n",
+                4,
+                5,
+                err("more than 5 bytes"),
+            ),
+            (
+                "too many lines",
+                b"a\na\na\na\na\na\na\na\na\na\na\n",
+                4,
+                100,
+                err("more than 10 entries"),
+            ),
+            (
+                "not UTF-8",
+                b"a\n\xff\n",
+                4,
+                100,
+                err("run.jsonl, line 2: is not UTF-8 text"),
+            ),
+        ];
+        for (name, text, file_bytes, total, want) in cases {
+            let got = lines(text, file_bytes, total);
+            match (&got, &want) {
+                (Err(got), Err(words)) => assert!(got.contains(words.as_str()), "{name}: {got}"),
+                _ => assert_eq!(got, want, "{name}"),
+            }
+        }
+    }
 }
