@@ -394,6 +394,16 @@ pub fn read_directory(
 mod tests {
     use super::*;
 
+    /// A case: its name, the text, the line and total limits, and the lines or the words of
+    /// the error.
+    type Case = (
+        &'static str,
+        &'static [u8],
+        u64,
+        u64,
+        Result<Vec<String>, String>,
+    );
+
     /// The lines `jsonl_lines` gives for `text` with at most `file_bytes` a line, `total`
     /// bytes in all and 10 lines; an error as its message.
     fn lines(text: &[u8], file_bytes: u64, total: u64) -> Result<Vec<String>, String> {
@@ -412,7 +422,7 @@ mod tests {
     fn lines_stop_at_their_limits_and_not_a_byte_before() {
         let ok = |lines: &[&str]| Ok(lines.iter().map(|l| (*l).to_owned()).collect());
         let err = |words: &str| Err(words.to_owned());
-        let cases: Vec<(&str, &[u8], u64, u64, Result<Vec<String>, String>)> = vec![
+        let cases: Vec<Case> = vec![
             ("at the limit", b"abcd\nef\n", 4, 100, ok(&["abcd", "ef"])),
             (
                 "CRLF, no final newline",
