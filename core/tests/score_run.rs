@@ -10,7 +10,7 @@ use wheelwright_core::metric::{Score, Undefined};
 use wheelwright_core::python::index::{IndexOptions, RepoIndex};
 use wheelwright_core::reporeuse::metrics::turn::{SubmissionStatus, TurnInput, score_turn};
 use wheelwright_core::reporeuse::scoring::{
-    ChainRun, ChainSpec, Dataset, InconsistentDataset, Progress, Repository, Run, RunReport,
+    ChainRun, ChainSpec, Dataset, InconsistentDataset, Phase, Progress, Repository, Run, RunReport,
     TurnRun, TurnSpec, score_run,
 };
 use wheelwright_core::workspace::Workspace;
@@ -336,8 +336,18 @@ fn progress_counts_every_turn_once() {
     ]);
     let mut seen = Vec::new();
     score_run(&d, &Run::default(), &mut |p: Progress| seen.push(p)).unwrap();
-    let done: Vec<usize> = seen.iter().map(|p| p.turns_done).collect();
-    assert_eq!(done, vec![1, 2, 3]);
+    let done: Vec<(Phase, usize)> = seen.iter().map(|p| (p.phase, p.turns_done)).collect();
+    // Indexed, every turn once, then aggregation.
+    assert_eq!(
+        done,
+        vec![
+            (Phase::Scoring, 0),
+            (Phase::Scoring, 1),
+            (Phase::Scoring, 2),
+            (Phase::Scoring, 3),
+            (Phase::Aggregating, 3),
+        ]
+    );
     assert!(seen.iter().all(|p| p.turns_total == 3));
 }
 
@@ -520,7 +530,9 @@ fn report_on_threads(dataset: &Dataset, run: &Run, threads: usize) -> (String, V
     let report = pool.install(|| {
         score_run(dataset, run, &mut |p: Progress| {
             assert_eq!(p.turns_total, dataset.turn_count());
-            seen.push(p.turns_done);
+            if p.phase == Phase::Scoring {
+                seen.push(p.turns_done);
+            }
         })
         .expect("a valid dataset")
     });
@@ -536,8 +548,8 @@ fn chains_scored_in_parallel_give_the_sequential_report_byte_for_byte() {
     let (one, one_progress) = report_on_threads(&dataset, &run, 1);
     let (two, two_progress) = report_on_threads(&dataset, &run, 2);
     assert_eq!(one, two, "1 thread and 2 threads must give the same report");
-    // Every turn reported once, counting up, on both.
-    let expected: Vec<usize> = (1..=dataset.turn_count()).collect();
+    // Indexed, then every turn reported once, counting up, on both.
+    let expected: Vec<usize> = (0..=dataset.turn_count()).collect();
     assert_eq!(one_progress, expected);
     assert_eq!(two_progress, expected);
     // The report exercises what parallelism could reorder: rows of every chain in

@@ -144,13 +144,28 @@ pub struct TurnRun {
     pub tests: Option<TestResults>,
 }
 
-/// How far scoring has got, reported after every turn. Chains are scored in parallel, but
-/// the reports come one at a time with `turns_done` counting up by one (turns of whichever
-/// chains finished them).
+/// How far scoring has got: reported once when the repositories are indexed (`Scoring`,
+/// no turn done), after every turn, and once when aggregation starts (`Aggregating`).
+/// Chains are scored in parallel, but the reports come one at a time with `turns_done`
+/// counting up by one (turns of whichever chains finished them).
+///
+/// Core has no clock: a host that wants the time of each phase (`wheelwright score
+/// --timings`) timestamps the reports where the phase changes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Progress {
+    pub phase: Phase,
     pub turns_done: usize,
     pub turns_total: usize,
+}
+
+/// What the scorer is doing when it reports [`Progress`]. Indexing the repositories comes
+/// first and ends with the first report.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Phase {
+    /// Scoring turns (the repositories are indexed).
+    Scoring,
+    /// Every turn is scored; the run is being aggregated.
+    Aggregating,
 }
 
 /// The dataset contradicts itself; nothing was scored.
@@ -327,18 +342,24 @@ pub fn score_run_with(
         .iter()
         .filter_map(|chain| Some((chain, bases.get(chain.repository.as_str())?)))
         .collect();
+    progress(Progress {
+        phase: Phase::Scoring,
+        turns_done: 0,
+        turns_total,
+    });
     // One lock around the count and the call: reports come one at a time, counting up.
-    let reporter = Mutex::new((0usize, progress));
+    let reporter = Mutex::new((0usize, &mut *progress));
     let turn_done = || {
         let mut guard = reporter.lock().unwrap_or_else(PoisonError::into_inner);
         let (done, report) = &mut *guard;
         *done += 1;
         report(Progress {
+            phase: Phase::Scoring,
             turns_done: *done,
             turns_total,
         });
     };
-    let chains = map_chains(&work, |&(chain, base)| {
+    let chains = crate::parallel::try_map(&work, |&(chain, base)| {
         score_chain(
             dataset,
             chain,
@@ -348,6 +369,12 @@ pub fn score_run_with(
             cancel,
         )
     })?;
+    drop(reporter);
+    progress(Progress {
+        phase: Phase::Aggregating,
+        turns_done: turns_total,
+        turns_total,
+    });
     let mut rows = Vec::with_capacity(turns_total);
     let mut scored: Vec<Vec<TurnScore>> = Vec::with_capacity(chains.len());
     for chain in chains {
@@ -364,28 +391,6 @@ pub fn score_run_with(
         series: aggregate.series,
         diagnostics,
     })
-}
-
-/// `score` of every item, in the items' order; the first cancellation stops the rest.
-/// Natively the items are scored in parallel on rayon's pool (the current one: a test can
-/// `install` a pool of its own size).
-#[cfg(not(target_arch = "wasm32"))]
-fn map_chains<'a, I: Sync, T: Send>(
-    items: &'a [I],
-    score: impl Fn(&'a I) -> Result<T, Cancelled> + Sync + Send,
-) -> Result<Vec<T>, Cancelled> {
-    use rayon::prelude::*;
-    // One chain per task: chains cost milliseconds each, far more than a task does.
-    items.par_iter().with_max_len(1).map(score).collect()
-}
-
-/// `score` of every item, in order (wasm32 has one thread).
-#[cfg(target_arch = "wasm32")]
-fn map_chains<'a, I, T>(
-    items: &'a [I],
-    score: impl Fn(&'a I) -> Result<T, Cancelled>,
-) -> Result<Vec<T>, Cancelled> {
-    items.iter().map(score).collect()
 }
 
 fn base_of(repository: &Repository, cancel: &Cancel) -> Result<Base, Cancelled> {
