@@ -369,7 +369,6 @@ pub fn score_run_with(
             cancel,
         )
     })?;
-    drop(reporter);
     progress(Progress {
         phase: Phase::Aggregating,
         turns_done: turns_total,
