@@ -52,6 +52,84 @@ fn json_output_matches_the_expected_report() {
     assert!(stderr.trim().is_empty(), "{stderr}");
 }
 
+/// The `timings` object of a `--json --timings` report: every phase in seconds, none
+/// negative, adding up to at most the total.
+fn check_timings(timings: &serde_json::Value) {
+    let phases = ["read", "index", "score", "aggregate"];
+    let keys: Vec<&str> = timings
+        .as_object()
+        .expect("timings is an object")
+        .keys()
+        .map(String::as_str)
+        .collect();
+    let mut expected: Vec<&str> = phases.iter().copied().chain(["total"]).collect();
+    expected.sort_unstable();
+    let mut sorted = keys.clone();
+    sorted.sort_unstable();
+    assert_eq!(sorted, expected, "{timings}");
+    let seconds = |k: &str| {
+        timings[k]
+            .as_f64()
+            .unwrap_or_else(|| panic!("{k}: {timings}"))
+    };
+    let sum: f64 = phases.iter().map(|k| seconds(k)).sum();
+    assert!(phases.iter().all(|k| seconds(k) >= 0.0), "{timings}");
+    assert!(sum <= seconds("total") + 1e-6, "{timings}");
+    assert!(seconds("total") > 0.0, "{timings}");
+}
+
+#[test]
+fn timings_go_to_standard_error_and_into_the_json_report() {
+    let out = wheelwright(&[
+        "score",
+        &fixture("run"),
+        "--dataset",
+        &fixture("dataset"),
+        "--json",
+        "--timings",
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let mut got: serde_json::Value =
+        serde_json::from_slice(&out.stdout).expect("the output is JSON");
+    let timings = got
+        .as_object_mut()
+        .and_then(|o| o.remove("timings"))
+        .expect("a timings object beside the report");
+    check_timings(&timings);
+    // Apart from the timings, the report is the one without --timings.
+    *got.get_mut("scorer_version").expect("a scorer version") =
+        serde_json::Value::from("<scorer_version>");
+    let expected: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(fixtures().join("expected.json")).expect("expected.json"),
+    )
+    .unwrap();
+    assert_eq!(got, expected);
+    let line = stderr.trim();
+    assert!(
+        line.starts_with("timings: read ")
+            && ["index", "score", "aggregate", "total"]
+                .iter()
+                .all(|phase| line.contains(&format!(", {phase} "))),
+        "{stderr}"
+    );
+    // Tables keep standard output; the timings are only on standard error.
+    let out = wheelwright(&[
+        "score",
+        &fixture("run"),
+        "--dataset",
+        &fixture("dataset"),
+        "--timings",
+    ]);
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("Per turn") && !text.contains("timings"),
+        "{text}"
+    );
+    assert!(String::from_utf8_lossy(&out.stderr).starts_with("timings: read "));
+}
+
 #[test]
 fn tables_show_turns_overall_and_diagnostics() {
     let out = wheelwright(&["score", &fixture("run"), "--dataset", &fixture("dataset")]);

@@ -260,8 +260,19 @@ impl RepoIndex {
             options: options.clone(),
             ..RepoIndex::default()
         };
-        for (path, text) in workspace.files() {
-            index.insert_with(path, text, cancel)?;
+        // Files are analysed independently (in parallel natively), then inserted in path
+        // order, as one insert after the other would.
+        let files: Vec<(&str, &str)> = workspace.files().collect();
+        let analysed = crate::parallel::try_map(&files, |&(path, text)| {
+            let path = crate::workspace::normalise_path(path);
+            let Some((name, package)) = module_name(&path, &index.options) else {
+                return Ok(None);
+            };
+            let analysis = scope::analyse_with(text, &name, package, cancel)?;
+            Ok(Some((path, name, analysis)))
+        })?;
+        for (path, name, analysis) in analysed.into_iter().flatten() {
+            index.insert_analysed(&path, name, analysis);
         }
         Ok(index)
     }
