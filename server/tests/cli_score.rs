@@ -27,26 +27,29 @@ fn fixture(name: &str) -> String {
     fixtures().join(name).to_string_lossy().into_owned()
 }
 
-#[test]
-fn json_output_matches_the_expected_report() {
-    let out = wheelwright(&[
-        "score",
-        &fixture("run"),
-        "--dataset",
-        &fixture("dataset"),
-        "--json",
-    ]);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{stderr}");
-    let mut got: serde_json::Value =
+/// `wheelwright score <run> --dataset <the fixture dataset> --json <flags>`: the report, its
+/// scorer version replaced by a placeholder (the version changes with every release; the key
+/// must be there), and standard error.
+fn score_json(run: &str, flags: &[&str]) -> (serde_json::Value, String) {
+    let dataset = fixture("dataset");
+    let mut args = vec!["score", run, "--dataset", &dataset, "--json"];
+    args.extend(flags);
+    let out = wheelwright(&args);
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "{run}: {stderr}");
+    let mut report: serde_json::Value =
         serde_json::from_slice(&out.stdout).expect("the output is JSON");
-    // The scorer version changes with every release: the file holds a placeholder (the key
-    // must be there); everything else must match exactly.
-    let version = got
+    let version = report
         .get_mut("scorer_version")
         .expect("the report names its scorer version");
     assert!(version.is_string(), "{version}");
     *version = serde_json::Value::from("<scorer_version>");
+    (report, stderr)
+}
+
+#[test]
+fn json_output_matches_the_expected_report() {
+    let (got, stderr) = score_json(&fixture("run"), &[]);
     expect_json(&fixtures().join("expected.json"), &got);
     // No progress bar or other noise on a small input that is not on a terminal.
     assert!(stderr.trim().is_empty(), "{stderr}");
@@ -80,26 +83,13 @@ fn check_timings(timings: &serde_json::Value) {
 
 #[test]
 fn timings_go_to_standard_error_and_into_the_json_report() {
-    let out = wheelwright(&[
-        "score",
-        &fixture("run"),
-        "--dataset",
-        &fixture("dataset"),
-        "--json",
-        "--timings",
-    ]);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{stderr}");
-    let mut got: serde_json::Value =
-        serde_json::from_slice(&out.stdout).expect("the output is JSON");
+    let (mut got, stderr) = score_json(&fixture("run"), &["--timings"]);
     let timings = got
         .as_object_mut()
         .and_then(|o| o.remove("timings"))
         .expect("a timings object beside the report");
     check_timings(&timings);
     // Apart from the timings, the report is the one without --timings.
-    *got.get_mut("scorer_version").expect("a scorer version") =
-        serde_json::Value::from("<scorer_version>");
     let expected: serde_json::Value = serde_json::from_str(
         &std::fs::read_to_string(fixtures().join("expected.json")).expect("expected.json"),
     )
@@ -243,24 +233,9 @@ fn gzip(text: &[u8]) -> Vec<u8> {
     encoder.finish().unwrap()
 }
 
-/// `wheelwright score --json` of the bundle at `run`, its version placeholdered.
+/// The report of the bundle at `run`.
 fn report_of(run: &Path) -> serde_json::Value {
-    let out = wheelwright(&[
-        "score",
-        &run.to_string_lossy(),
-        "--dataset",
-        &fixture("dataset"),
-        "--json",
-    ]);
-    assert!(
-        out.status.success(),
-        "{}: {}",
-        run.display(),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let mut report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    report["scorer_version"] = "<scorer_version>".into();
-    report
+    score_json(&run.to_string_lossy(), &[]).0
 }
 
 #[test]
