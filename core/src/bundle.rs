@@ -42,12 +42,23 @@ pub struct BundleLimits {
     pub total_bytes: u64,
 }
 
-/// The limits the server and the command line apply: enough for thousands of turns with
-/// their trajectories, small enough that a bundle fits comfortably in memory.
+/// The limits of an upload to the server: a run of a few hundred turns with their
+/// trajectories (the paper's runs are 375 turns, about 50 MB of JSON Lines), small enough
+/// that a few uploads at once fit comfortably in memory. Each file counts, and in JSON Lines
+/// each instance's line.
 pub const LIMITS: BundleLimits = BundleLimits {
     entries: 20_000,
     file_bytes: 16 * 1024 * 1024,
     total_bytes: 256 * 1024 * 1024,
+};
+
+/// The limits of the command line, which reads its user's own bundles: a whole paper's
+/// 3,000 turns with trajectories (about 400 MB) and twice that, still bounded so that a zip
+/// bomb stops at 1 GiB.
+pub const COMMAND_LINE_LIMITS: BundleLimits = BundleLimits {
+    entries: 200_000,
+    file_bytes: 64 * 1024 * 1024,
+    total_bytes: 1024 * 1024 * 1024,
 };
 
 /// The dataset a run was made on.
@@ -134,6 +145,10 @@ pub enum BundleError {
         "the bundle holds more than {limit} bytes once decompressed; split the run or drop what the scorer does not read"
     )]
     TooLarge { limit: u64 },
+    #[error(
+        "line {line} is longer than {limit} bytes once decompressed; one instance's line (its files and trajectory) may hold at most {limit} bytes"
+    )]
+    LineTooLong { line: usize, limit: u64 },
     #[error("the bundle has no turns: add chains/<chain>/turn-<t>/ directories or instance lines")]
     Empty,
 }
@@ -200,8 +215,9 @@ struct Instance {
     instance_id: String,
     #[serde(default, deserialize_with = "unique_files")]
     files: BTreeMap<String, String>,
+    /// Kept as the text it was sent as: the scorer parses it, once.
     #[serde(default)]
-    trajectory: Option<serde_json::Value>,
+    trajectory: Option<Box<serde_json::value::RawValue>>,
 }
 
 /// A `files` object that names each path once: JSON allows a key twice, and a map would
@@ -303,13 +319,19 @@ pub(crate) fn text(entry: &str, bytes: Vec<u8>) -> Result<String, BundleError> {
 impl<Id: InstanceId> RunBundle<Id> {
     /// Reads a bundle from JSON Lines text (see the module documentation), with the line
     /// each instance was given on; the benchmark checks its instances against each other.
-    pub(crate) fn read_jsonl(text: &str) -> Result<(Self, BTreeMap<Id, usize>), BundleError> {
-        let mut lines = text
-            .lines()
-            .enumerate()
-            .filter(|(_, line)| !line.trim().is_empty());
-        let (_, first) = lines.next().ok_or(BundleError::NoMetadata)?;
-        let metadata = serde_json::from_str::<MetadataLine>(first)
+    ///
+    /// `lines` are the text's lines with their 1-based numbers, as the host reads them (from
+    /// memory, a file or a decompressor); each is parsed and dropped in turn, so the text is
+    /// never held whole. A line the host could not read is its error.
+    pub(crate) fn read_jsonl<S: AsRef<str>>(
+        lines: impl IntoIterator<Item = Result<(usize, S), BundleError>>,
+    ) -> Result<(Self, BTreeMap<Id, usize>), BundleError> {
+        let mut lines = lines.into_iter().filter(|line| {
+            line.as_ref()
+                .map_or(true, |(_, text)| !text.as_ref().trim().is_empty())
+        });
+        let (_, first) = lines.next().ok_or(BundleError::NoMetadata)??;
+        let metadata = serde_json::from_str::<MetadataLine>(first.as_ref())
             .map_err(|e| {
                 BundleError::entry(
                     "line 1",
@@ -319,9 +341,10 @@ impl<Id: InstanceId> RunBundle<Id> {
             .metadata;
         let mut predictions = BTreeMap::new();
         let mut line_of = BTreeMap::new();
-        for (i, line) in lines {
-            let where_ = format!("line {}", i + 1);
-            let instance: Instance = serde_json::from_str(line).map_err(|e| {
+        for line in lines {
+            let (number, line) = line?;
+            let where_ = format!("line {number}");
+            let instance: Instance = serde_json::from_str(line.as_ref()).map_err(|e| {
                 BundleError::entry(
                     &where_,
                     format!(
@@ -338,10 +361,15 @@ impl<Id: InstanceId> RunBundle<Id> {
             for path in instance.files.keys() {
                 check_file_path(&where_, path)?;
             }
+            // A string holds the trajectory's text; any other value is the text itself.
             let trajectory = match instance.trajectory {
-                None | Some(serde_json::Value::Null) => None,
-                Some(serde_json::Value::String(text)) => Some(text),
-                Some(value) => Some(value.to_string()),
+                None => None,
+                Some(raw) if raw.get().starts_with('"') => {
+                    Some(serde_json::from_str::<String>(raw.get()).map_err(|e| {
+                        BundleError::entry(&where_, format!("\"trajectory\" is not a string: {e}"))
+                    })?)
+                }
+                Some(raw) => Some(String::from(Box::<str>::from(raw))),
             };
             let prediction = Prediction {
                 files: instance.files,
@@ -357,7 +385,7 @@ impl<Id: InstanceId> RunBundle<Id> {
                     ),
                 ));
             }
-            line_of.insert(key, i + 1);
+            line_of.insert(key, number);
         }
         let bundle = Self {
             metadata,

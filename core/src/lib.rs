@@ -12,6 +12,7 @@ pub mod hidden_tests;
 pub mod leaderboard;
 pub mod metric;
 pub mod outline;
+mod parallel;
 pub mod published;
 pub mod python;
 pub mod recube;

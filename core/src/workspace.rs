@@ -1,6 +1,7 @@
 //! The files an analysis sees (a repository snapshot) and the lines an agent was shown.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
@@ -17,9 +18,13 @@ pub fn is_relative_down(path: &str) -> bool {
 
 /// A set of Python (and other) files keyed by normalised relative path (`pkg/mod.py`, no
 /// leading `./` or `/`). W_t in the spec: the repository plus the agent's own files.
+///
+/// Cloning is cheap: the texts are shared (reference-counted) between clones, so every
+/// chain of a run starts from its own clone of W0 (scored in parallel, each adding only its
+/// own files) without copying the repository.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Workspace {
-    files: BTreeMap<String, String>,
+    files: BTreeMap<String, Arc<str>>,
 }
 
 impl Workspace {
@@ -29,16 +34,19 @@ impl Workspace {
 
     /// Adds or replaces a file. The path is normalised (see [`normalise_path`]).
     pub fn insert(&mut self, path: &str, text: impl Into<String>) {
-        self.files.insert(normalise_path(path), text.into());
+        self.files
+            .insert(normalise_path(path), Arc::from(text.into()));
     }
 
     /// Removes a file (the path is normalised), returning its text.
     pub fn remove(&mut self, path: &str) -> Option<String> {
-        self.files.remove(&normalise_path(path))
+        self.files
+            .remove(&normalise_path(path))
+            .map(|text| text.to_string())
     }
 
     pub fn text(&self, path: &str) -> Option<&str> {
-        self.files.get(path).map(String::as_str)
+        self.files.get(path).map(|text| &**text)
     }
 
     /// Number of lines of a file, counted as editors do (a final newline ends the last line).
@@ -64,7 +72,7 @@ impl Workspace {
 
     /// Files in path order.
     pub fn files(&self) -> impl Iterator<Item = (&str, &str)> {
-        self.files.iter().map(|(p, t)| (p.as_str(), t.as_str()))
+        self.files.iter().map(|(p, t)| (p.as_str(), &**t))
     }
 
     pub fn len(&self) -> usize {

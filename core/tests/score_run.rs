@@ -1,5 +1,7 @@
 //! `score_run`: W_{t-1} per chain and turn, trajectories against it, diagnostics, aggregation.
 
+mod common;
+
 use std::collections::BTreeMap;
 
 use serde_json::json;
@@ -8,7 +10,7 @@ use wheelwright_core::metric::{Score, Undefined};
 use wheelwright_core::python::index::{IndexOptions, RepoIndex};
 use wheelwright_core::reporeuse::metrics::turn::{SubmissionStatus, TurnInput, score_turn};
 use wheelwright_core::reporeuse::scoring::{
-    ChainRun, ChainSpec, Dataset, InconsistentDataset, Progress, Repository, Run, RunReport,
+    ChainRun, ChainSpec, Dataset, InconsistentDataset, Phase, Progress, Repository, Run, RunReport,
     TurnRun, TurnSpec, score_run,
 };
 use wheelwright_core::workspace::Workspace;
@@ -334,8 +336,18 @@ fn progress_counts_every_turn_once() {
     ]);
     let mut seen = Vec::new();
     score_run(&d, &Run::default(), &mut |p: Progress| seen.push(p)).unwrap();
-    let done: Vec<usize> = seen.iter().map(|p| p.turns_done).collect();
-    assert_eq!(done, vec![1, 2, 3]);
+    let done: Vec<(Phase, usize)> = seen.iter().map(|p| (p.phase, p.turns_done)).collect();
+    // Indexed, every turn once, then aggregation.
+    assert_eq!(
+        done,
+        vec![
+            (Phase::Scoring, 0),
+            (Phase::Scoring, 1),
+            (Phase::Scoring, 2),
+            (Phase::Scoring, 3),
+            (Phase::Aggregating, 3),
+        ]
+    );
     assert!(seen.iter().all(|p| p.turns_total == 3));
 }
 
@@ -403,4 +415,182 @@ fn other_files_of_a_turn_are_part_of_later_workspaces() {
         )]),
     );
     assert_eq!(value(alone.turns[1].scores.reuse_repo), Some(0.0));
+}
+
+/// A multi-chain run on real inputs: the standard library's `json` and `email` packages as
+/// the repository, real modules of it (copied under new names, so they re-implement their
+/// originals) as submissions, the vendored real trajectories, and every kind of run
+/// diagnostic (a chain the dataset lacks, a chain the run lacks, a short chain, a trajectory
+/// that cannot be read).
+fn real_run() -> (Dataset, Run) {
+    let root = common::real::stdlib();
+    let mut files = BTreeMap::new();
+    for package in ["json", "email"] {
+        for entry in std::fs::read_dir(root.join(package)).expect("the standard library") {
+            let path = entry.expect("directory entry").path();
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            if name.ends_with(".py") {
+                let text = std::fs::read_to_string(&path).expect("a readable module");
+                files.insert(format!("{package}/{name}"), text);
+            }
+        }
+    }
+    let mut w = Workspace::new();
+    for (path, text) in &files {
+        w.insert(path, text.as_str());
+    }
+    let index = RepoIndex::build(&w, &IndexOptions::default());
+    // (path, module, its first top-level functions) of every module with some.
+    let modules: Vec<(&String, Vec<String>)> = files
+        .keys()
+        .filter_map(|path| {
+            let (module, _) = index.module_of_path(path)?;
+            let functions: Vec<String> = index
+                .definitions(&module)
+                .into_iter()
+                .map(|d| d.qualified_name)
+                .filter(|q| q.matches('.').count() == module.matches('.').count() + 1)
+                .take(3)
+                .collect();
+            (!functions.is_empty()).then_some((path, functions))
+        })
+        .collect();
+    let trajectories = common::real::vendored_all();
+    let mut chains = Vec::new();
+    let mut runs = BTreeMap::new();
+    let mut n = 0;
+    for c in 0..12 {
+        let id = format!("chain-{c:02}");
+        let mut turns = Vec::new();
+        let mut turn_runs = Vec::new();
+        let mut previous = Vec::new();
+        for t in 1..=3 {
+            let (source, functions) = &modules[(c * 5 + t * 3) % modules.len()];
+            let package = source.split('/').next().unwrap();
+            let module = format!("agent_{c}_{t}");
+            turns.push(TurnSpec {
+                path: format!("{package}/{module}.py"),
+                repo_targets: functions.clone(),
+                self_targets: previous.clone(),
+            });
+            previous = functions
+                .iter()
+                .map(|f| format!("{package}.{module}.{}", f.rsplit('.').next().unwrap()))
+                .collect();
+            let trajectory = if n == 7 {
+                json!("this is no trajectory")
+            } else {
+                json!(trajectories[n % trajectories.len()].1)
+            };
+            turn_runs.push(TurnRun {
+                submission: (n % 5 != 4).then(|| files[*source].clone()),
+                trajectory: Some(trajectory),
+                tests: Some(TestResults {
+                    passed: (n % 4) as u32,
+                    total: 3,
+                }),
+                ..TurnRun::default()
+            });
+            n += 1;
+        }
+        if c == 4 {
+            turn_runs.truncate(1);
+        }
+        chains.push(ChainSpec {
+            id: id.clone(),
+            repository: "stdlib".to_owned(),
+            turns,
+        });
+        if c != 9 {
+            runs.insert(id, ChainRun { turns: turn_runs });
+        }
+    }
+    runs.insert("not-in-the-dataset".to_owned(), ChainRun::default());
+    let dataset = Dataset {
+        repositories: BTreeMap::from([(
+            "stdlib".to_owned(),
+            Repository {
+                files,
+                source_roots: Vec::new(),
+            },
+        )]),
+        chains,
+        workdir: "/testbed".to_owned(),
+    };
+    (dataset, Run { chains: runs })
+}
+
+/// The JSON report of `run` scored on a pool of `threads` threads, and the progress seen.
+fn report_on_threads(dataset: &Dataset, run: &Run, threads: usize) -> (String, Vec<usize>) {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .expect("a thread pool");
+    let mut seen = Vec::new();
+    let report = pool.install(|| {
+        score_run(dataset, run, &mut |p: Progress| {
+            assert_eq!(p.turns_total, dataset.turn_count());
+            if p.phase == Phase::Scoring {
+                seen.push(p.turns_done);
+            }
+        })
+        .expect("a valid dataset")
+    });
+    (
+        serde_json::to_string(&report).expect("a report is JSON"),
+        seen,
+    )
+}
+
+#[test]
+fn chains_scored_in_parallel_give_the_sequential_report_byte_for_byte() {
+    let (dataset, run) = real_run();
+    let (one, one_progress) = report_on_threads(&dataset, &run, 1);
+    let (two, two_progress) = report_on_threads(&dataset, &run, 2);
+    assert_eq!(one, two, "1 thread and 2 threads must give the same report");
+    // Indexed, then every turn reported once, counting up, on both.
+    let expected: Vec<usize> = (0..=dataset.turn_count()).collect();
+    assert_eq!(one_progress, expected);
+    assert_eq!(two_progress, expected);
+    // The report exercises what parallelism could reorder: rows of every chain in
+    // dataset order, re-implementations, read trajectories and each diagnostic.
+    let report: serde_json::Value = serde_json::from_str(&one).unwrap();
+    let rows = report["turns"].as_array().unwrap();
+    let order: Vec<(&str, u64)> = rows
+        .iter()
+        .map(|r| (r["chain"].as_str().unwrap(), r["turn"].as_u64().unwrap()))
+        .collect();
+    let sorted: Vec<(String, u64)> = (0..12)
+        .flat_map(|c| (1..=3).map(move |t| (format!("chain-{c:02}"), t)))
+        .collect();
+    assert_eq!(
+        order,
+        sorted
+            .iter()
+            .map(|(c, t)| (c.as_str(), *t))
+            .collect::<Vec<_>>()
+    );
+    assert!(
+        rows.iter()
+            .any(|r| !r["reimplemented"].as_array().unwrap().is_empty())
+    );
+    assert!(
+        rows.iter()
+            .any(|r| r["trajectory"]["actions"].as_u64() > Some(0))
+    );
+    let diagnostics: Vec<(&str, Option<u64>)> = report["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| (d["chain"].as_str().unwrap(), d["turn"].as_u64()))
+        .collect();
+    assert_eq!(
+        diagnostics,
+        [
+            ("not-in-the-dataset", None),
+            ("chain-02", Some(2)),
+            ("chain-04", Some(2)),
+            ("chain-09", None),
+        ]
+    );
 }

@@ -15,7 +15,7 @@
 //! cannot exceed it either.
 
 use std::fs::File;
-use std::io::{Read, Seek};
+use std::io::{BufRead, Read, Seek};
 use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
@@ -31,7 +31,7 @@ pub enum ReadError {
         source: std::io::Error,
     },
     #[error(
-        "{0} is not a run bundle: give a directory, a .zip or a .jsonl file (see docs/formats.md, \"Run bundle\")"
+        "{0} is not a run bundle: give a directory, a .zip, a .jsonl or a .jsonl.gz file (see docs/formats.md, \"Run bundle\")"
     )]
     Kind(PathBuf),
     #[error(
@@ -42,8 +42,9 @@ pub enum ReadError {
     Bundle(#[from] BundleError),
 }
 
-/// Reads the bundle at `path`: a directory, a `.zip` or a `.jsonl` file.
-pub fn read_path(path: &Path) -> Result<RepoReuseBundle, ReadError> {
+/// Reads the bundle at `path` within `limits`: a directory, a `.zip`, or JSON Lines as
+/// `.jsonl` or gzip-compressed `.jsonl.gz`, read line by line.
+pub fn read_path(path: &Path, limits: BundleLimits) -> Result<RepoReuseBundle, ReadError> {
     let io = |source| ReadError::Io {
         path: path.to_owned(),
         source,
@@ -51,27 +52,93 @@ pub fn read_path(path: &Path) -> Result<RepoReuseBundle, ReadError> {
     // stat(2) never blocks, whatever the path names; the file itself is checked once open.
     let meta = std::fs::metadata(path).map_err(io)?;
     if meta.is_dir() {
-        return Ok(RepoReuseBundle::from_files(read_directory(path, LIMITS)?)?);
+        return Ok(RepoReuseBundle::from_files(read_directory(path, limits)?)?);
     }
     let name = path.to_string_lossy().to_ascii_lowercase();
+    let entry = path.to_string_lossy();
     if name.ends_with(".zip") {
         let (file, _) = open_regular(path, Follow::Yes)?;
-        return Ok(RepoReuseBundle::from_files(read_zip(file, LIMITS)?)?);
+        return Ok(RepoReuseBundle::from_files(read_zip(file, limits)?)?);
     }
     if name.ends_with(".jsonl") {
-        let (file, meta) = open_regular(path, Follow::Yes)?;
-        let entry = path.to_string_lossy();
-        Budget::new(LIMITS).take(&entry, meta.len())?;
-        let bytes = read_bounded(file, path, &entry, meta.len())?;
-        let text = String::from_utf8(bytes).map_err(|_| {
-            BundleError::entry(
-                entry.as_ref(),
-                "is not UTF-8 text; a .jsonl bundle is JSON Lines (see docs/formats.md)",
-            )
-        })?;
-        return Ok(RepoReuseBundle::from_jsonl(&text)?);
+        let (file, _) = open_regular(path, Follow::Yes)?;
+        let lines = jsonl_lines(std::io::BufReader::new(file), &entry, limits);
+        return Ok(RepoReuseBundle::from_jsonl_lines(lines)?);
+    }
+    if name.ends_with(".jsonl.gz") {
+        let (file, _) = open_regular(path, Follow::Yes)?;
+        let inflated = flate2::read::MultiGzDecoder::new(std::io::BufReader::new(file));
+        let lines = jsonl_lines(std::io::BufReader::new(inflated), &entry, limits);
+        return Ok(RepoReuseBundle::from_jsonl_lines(lines)?);
     }
     Err(ReadError::Kind(path.to_owned()))
+}
+
+/// The lines of JSON Lines text read from `reader` (a file, a decompressor, memory), with
+/// their 1-based numbers, one at a time and within `limits`: each line is an entry of at
+/// most `limits.file_bytes`, and all of them together at most `limits.total_bytes`, so a
+/// gzip bomb or a line without end stops at the limit. `source` names the text in messages.
+pub fn jsonl_lines<R: BufRead>(
+    mut reader: R,
+    source: &str,
+    limits: BundleLimits,
+) -> impl Iterator<Item = Result<(usize, String), BundleError>> {
+    let source = source.to_owned();
+    let mut budget = Budget::new(limits);
+    let mut number = 0;
+    let mut done = false;
+    std::iter::from_fn(move || {
+        if done {
+            return None;
+        }
+        number += 1;
+        let mut line = Vec::new();
+        // A line at the limit may still end in `\r\n`; two bytes more tell it from a longer one.
+        let read = (&mut reader)
+            .take(limits.file_bytes.saturating_add(2))
+            .read_until(b'\n', &mut line);
+        let result = match read {
+            Ok(0) => {
+                done = true;
+                return None;
+            }
+            Ok(_) => one_line(line, number, &source, &mut budget),
+            Err(e) => Err(BundleError::entry(
+                &source,
+                format!("cannot be read or decompressed at line {number}: {e}"),
+            )),
+        };
+        done = result.is_err();
+        Some(result.map(|text| (number, text)))
+    })
+}
+
+const NOT_UTF8: &str = "is not UTF-8 text; a .jsonl bundle is JSON Lines (see docs/formats.md)";
+
+/// One line of JSON Lines as text, its newline removed, counted against `budget`.
+fn one_line(
+    mut line: Vec<u8>,
+    number: usize,
+    source: &str,
+    budget: &mut Budget,
+) -> Result<String, BundleError> {
+    if line.last() == Some(&b'\n') {
+        line.pop();
+        if line.last() == Some(&b'\r') {
+            line.pop();
+        }
+    }
+    // Past the limit once its line end is removed: the line never ended in time.
+    let limit = budget.limits().file_bytes;
+    if line.len() as u64 > limit {
+        return Err(BundleError::LineTooLong {
+            line: number,
+            limit,
+        });
+    }
+    let at = format!("line {number}");
+    budget.take(&at, line.len() as u64)?;
+    String::from_utf8(line).map_err(|_| BundleError::entry(format!("{source}, {at}"), NOT_UTF8))
 }
 
 /// Reads the regular file at `path` (following a symbolic link to one), at most `limit`
@@ -158,20 +225,26 @@ fn read_bounded(file: File, path: &Path, entry: &str, size: u64) -> Result<Vec<u
     Ok(bytes)
 }
 
-/// Reads an uploaded bundle: a zip (told by its magic number) or JSON Lines text. The
-/// caller has bounded `bytes` by the request body limit.
+/// Reads an uploaded bundle within [`LIMITS`]: a zip or gzip-compressed JSON Lines (told
+/// by their magic numbers), else JSON Lines text. The caller has bounded `bytes` by the
+/// request body limit; JSON Lines is read a line at a time, never copied whole.
 pub fn read_bytes(bytes: &[u8]) -> Result<RepoReuseBundle, BundleError> {
     if bytes.starts_with(b"PK\x03\x04") || bytes.starts_with(b"PK\x05\x06") {
         return RepoReuseBundle::from_files(read_zip(std::io::Cursor::new(bytes), LIMITS)?);
     }
-    Budget::new(LIMITS).take("the upload", bytes.len() as u64)?;
-    let text = std::str::from_utf8(bytes).map_err(|_| {
-        BundleError::entry(
+    let not_text = |e: BundleError| match e {
+        BundleError::Entry { message, .. } if message == NOT_UTF8 => BundleError::entry(
             "the upload",
-            "is neither a zip archive nor UTF-8 JSON Lines; upload a run bundle as .zip or .jsonl",
-        )
-    })?;
-    RepoReuseBundle::from_jsonl(text)
+            "is neither a zip archive nor UTF-8 JSON Lines; upload a run bundle as .zip, .jsonl or .jsonl.gz",
+        ),
+        other => other,
+    };
+    if bytes.starts_with(&[0x1f, 0x8b]) {
+        let inflated = flate2::read::MultiGzDecoder::new(bytes);
+        let lines = jsonl_lines(std::io::BufReader::new(inflated), "the upload", LIMITS);
+        return RepoReuseBundle::from_jsonl_lines(lines).map_err(not_text);
+    }
+    RepoReuseBundle::from_jsonl_lines(jsonl_lines(bytes, "the upload", LIMITS)).map_err(not_text)
 }
 
 /// The entries of a zip archive, within `limits`.
@@ -315,4 +388,91 @@ pub fn read_directory(
     }
     entries.sort();
     Ok(entries)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A case: its name, the text, the line and total limits, and the lines or the words of
+    /// the error.
+    type Case = (
+        &'static str,
+        &'static [u8],
+        u64,
+        u64,
+        Result<Vec<String>, String>,
+    );
+
+    /// The lines `jsonl_lines` gives for `text` with at most `file_bytes` a line, `total`
+    /// bytes in all and 10 lines; an error as its message.
+    fn lines(text: &[u8], file_bytes: u64, total: u64) -> Result<Vec<String>, String> {
+        let limits = BundleLimits {
+            entries: 10,
+            file_bytes,
+            total_bytes: total,
+        };
+        jsonl_lines(text, "run.jsonl", limits)
+            .map(|line| line.map(|(_, text)| text))
+            .collect::<Result<_, _>>()
+            .map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn lines_stop_at_their_limits_and_not_a_byte_before() {
+        let ok = |lines: &[&str]| Ok(lines.iter().map(|l| (*l).to_owned()).collect());
+        let err = |words: &str| Err(words.to_owned());
+        let cases: Vec<Case> = vec![
+            ("at the limit", b"abcd\nef\n", 4, 100, ok(&["abcd", "ef"])),
+            (
+                "CRLF, no final newline",
+                b"abcd\r\nef",
+                4,
+                100,
+                ok(&["abcd", "ef"]),
+            ),
+            (
+                "one byte over",
+                b"abcde\n",
+                4,
+                100,
+                err("line 1 is longer than 4 bytes"),
+            ),
+            (
+                "a later line without end",
+                b"ab\nabcdefgh",
+                4,
+                100,
+                err("line 2 is longer than 4 bytes"),
+            ),
+            (
+                "over the total",
+                b"abc\nabc\n",
+                4,
+                5,
+                err("more than 5 bytes"),
+            ),
+            (
+                "too many lines",
+                b"a\na\na\na\na\na\na\na\na\na\na\n",
+                4,
+                100,
+                err("more than 10 entries"),
+            ),
+            (
+                "not UTF-8",
+                b"a\n\xff\n",
+                4,
+                100,
+                err("run.jsonl, line 2: is not UTF-8 text"),
+            ),
+        ];
+        for (name, text, file_bytes, total, want) in cases {
+            let got = lines(text, file_bytes, total);
+            match (&got, &want) {
+                (Err(got), Err(words)) => assert!(got.contains(words.as_str()), "{name}: {got}"),
+                _ => assert_eq!(got, want, "{name}"),
+            }
+        }
+    }
 }

@@ -4,6 +4,7 @@ use std::collections::BTreeMap;
 use std::io::{IsTerminal, Write};
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
+use std::time::Instant;
 
 use anyhow::Context;
 use clap::{Parser, Subcommand, ValueEnum};
@@ -12,7 +13,7 @@ use tracing_subscriber::EnvFilter;
 use wheelwright_core::metric::{Score, format_score};
 use wheelwright_core::reporeuse::dataset::RepoReuseDataset;
 use wheelwright_core::reporeuse::metrics::run::{COLUMNS, RunColumns};
-use wheelwright_core::reporeuse::scoring::{Progress, RunReport, score_run};
+use wheelwright_core::reporeuse::scoring::{Phase, Progress, RunReport, score_run};
 
 use crate::ServeConfig;
 
@@ -52,7 +53,7 @@ pub enum Command {
     ///
     /// The dataset is a dataset directory (docs/formats.md, "Dataset (RepoReuse)"; its
     /// repository is a directory of it, or comes from PyPI, cached); the run is a run
-    /// bundle (docs/formats.md, "Run bundle"): a directory, a .zip or a .jsonl file. Test
+    /// bundle (docs/formats.md, "Run bundle"): a directory, a .zip, a .jsonl or a .jsonl.gz file. Test
     /// results are not part of a bundle, so pass and resolve are undefined here; the
     /// server runs the hidden tests.
     Score {
@@ -64,6 +65,11 @@ pub enum Command {
         /// Print the report as JSON instead of tables.
         #[arg(long)]
         json: bool,
+        /// Report where the time went (reading the bundle and dataset, indexing the
+        /// repositories, scoring the turns, aggregating) on standard error, and as a
+        /// "timings" object (seconds) in the JSON report with --json.
+        #[arg(long)]
+        timings: bool,
     },
     /// Run a run bundle's hidden tests in sandboxes, then score it with the results.
     ///
@@ -72,7 +78,7 @@ pub enum Command {
     /// tests per turn (passed, total, tampered reports) and the full report of `score`,
     /// now with pass and resolve.
     Test {
-        /// The run bundle: a directory, a .zip or a .jsonl file.
+        /// The run bundle: a directory, a .zip, a .jsonl or a .jsonl.gz file.
         run: PathBuf,
         /// The dataset directory (holding dataset.json).
         #[arg(long)]
@@ -283,7 +289,12 @@ pub async fn execute(cli: Cli) -> anyhow::Result<()> {
             let outline = wheelwright_core::outline::outline(&source);
             emit(json, &outline, print_outline)
         }
-        Command::Score { run, dataset, json } => score(&run, &dataset, json),
+        Command::Score {
+            run,
+            dataset,
+            json,
+            timings,
+        } => score(&run, &dataset, json, timings),
         Command::Test {
             run,
             dataset,
@@ -345,7 +356,7 @@ pub(crate) fn read_dataset(
 pub(crate) fn read_bundle(
     path: &Path,
 ) -> anyhow::Result<wheelwright_core::reporeuse::bundle::RepoReuseBundle> {
-    crate::bundle::read_path(path)
+    crate::bundle::read_path(path, wheelwright_core::bundle::COMMAND_LINE_LIMITS)
         .with_context(|| format!("{} is not a usable run bundle", path.display()))
 }
 
@@ -360,12 +371,37 @@ pub(crate) fn check_bundle(
         .with_context(|| format!("{} does not fit the dataset", path.display()))
 }
 
-fn score(run: &Path, dataset: &Path, json: bool) -> anyhow::Result<()> {
+/// Where the time of `wheelwright score` went, in seconds (`--timings`).
+#[derive(Clone, Copy, Debug, serde::Serialize)]
+struct Timings {
+    /// Reading and checking the bundle and the dataset (with its repository).
+    read: f64,
+    /// Indexing the repositories (W0).
+    index: f64,
+    /// Scoring every turn (code and trajectories).
+    score: f64,
+    /// Aggregating the chains into the overall row and series.
+    aggregate: f64,
+    /// All of it, from the start of reading to the report.
+    total: f64,
+}
+
+/// The `--json --timings` output: the report with its timings beside.
+#[derive(serde::Serialize)]
+struct TimedReport<'a> {
+    #[serde(flatten)]
+    report: &'a RunReport,
+    timings: Timings,
+}
+
+fn score(run: &Path, dataset: &Path, json: bool, timings: bool) -> anyhow::Result<()> {
+    let start = Instant::now();
     let bundle = read_bundle(run)?;
     let (dataset, files) = read_dataset(dataset)?;
     check_bundle(run, &bundle, &dataset)?;
-    let run = bundle.to_run(&dataset);
+    let run = bundle.into_run(&dataset);
     let dataset = dataset.to_score_dataset(files);
+    let read = Instant::now();
     let total = dataset.turn_count();
     let bar = if total >= PROGRESS_MIN_TURNS && std::io::stderr().is_terminal() {
         let bar = ProgressBar::new(total as u64);
@@ -377,11 +413,43 @@ fn score(run: &Path, dataset: &Path, json: bool) -> anyhow::Result<()> {
     } else {
         ProgressBar::hidden()
     };
+    // Core has no clock: the phases are timed where its progress reports change phase.
+    let (mut indexed, mut scored) = (None, None);
     let report = score_run(&dataset, &run, &mut |p: Progress| {
+        match p.phase {
+            Phase::Scoring => {
+                indexed.get_or_insert_with(Instant::now);
+            }
+            Phase::Aggregating => {
+                scored.get_or_insert_with(Instant::now);
+            }
+        }
         bar.set_position(p.turns_done as u64);
     });
+    let done = Instant::now();
     bar.finish_and_clear();
-    emit(json, &report?, print_report)
+    let report = report?;
+    if !timings {
+        return emit(json, &report, print_report);
+    }
+    let indexed = indexed.unwrap_or(done);
+    let scored = scored.unwrap_or(done);
+    let timings = Timings {
+        read: (read - start).as_secs_f64(),
+        index: (indexed - read).as_secs_f64(),
+        score: (scored - indexed).as_secs_f64(),
+        aggregate: (done - scored).as_secs_f64(),
+        total: (done - start).as_secs_f64(),
+    };
+    eprintln!(
+        "timings: read {:.3} s, index {:.3} s, score {:.3} s, aggregate {:.3} s, total {:.3} s",
+        timings.read, timings.index, timings.score, timings.aggregate, timings.total
+    );
+    let timed = TimedReport {
+        report: &report,
+        timings,
+    };
+    emit(json, &timed, |out, timed| print_report(out, timed.report))
 }
 
 /// Prints `value` to standard output as pretty JSON, or as text with `print`.

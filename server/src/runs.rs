@@ -59,6 +59,7 @@ impl From<RunError> for AppError {
             RunError::Bundle(
                 BundleError::TooLarge { .. }
                 | BundleError::FileTooLarge { .. }
+                | BundleError::LineTooLong { .. }
                 | BundleError::TooManyEntries { .. },
             ) => StatusCode::PAYLOAD_TOO_LARGE,
             RunError::Store(_) => StatusCode::PAYLOAD_TOO_LARGE,
@@ -98,15 +99,22 @@ pub(crate) async fn submit(
     bundle.check_against(&loaded.dataset)?;
     // A run too large to store is refused before it costs a hash or a scoring.
     crate::storage::check_raw(&bundle, STORE_LIMITS)?;
+    // The hash reads every text of the bundle: on the blocking pool, once.
+    let (bundle, hash) = job
+        .run(move |_| {
+            let hash = bundle.content_hash();
+            (bundle, hash)
+        })
+        .await?;
     let manifest = &loaded.dataset.manifest;
     if let Some(id) = store
-        .run_by_bundle(&manifest.name, &manifest.version, &bundle.content_hash())
+        .run_by_bundle(&manifest.name, &manifest.version, &hash)
         .await?
     {
         return Err(RunError::Duplicate { id });
     }
     let (bundle, report) = score_blocking(Arc::clone(&loaded), bundle, job).await?;
-    save(store, &loaded, Source::Upload, bundle, &report).await
+    save(store, &loaded, Source::Upload, bundle, Some(hash), &report).await
 }
 
 /// Scores on the blocking pool, in `job`'s slot and with its cancellation flag: indexing a
@@ -145,11 +153,13 @@ pub(crate) fn score(
 /// Stores the run, one row per scored turn and its files and trajectories in a single
 /// transaction. The texts are deflated first, on the blocking pool, and the run refused
 /// with [`RunError::Store`] if they are over [`STORE_LIMITS`]: nothing is written then.
+/// `hash` is the bundle's content hash when the caller has it already.
 pub(crate) async fn save(
     store: &Store,
     loaded: &LoadedDataset,
     source: Source,
     bundle: RepoReuseBundle,
+    hash: Option<String>,
     report: &RunReport,
 ) -> Result<i64, RunError> {
     let scored: std::collections::BTreeSet<(&str, usize)> = report
@@ -167,7 +177,7 @@ pub(crate) async fn save(
         )));
     }
     let (bundle, hash, packed) = tokio::task::spawn_blocking(move || {
-        let hash = bundle.content_hash();
+        let hash = hash.unwrap_or_else(|| bundle.content_hash());
         let packed = crate::storage::pack(&bundle, STORE_LIMITS);
         (bundle, hash, packed)
     })
@@ -232,7 +242,16 @@ pub(crate) async fn ensure_baselines(
         let (bundle, report) = score_blocking(Arc::clone(loaded), bundle, &Job::unpooled())
             .await
             .map_err(|e| anyhow::anyhow!("{e}"))?;
-        match save(store, loaded, Source::Baseline(baseline), bundle, &report).await {
+        match save(
+            store,
+            loaded,
+            Source::Baseline(baseline),
+            bundle,
+            None,
+            &report,
+        )
+        .await
+        {
             Ok(id) => tracing::info!(
                 dataset = manifest.name,
                 baseline = baseline.name(),

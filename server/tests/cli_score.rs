@@ -27,29 +27,97 @@ fn fixture(name: &str) -> String {
     fixtures().join(name).to_string_lossy().into_owned()
 }
 
+/// `wheelwright score <run> --dataset <the fixture dataset> --json <flags>`: the report, its
+/// scorer version replaced by a placeholder (the version changes with every release; the key
+/// must be there), and standard error.
+fn score_json(run: &str, flags: &[&str]) -> (serde_json::Value, String) {
+    let dataset = fixture("dataset");
+    let mut args = vec!["score", run, "--dataset", &dataset, "--json"];
+    args.extend(flags);
+    let out = wheelwright(&args);
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "{run}: {stderr}");
+    let mut report: serde_json::Value =
+        serde_json::from_slice(&out.stdout).expect("the output is JSON");
+    let version = report
+        .get_mut("scorer_version")
+        .expect("the report names its scorer version");
+    assert!(version.is_string(), "{version}");
+    *version = serde_json::Value::from("<scorer_version>");
+    (report, stderr)
+}
+
 #[test]
 fn json_output_matches_the_expected_report() {
+    let (got, stderr) = score_json(&fixture("run"), &[]);
+    expect_json(&fixtures().join("expected.json"), &got);
+    // No progress bar or other noise on a small input that is not on a terminal.
+    assert!(stderr.trim().is_empty(), "{stderr}");
+}
+
+/// The `timings` object of a `--json --timings` report: every phase in seconds, none
+/// negative, adding up to at most the total.
+fn check_timings(timings: &serde_json::Value) {
+    let phases = ["read", "index", "score", "aggregate"];
+    let keys: Vec<&str> = timings
+        .as_object()
+        .expect("timings is an object")
+        .keys()
+        .map(String::as_str)
+        .collect();
+    let mut expected: Vec<&str> = phases.iter().copied().chain(["total"]).collect();
+    expected.sort_unstable();
+    let mut sorted = keys.clone();
+    sorted.sort_unstable();
+    assert_eq!(sorted, expected, "{timings}");
+    let seconds = |k: &str| {
+        timings[k]
+            .as_f64()
+            .unwrap_or_else(|| panic!("{k}: {timings}"))
+    };
+    let sum: f64 = phases.iter().map(|k| seconds(k)).sum();
+    assert!(phases.iter().all(|k| seconds(k) >= 0.0), "{timings}");
+    assert!(sum <= seconds("total") + 1e-6, "{timings}");
+    assert!(seconds("total") > 0.0, "{timings}");
+}
+
+#[test]
+fn timings_go_to_standard_error_and_into_the_json_report() {
+    let (mut got, stderr) = score_json(&fixture("run"), &["--timings"]);
+    let timings = got
+        .as_object_mut()
+        .and_then(|o| o.remove("timings"))
+        .expect("a timings object beside the report");
+    check_timings(&timings);
+    // Apart from the timings, the report is the one without --timings.
+    let expected: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(fixtures().join("expected.json")).expect("expected.json"),
+    )
+    .unwrap();
+    assert_eq!(got, expected);
+    let line = stderr.trim();
+    assert!(
+        line.starts_with("timings: read ")
+            && ["index", "score", "aggregate", "total"]
+                .iter()
+                .all(|phase| line.contains(&format!(", {phase} "))),
+        "{stderr}"
+    );
+    // Tables keep standard output; the timings are only on standard error.
     let out = wheelwright(&[
         "score",
         &fixture("run"),
         "--dataset",
         &fixture("dataset"),
-        "--json",
+        "--timings",
     ]);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{stderr}");
-    let mut got: serde_json::Value =
-        serde_json::from_slice(&out.stdout).expect("the output is JSON");
-    // The scorer version changes with every release: the file holds a placeholder (the key
-    // must be there); everything else must match exactly.
-    let version = got
-        .get_mut("scorer_version")
-        .expect("the report names its scorer version");
-    assert!(version.is_string(), "{version}");
-    *version = serde_json::Value::from("<scorer_version>");
-    expect_json(&fixtures().join("expected.json"), &got);
-    // No progress bar or other noise on a small input that is not on a terminal.
-    assert!(stderr.trim().is_empty(), "{stderr}");
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("Per turn") && !text.contains("timings"),
+        "{text}"
+    );
+    assert!(String::from_utf8_lossy(&out.stderr).starts_with("timings: read "));
 }
 
 #[test]
@@ -108,7 +176,7 @@ fn a_file_that_is_no_bundle_fails_and_says_what_a_bundle_is() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("expected.json"), "{stderr}");
     assert!(
-        stderr.contains("give a directory, a .zip or a .jsonl file"),
+        stderr.contains("give a directory, a .zip, a .jsonl or a .jsonl.gz file"),
         "{stderr}"
     );
 }
@@ -137,6 +205,80 @@ fn a_bundle_for_another_chain_is_refused_with_the_chains_the_dataset_has() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
         stderr.contains("unknown/turn-1: the dataset has no chain \"unknown\"; its chains are slugs, tokens, absent"),
+        "{stderr}"
+    );
+}
+
+/// The fixture run as JSON Lines, each turn's line with `extra` more files.
+fn run_as_jsonl(extra: &[(&str, &str)]) -> String {
+    let mut bundle = wheelwright_server::bundle::read_path(
+        &fixtures().join("run"),
+        wheelwright_core::bundle::LIMITS,
+    )
+    .expect("the fixture run reads");
+    for prediction in bundle.predictions.values_mut() {
+        for (path, text) in extra {
+            prediction
+                .files
+                .insert((*path).to_owned(), (*text).to_owned());
+        }
+    }
+    bundle.to_jsonl()
+}
+
+fn gzip(text: &[u8]) -> Vec<u8> {
+    use std::io::Write;
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    encoder.write_all(text).unwrap();
+    encoder.finish().unwrap()
+}
+
+/// The report of the bundle at `run`.
+fn report_of(run: &Path) -> serde_json::Value {
+    score_json(&run.to_string_lossy(), &[]).0
+}
+
+#[test]
+fn json_lines_and_gzip_json_lines_score_as_the_directory_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let jsonl = run_as_jsonl(&[]);
+    std::fs::write(dir.path().join("run.jsonl"), &jsonl).unwrap();
+    std::fs::write(dir.path().join("run.jsonl.gz"), gzip(jsonl.as_bytes())).unwrap();
+    let expected = report_of(&fixtures().join("run"));
+    for name in ["run.jsonl", "run.jsonl.gz"] {
+        assert_eq!(report_of(&dir.path().join(name)), expected, "{name}");
+    }
+}
+
+#[test]
+fn the_command_line_reads_bundles_past_the_upload_limits_and_stops_a_gzip_bomb() {
+    let dir = tempfile::tempdir().unwrap();
+    // Each turn also leaves a 12 MiB log: the .jsonl is over the 16 MiB a whole JSON Lines
+    // file could hold before lines were read one at a time.
+    let log = "x".repeat(12 * 1024 * 1024);
+    let large = run_as_jsonl(&[("logs/agent.log", &log)]);
+    assert!(large.len() > 24 * 1024 * 1024, "{} bytes", large.len());
+    let path = dir.path().join("large.jsonl.gz");
+    std::fs::write(&path, gzip(large.as_bytes())).unwrap();
+    // The extra files are not Python: the scores are the fixture's.
+    assert_eq!(report_of(&path), report_of(&fixtures().join("run")));
+
+    // A line without end inflating past the command line's 64 MiB per line.
+    let meta_line = large.lines().next().unwrap();
+    let mut endless = format!("{meta_line}\n").into_bytes();
+    endless.extend(std::iter::repeat_n(b' ', 65 * 1024 * 1024));
+    let bomb = dir.path().join("bomb.jsonl.gz");
+    std::fs::write(&bomb, gzip(&endless)).unwrap();
+    let out = wheelwright(&[
+        "score",
+        &bomb.to_string_lossy(),
+        "--dataset",
+        &fixture("dataset"),
+    ]);
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("line 2 is longer than 67108864 bytes once decompressed"),
         "{stderr}"
     );
 }

@@ -67,6 +67,14 @@ fn every_declared_target_is_referenced_by_its_reference_needs_pypi() {
     let score_dataset = dataset.to_score_dataset(files);
     let run =
         wheelwright_core::reporeuse::bundle::RepoReuseBundle::reference(&dataset).to_run(&dataset);
+    // Moving the texts (the command line's way) gives the same run as copying them, also
+    // for a bundle that lacks a turn.
+    let reference = wheelwright_core::reporeuse::bundle::RepoReuseBundle::reference(&dataset);
+    assert_eq!(reference.clone().into_run(&dataset), run);
+    let mut partial = reference;
+    let first = partial.predictions.keys().next().cloned().unwrap();
+    partial.predictions.remove(&first);
+    assert_eq!(partial.clone().into_run(&dataset), partial.to_run(&dataset));
     let report =
         wheelwright_core::reporeuse::scoring::score_run(&score_dataset, &run, &mut |_| {}).unwrap();
     assert!(report.diagnostics.is_empty(), "{:?}", report.diagnostics);

@@ -9,8 +9,8 @@ use axum::body::Body;
 use axum::http::{Request, StatusCode, header};
 use common::{TestApp, app, assert_api_error, get, run_count, send};
 
-/// 32 MiB: the upload limit (`routes::runs::UPLOAD_LIMIT`).
-const UPLOAD_LIMIT: usize = 32 * 1024 * 1024;
+/// 96 MiB: the upload limit (`routes::runs::UPLOAD_LIMIT`).
+const UPLOAD_LIMIT: usize = 96 * 1024 * 1024;
 /// 2 MiB: the analysis limit (`routes::analyze::BODY_LIMIT`).
 const ANALYZE_LIMIT: usize = 2 * 1024 * 1024;
 
@@ -52,7 +52,7 @@ fn cases() -> Vec<Refused> {
                 vec![b'x'; UPLOAD_LIMIT + 1],
             ),
             status: StatusCode::PAYLOAD_TOO_LARGE,
-            words: &["larger than 32 MiB", "33554432 bytes"],
+            words: &["larger than 96 MiB", "100663296 bytes"],
         },
         Refused {
             name: "an upload whose Content-Length is over the limit",
@@ -62,7 +62,7 @@ fn cases() -> Vec<Refused> {
                 .body(Body::from("{}"))
                 .unwrap(),
             status: StatusCode::PAYLOAD_TOO_LARGE,
-            words: &["larger than 32 MiB"],
+            words: &["larger than 96 MiB"],
         },
         Refused {
             name: "an upload as a multipart form",

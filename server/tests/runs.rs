@@ -978,3 +978,52 @@ async fn a_turn_case_inlines_files_within_bounds_and_serves_each_whole() {
     );
     assert_eq!(run_count(&app).await, before);
 }
+
+/// `text` gzip-compressed, as `gzip` writes a `.jsonl.gz`.
+fn gzip(text: &[u8]) -> Vec<u8> {
+    use std::io::Write;
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    encoder.write_all(text).unwrap();
+    encoder.finish().unwrap()
+}
+
+#[tokio::test]
+async fn a_gzip_json_lines_upload_is_the_same_run_and_its_lines_stay_within_the_limits() {
+    let app = app().await;
+    let jsonl = agent_bundle("model-gzip").to_jsonl();
+    let reply = post_bytes(&app, "/api/v1/runs", gzip(jsonl.as_bytes())).await;
+    assert_eq!(reply.status, StatusCode::CREATED, "{}", reply.text());
+    let run = reply.json();
+    assert_eq!(run["model"], "model-gzip");
+    // The plain spelling of the same bundle is recognised as the same run.
+    let again = post_bytes(&app, "/api/v1/runs", jsonl.clone()).await;
+    assert_api_error(&again, StatusCode::CONFLICT, "already stored");
+
+    let before = run_count(&app).await;
+    let meta_line = jsonl.lines().next().unwrap();
+    // A line without end that inflates past 16 MiB from a few KiB: stopped at the limit.
+    let mut endless = format!("{meta_line}\n").into_bytes();
+    endless.extend(std::iter::repeat_n(b' ', 17 * 1024 * 1024));
+    let reply = post_bytes(&app, "/api/v1/runs", gzip(&endless)).await;
+    assert_api_error(
+        &reply,
+        StatusCode::PAYLOAD_TOO_LARGE,
+        "line 2 is longer than 16777216 bytes once decompressed",
+    );
+    // Compressed bytes that are not text.
+    let reply = post_bytes(&app, "/api/v1/runs", gzip(&[0xff, 0xfe, b'\n'])).await;
+    assert_api_error(
+        &reply,
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "neither a zip archive nor UTF-8 JSON Lines",
+    );
+    // A truncated gzip stream.
+    let whole = gzip(jsonl.as_bytes());
+    let reply = post_bytes(&app, "/api/v1/runs", whole[..whole.len() / 2].to_vec()).await;
+    assert_api_error(
+        &reply,
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "cannot be read or decompressed",
+    );
+    assert_eq!(run_count(&app).await, before, "nothing was stored");
+}

@@ -1,33 +1,31 @@
 //! The landing page: what Wheelwright measures, benchmark by benchmark.
 
 use leptos::prelude::*;
+use wheelwright_core::benchmark::Benchmark;
 
-struct Benchmark {
-    id: &'static str,
-    name: &'static str,
+/// What the landing page says of a benchmark; its id and name are core's.
+struct Pitch {
+    benchmark: Benchmark,
     question: &'static str,
     measures: &'static str,
 }
 
-const BENCHMARKS: [Benchmark; 3] = [
-    Benchmark {
-        id: "reporeuse",
-        name: "RepoReuse",
+const PITCHES: [Pitch; 3] = [
+    Pitch {
+        benchmark: Benchmark::RepoReuse,
         question: "Does the agent reuse the repository's code and its own, or reinvent the wheel?",
         measures: "Multi-turn task chains on real Python libraries: reuse and recall of repository \
                    and self targets, files and lines read, re-implementations left behind, \
                    pass and resolve rates.",
     },
-    Benchmark {
-        id: "recube",
-        name: "ReCUBE",
+    Pitch {
+        benchmark: Benchmark::Recube,
         question: "Can the agent rebuild a masked file from its repository's context?",
         measures: "Strict and average pass rates, external versus internal tests, and a \
                    dependency graph of who calls the masked file.",
     },
-    Benchmark {
-        id: "schrodinger",
-        name: "SchrodingerRepo",
+    Pitch {
+        benchmark: Benchmark::Schrodinger,
         question: "Does the agent still work when familiar names and layouts are gone?",
         measures: "Behaviour-preserving repository views (renamed namespaces, reordered \
                    definitions) and how the agent's actions shift on them.",
@@ -47,15 +45,15 @@ pub(crate) fn HomePage() -> impl IntoView {
             <a class="button primary" href="/analyze">"Analyze Python in the browser"</a>
         </section>
         <section class="cards">
-            {BENCHMARKS
+            {PITCHES
                 .iter()
-                .map(|b| {
+                .map(|p| {
                     view! {
                         <article class="card">
-                            <h2>{b.name}</h2>
-                            <p class="question">{b.question}</p>
-                            <p>{b.measures}</p>
-                            <a href=format!("/leaderboard/{}", b.id)>"Leaderboard →"</a>
+                            <h2>{p.benchmark.title()}</h2>
+                            <p class="question">{p.question}</p>
+                            <p>{p.measures}</p>
+                            <a href=format!("/leaderboard/{}", p.benchmark.id())>"Leaderboard →"</a>
                         </article>
                     }
                 })

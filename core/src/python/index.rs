@@ -210,7 +210,9 @@ pub fn module_name(path: &str, options: &IndexOptions) -> Option<(String, bool)>
 
 struct Budget<'f> {
     depth: u32,
-    visiting: Vec<(String, String)>,
+    /// The module lookups under way, innermost last: (module, name, the index in the
+    /// module's `top` of the binding being followed).
+    visiting: Vec<(String, String, usize)>,
     fuel: &'f Fuel,
 }
 
@@ -221,6 +223,13 @@ impl<'f> Budget<'f> {
             visiting: Vec::new(),
             fuel,
         }
+    }
+}
+
+/// Records that the innermost module lookup now follows the binding at `at` of its `top`.
+fn following(budget: &mut Budget<'_>, at: usize) {
+    if let Some(entry) = budget.visiting.last_mut() {
+        entry.2 = at;
     }
 }
 
@@ -251,8 +260,19 @@ impl RepoIndex {
             options: options.clone(),
             ..RepoIndex::default()
         };
-        for (path, text) in workspace.files() {
-            index.insert_with(path, text, cancel)?;
+        // Files are analysed independently (in parallel natively), then inserted in path
+        // order, as one insert after the other would.
+        let files: Vec<(&str, &str)> = workspace.files().collect();
+        let analysed = crate::parallel::try_map(&files, |&(path, text)| {
+            let path = crate::workspace::normalise_path(path);
+            let Some((name, package)) = module_name(&path, &index.options) else {
+                return Ok(None);
+            };
+            let analysis = scope::analyse_with(text, &name, package, cancel)?;
+            Ok(Some((path, name, analysis)))
+        })?;
+        for (path, name, analysis) in analysed.into_iter().flatten() {
+            index.insert_analysed(&path, name, analysis);
         }
         Ok(index)
     }
@@ -583,6 +603,14 @@ impl RepoIndex {
     }
 
     /// The module's namespace binding of `name` (last top-level binding, D4).
+    ///
+    /// A lookup that comes back to a binding it is following (`pkg/__init__.py` star-imports
+    /// `a`, then `b`, and `b` does `from pkg import f`) sees what Python's import order
+    /// gives it: while `pkg` runs its import of `b`, `pkg` holds only the bindings above that
+    /// import, so `b`'s `f` is `a`'s. Each return to the same name looks strictly higher in
+    /// the module, so it ends. With nothing above, the module does not bind the name yet:
+    /// `None`, so a star import that only leads back here provides nothing and the one
+    /// before it is asked, while an import of the name stays unresolved.
     fn lookup_in_module(
         &self,
         module: &str,
@@ -590,42 +618,58 @@ impl RepoIndex {
         budget: &mut Budget<'_>,
     ) -> Option<Entity> {
         let m = self.modules.get(module)?;
-        if budget.depth >= MAX_DEPTH
-            || budget
-                .visiting
-                .iter()
-                .any(|(vm, vn)| vm == module && vn == name)
-            || !budget.fuel.take()
-        {
+        // The innermost lookup of this name in this module under way, if any.
+        let before = budget
+            .visiting
+            .iter()
+            .rev()
+            .find(|(vm, vn, _)| vm == module && vn == name)
+            .map(|&(_, _, at)| at);
+        if budget.depth >= MAX_DEPTH || !budget.fuel.take() {
             return Some(Entity::Name(join(module, name)));
         }
         budget.depth += 1;
-        budget.visiting.push((module.to_owned(), name.to_owned()));
-        let result = self.lookup_in_module_inner(m, module, name, budget);
+        budget
+            .visiting
+            .push((module.to_owned(), name.to_owned(), usize::MAX));
+        let result = self.lookup_in_module_inner(m, module, name, before, budget);
         budget.visiting.pop();
         budget.depth -= 1;
         result
     }
 
+    /// [`RepoIndex::lookup_in_module`] among the bindings of `top` above `before` (all of
+    /// them when `None`).
     fn lookup_in_module_inner(
         &self,
         m: &Module,
         module: &str,
         name: &str,
+        before: Option<usize>,
         budget: &mut Budget<'_>,
     ) -> Option<Entity> {
-        let explicit = m.last.get(name).copied();
-        for &star in m.stars.iter().rev() {
+        let explicit = match before {
+            None => m.last.get(name).copied(),
+            Some(end) => m.analysis.top[..end.min(m.analysis.top.len())]
+                .iter()
+                .rposition(|event| event.name == name),
+        };
+        let end = before.unwrap_or(usize::MAX);
+        for &star in m.stars.iter().rev().filter(|&&star| star < end) {
             if explicit.is_some_and(|e| e > star) {
                 break;
             }
-            if let TopKind::Import(i) = m.analysis.top[star].kind
-                && let Some(found) = self.star_provides(&m.analysis.imports[i].target, name, budget)
-            {
-                return Some(found);
+            if let TopKind::Import(i) = m.analysis.top[star].kind {
+                following(budget, star);
+                if let Some(found) = self.star_provides(&m.analysis.imports[i].target, name, budget)
+                {
+                    return Some(found);
+                }
             }
         }
-        let event = &m.analysis.top[explicit?];
+        let at = explicit?;
+        following(budget, at);
+        let event = &m.analysis.top[at];
         Some(match event.kind {
             TopKind::Def(d) => Entity::Def(module.to_owned(), m.analysis.defs[d].qual.clone()),
             TopKind::Import(i) => self.import_entity(&m.analysis.imports[i].target, budget),

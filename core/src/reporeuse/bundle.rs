@@ -154,7 +154,15 @@ impl RunBundle<TurnId> {
 
     /// Reads a bundle from JSON Lines text (see [`crate::bundle`]).
     pub fn from_jsonl(text: &str) -> Result<Self, BundleError> {
-        let (bundle, line_of) = Self::read_jsonl(text)?;
+        Self::from_jsonl_lines(text.lines().enumerate().map(|(i, line)| Ok((i + 1, line))))
+    }
+
+    /// Reads a bundle from JSON Lines given line by line with their 1-based numbers, so a
+    /// host can stream a large file or a decompressor without holding its text.
+    pub fn from_jsonl_lines<S: AsRef<str>>(
+        lines: impl IntoIterator<Item = Result<(usize, S), BundleError>>,
+    ) -> Result<Self, BundleError> {
+        let (bundle, line_of) = Self::read_jsonl(lines)?;
         bundle.check_paths(|id, path| {
             let line = line_of.get(id).copied().unwrap_or(0);
             format!("line {line} ({id}, file {path:?})")
@@ -248,38 +256,18 @@ impl RunBundle<TurnId> {
     /// required module path as the submission and the turn's other files beside it.
     /// Test results are left empty: they come from the server's own test runs.
     pub fn to_run(&self, dataset: &RepoReuseDataset) -> Run {
-        let mut chains = BTreeMap::new();
-        for chain in &dataset.chains {
-            let id = &chain.manifest.id;
-            if !self.predictions.keys().any(|k| &k.chain == id) {
-                continue;
-            }
-            let last = self
-                .predictions
-                .keys()
-                .filter(|k| &k.chain == id)
-                .map(|k| k.turn)
-                .max()
-                .unwrap_or(0)
-                .min(chain.turns.len());
-            let turns = (1..=last)
-                .map(|t| {
-                    let given = self.predictions.get(&TurnId::new(id.clone(), t));
-                    let mut files = given.map(|g| g.files.clone()).unwrap_or_default();
-                    let path = &chain.turns[t - 1].manifest.module_path;
-                    TurnRun {
-                        submission: files.remove(path),
-                        other_files: files,
-                        trajectory: given
-                            .and_then(|g| g.trajectory.clone())
-                            .map(serde_json::Value::String),
-                        tests: None,
-                    }
-                })
-                .collect();
-            chains.insert(id.clone(), ChainRun { turns });
-        }
-        Run { chains }
+        run_of(dataset, &last_turns(&self.predictions), |id| {
+            self.predictions.get(id).cloned()
+        })
+    }
+
+    /// [`RepoReuseBundle::to_run`] that moves the bundle's texts into the run instead of
+    /// copying them, for a host that needs the bundle no more (the command line): a
+    /// paper-size run is then held once, not twice.
+    pub fn into_run(self, dataset: &RepoReuseDataset) -> Run {
+        let last = last_turns(&self.predictions);
+        let mut predictions = self.predictions;
+        run_of(dataset, &last, |id| predictions.remove(id))
     }
 
     /// The `reference` baseline: every turn submits its reference solution at its module
@@ -334,4 +322,47 @@ impl RunBundle<TurnId> {
             predictions,
         }
     }
+}
+
+/// The last turn the bundle gives for each chain.
+fn last_turns(predictions: &BTreeMap<TurnId, Prediction>) -> BTreeMap<String, usize> {
+    let mut last = BTreeMap::new();
+    // Keys are sorted by chain, then turn: the last key of a chain has its last turn.
+    for id in predictions.keys() {
+        last.insert(id.chain.clone(), id.turn);
+    }
+    last
+}
+
+/// The scorer's input: per chain of `dataset` the bundle has (`last` turn given), turns
+/// 1..last with the file at each turn's module path as the submission and the others
+/// beside it; `take` gives a turn's prediction.
+fn run_of(
+    dataset: &RepoReuseDataset,
+    last: &BTreeMap<String, usize>,
+    mut take: impl FnMut(&TurnId) -> Option<Prediction>,
+) -> Run {
+    let mut chains = BTreeMap::new();
+    for chain in &dataset.chains {
+        let id = &chain.manifest.id;
+        let Some(&last) = last.get(id) else {
+            continue;
+        };
+        let turns = (1..=last.min(chain.turns.len()))
+            .map(|t| {
+                let given = take(&TurnId::new(id.clone(), t));
+                let (mut files, trajectory) =
+                    given.map_or_else(Default::default, |g| (g.files, g.trajectory));
+                let path = &chain.turns[t - 1].manifest.module_path;
+                TurnRun {
+                    submission: files.remove(path),
+                    other_files: files,
+                    trajectory: trajectory.map(serde_json::Value::String),
+                    tests: None,
+                }
+            })
+            .collect();
+        chains.insert(id.clone(), ChainRun { turns });
+    }
+    Run { chains }
 }

@@ -23,11 +23,17 @@
 //! that cannot be read) become [`RunDiagnostic`]s and the rest is scored.
 //!
 //! Each repository is indexed once per run, not once per chain: a chain starts from a clone
-//! of the repository's index (clones share the analysed modules; inserting replaces, never
-//! mutates, them), and the repository's workspace gets the chain's files added and then
-//! restored, so every chain sees exactly W0 plus its own files, as with a fresh build.
+//! of the repository's index and of its workspace (clones share the analysed modules and the
+//! texts; inserting replaces, never mutates, them), so every chain sees exactly W0 plus its
+//! own files, as with a fresh build, and W0 itself is only read.
+//!
+//! Chains are independent, so natively they are scored in parallel, on rayon's pool (as
+//! many threads as cores, or `RAYON_NUM_THREADS`); the wasm32 build scores them one after
+//! the other. Either way the report is the same, byte for byte: rows in the dataset's chain
+//! order, each chain's diagnostics in its place, the same aggregate.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::{Mutex, PoisonError};
 
 use serde::{Deserialize, Serialize};
 
@@ -138,11 +144,28 @@ pub struct TurnRun {
     pub tests: Option<TestResults>,
 }
 
-/// How far scoring has got, reported after every turn.
+/// How far scoring has got: reported once when the repositories are indexed (`Scoring`,
+/// no turn done), after every turn, and once when aggregation starts (`Aggregating`).
+/// Chains are scored in parallel, but the reports come one at a time with `turns_done`
+/// counting up by one (turns of whichever chains finished them).
+///
+/// Core has no clock: a host that wants the time of each phase (`wheelwright score
+/// --timings`) timestamps the reports where the phase changes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Progress {
+    pub phase: Phase,
     pub turns_done: usize,
     pub turns_total: usize,
+}
+
+/// What the scorer is doing when it reports [`Progress`]. Indexing the repositories comes
+/// first and ends with the first report.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Phase {
+    /// Scoring turns (the repositories are indexed).
+    Scoring,
+    /// Every turn is scored; the run is being aggregated.
+    Aggregating,
 }
 
 /// The dataset contradicts itself; nothing was scored.
@@ -256,7 +279,7 @@ impl Dataset {
     }
 }
 
-/// W0 of one repository, built once per run.
+/// W0 of one repository, built once per run and only read by the chains on it.
 struct Base {
     workspace: Workspace,
     index: RepoIndex,
@@ -275,7 +298,7 @@ pub enum ScoreError {
 pub fn score_run(
     dataset: &Dataset,
     run: &Run,
-    progress: &mut dyn FnMut(Progress),
+    progress: &mut (dyn FnMut(Progress) + Send),
 ) -> Result<RunReport, InconsistentDataset> {
     match score_run_with(dataset, run, progress, &Cancel::never()) {
         Ok(report) => Ok(report),
@@ -285,10 +308,12 @@ pub fn score_run(
 }
 
 /// [`score_run`] that stops with [`ScoreError::Cancelled`] soon after `cancel` is raised.
+///
+/// `progress` is called from whichever thread finished a turn, never from two at once.
 pub fn score_run_with(
     dataset: &Dataset,
     run: &Run,
-    progress: &mut dyn FnMut(Progress),
+    progress: &mut (dyn FnMut(Progress) + Send),
     cancel: &Cancel,
 ) -> Result<RunReport, ScoreError> {
     dataset.validate()?;
@@ -304,66 +329,57 @@ pub fn score_run_with(
         }
     }
     let turns_total = dataset.turn_count();
-    let mut turns_done = 0;
     let mut bases: BTreeMap<&str, Base> = BTreeMap::new();
-    let mut rows = Vec::with_capacity(turns_total);
-    let mut scored: Vec<Vec<TurnScore>> = Vec::with_capacity(dataset.chains.len());
-    let empty = ChainRun::default();
     for chain in &dataset.chains {
         if !bases.contains_key(chain.repository.as_str()) {
             let repository = &dataset.repositories[&chain.repository];
             bases.insert(chain.repository.as_str(), base_of(repository, cancel)?);
         }
-        let Some(base) = bases.get_mut(chain.repository.as_str()) else {
-            continue;
-        };
-        let chain_run = run.chains.get(&chain.id).unwrap_or_else(|| {
-            diagnostics.push(RunDiagnostic {
-                chain: chain.id.clone(),
-                turn: None,
-                message: "the run has no entry for this chain; its turns were scored as missing submissions".to_owned(),
-            });
-            &empty
+    }
+    // `validate` made sure every chain's repository exists.
+    let work: Vec<(&ChainSpec, &Base)> = dataset
+        .chains
+        .iter()
+        .filter_map(|chain| Some((chain, bases.get(chain.repository.as_str())?)))
+        .collect();
+    progress(Progress {
+        phase: Phase::Scoring,
+        turns_done: 0,
+        turns_total,
+    });
+    // One lock around the count and the call: reports come one at a time, counting up.
+    let reporter = Mutex::new((0usize, &mut *progress));
+    let turn_done = || {
+        let mut guard = reporter.lock().unwrap_or_else(PoisonError::into_inner);
+        let (done, report) = &mut *guard;
+        *done += 1;
+        report(Progress {
+            phase: Phase::Scoring,
+            turns_done: *done,
+            turns_total,
         });
-        let given = chain_run.turns.len();
-        if run.chains.contains_key(&chain.id) && given < chain.turns.len() {
-            diagnostics.push(RunDiagnostic {
-                chain: chain.id.clone(),
-                turn: Some(given + 1),
-                message: format!(
-                    "the run stops after turn {given} of {}; the later turns were scored as missing submissions",
-                    chain.turns.len()
-                ),
-            });
-        }
-        if given > chain.turns.len() {
-            diagnostics.push(RunDiagnostic {
-                chain: chain.id.clone(),
-                turn: None,
-                message: format!(
-                    "the run has {} turns for this chain but the dataset has {}; the extra turns were ignored",
-                    given,
-                    chain.turns.len()
-                ),
-            });
-        }
-        let (chain_rows, chain_scores) = score_chain(
+    };
+    let chains = crate::parallel::try_map(&work, |&(chain, base)| {
+        score_chain(
             dataset,
             chain,
-            chain_run,
+            run.chains.get(&chain.id),
             base,
-            &mut diagnostics,
-            &mut |done| {
-                progress(Progress {
-                    turns_done: turns_done + done,
-                    turns_total,
-                });
-            },
+            &turn_done,
             cancel,
-        )?;
-        turns_done += chain.turns.len();
-        rows.extend(chain_rows);
-        scored.push(chain_scores);
+        )
+    })?;
+    progress(Progress {
+        phase: Phase::Aggregating,
+        turns_done: turns_total,
+        turns_total,
+    });
+    let mut rows = Vec::with_capacity(turns_total);
+    let mut scored: Vec<Vec<TurnScore>> = Vec::with_capacity(chains.len());
+    for chain in chains {
+        diagnostics.extend(chain.diagnostics);
+        rows.extend(chain.rows);
+        scored.push(chain.scores);
     }
     let aggregate = aggregate_run(&scored);
     Ok(RunReport {
@@ -426,19 +442,61 @@ fn read_trajectory(
     }))
 }
 
+/// One chain's rows, turn scores and diagnostics (in the order the sequential scorer
+/// gave them: the chain's own first, then its turns').
+struct ScoredChain {
+    rows: Vec<TurnRow>,
+    scores: Vec<TurnScore>,
+    diagnostics: Vec<RunDiagnostic>,
+}
+
+/// Scores one chain on its own clone of W0 (`base` is only read); `turn_done` is called
+/// after each turn.
 fn score_chain(
     dataset: &Dataset,
     chain: &ChainSpec,
-    chain_run: &ChainRun,
-    base: &mut Base,
-    diagnostics: &mut Vec<RunDiagnostic>,
-    progress: &mut dyn FnMut(usize),
+    chain_run: Option<&ChainRun>,
+    base: &Base,
+    turn_done: &(dyn Fn() + Sync),
     cancel: &Cancel,
-) -> Result<(Vec<TurnRow>, Vec<TurnScore>), Cancelled> {
+) -> Result<ScoredChain, Cancelled> {
+    let mut diagnostics = Vec::new();
+    let empty = ChainRun::default();
+    let present = chain_run.is_some();
+    let chain_run = chain_run.unwrap_or_else(|| {
+        diagnostics.push(RunDiagnostic {
+            chain: chain.id.clone(),
+            turn: None,
+            message:
+                "the run has no entry for this chain; its turns were scored as missing submissions"
+                    .to_owned(),
+        });
+        &empty
+    });
+    let given = chain_run.turns.len();
+    if present && given < chain.turns.len() {
+        diagnostics.push(RunDiagnostic {
+            chain: chain.id.clone(),
+            turn: Some(given + 1),
+            message: format!(
+                "the run stops after turn {given} of {}; the later turns were scored as missing submissions",
+                chain.turns.len()
+            ),
+        });
+    }
+    if given > chain.turns.len() {
+        diagnostics.push(RunDiagnostic {
+            chain: chain.id.clone(),
+            turn: None,
+            message: format!(
+                "the run has {} turns for this chain but the dataset has {}; the extra turns were ignored",
+                given,
+                chain.turns.len()
+            ),
+        });
+    }
     let mut index = base.index.clone();
-    // The workspace is W0 again when the chain is done: what each insert replaced.
-    let mut undo: Vec<(String, Option<String>)> = Vec::new();
-    let workspace = &mut base.workspace;
+    let mut workspace = base.workspace.clone();
     let mut rows = Vec::with_capacity(chain.turns.len());
     let mut scores = Vec::with_capacity(chain.turns.len());
     let mut duplicated = false;
@@ -449,7 +507,7 @@ fn score_chain(
         let turn_run = chain_run.turns.get(i).unwrap_or(&missing_turn);
         let reading = match &turn_run.trajectory {
             None => None,
-            Some(value) => match read_trajectory(value, workspace, &dataset.workdir, cancel)? {
+            Some(value) => match read_trajectory(value, &workspace, &dataset.workdir, cancel)? {
                 Ok(reading) => Some(reading),
                 Err(message) => {
                     diagnostics.push(RunDiagnostic {
@@ -528,7 +586,6 @@ fn score_chain(
                     });
                 }
             }
-            undo.push((other.clone(), workspace.remove(&other)));
             workspace.insert(&other, text.as_str());
         }
         if let Some(text) = &turn_run.submission {
@@ -536,20 +593,15 @@ fn score_chain(
             if let Some(parsed) = parsed {
                 parsed.insert_into(&mut index);
             }
-            undo.push((path.clone(), workspace.remove(&path)));
             workspace.insert(&path, text.as_str());
         }
-        progress(turn);
+        turn_done();
     }
-    for (path, previous) in undo.into_iter().rev() {
-        match previous {
-            Some(text) => workspace.insert(&path, text),
-            None => {
-                workspace.remove(&path);
-            }
-        }
-    }
-    Ok((rows, scores))
+    Ok(ScoredChain {
+        rows,
+        scores,
+        diagnostics,
+    })
 }
 
 fn turn_row(

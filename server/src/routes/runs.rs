@@ -1,6 +1,7 @@
 //! `/api/v1/runs`: upload a run bundle (scored here), list runs, and read a run, its turns, one turn's case and its files.
 //!
-//! - `POST /runs`: the body is a run bundle as a `.zip` or JSON Lines, at most
+//! - `POST /runs`: the body is a run bundle as a `.zip`, JSON Lines or gzip-compressed JSON
+//!   Lines, at most
 //!   [`UPLOAD_LIMIT`] bytes; it is scored with core and stored in one transaction, or
 //!   refused with a 4xx that says why and nothing stored.
 //! - `GET /runs?benchmark=&origin=&limit=&offset=&format=`: a page of run summaries with
@@ -38,7 +39,7 @@ use wheelwright_core::api::{
 };
 
 /// Largest run bundle accepted by upload (compressed, as sent).
-pub(crate) const UPLOAD_LIMIT: usize = 32 * 1024 * 1024;
+pub(crate) const UPLOAD_LIMIT: usize = 96 * 1024 * 1024;
 
 /// Page sizes of `GET /runs` (a run summary is at most about 12 KB: notes are capped).
 const RUNS_PAGE: Paging = Paging::new(50, 200);
@@ -107,13 +108,13 @@ pub(crate) async fn upload(
     if super::content_type(request.headers()).is_some_and(|t| t.starts_with("multipart/")) {
         return Err(AppError::Client {
             status: StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            message: "the run bundle was sent as a multipart form; send the bundle itself as the request body with Content-Type: application/zip (a .zip) or application/x-ndjson (JSON Lines), e.g. curl --data-binary @run.zip -H 'Content-Type: application/zip'".to_owned(),
+            message: "the run bundle was sent as a multipart form; send the bundle itself as the request body with Content-Type: application/zip (a .zip), application/x-ndjson (JSON Lines) or application/gzip (.jsonl.gz), e.g. curl --data-binary @run.zip -H 'Content-Type: application/zip'".to_owned(),
         });
     }
     let body = super::raw_body(request, UPLOAD_LIMIT).await?;
     if body.is_empty() {
         return Err(AppError::bad_request(
-            "the body is empty; send a run bundle as a .zip or JSON Lines (see /api/v1/openapi.json)",
+            "the body is empty; send a run bundle as a .zip, JSON Lines or .jsonl.gz (see /api/v1/openapi.json)",
         ));
     }
     // Reading (inflating) and scoring take one slot of the work pool, or a 503 at once.
