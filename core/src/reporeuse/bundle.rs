@@ -234,8 +234,8 @@ impl RunBundle<TurnId> {
     }
 
     /// [`RepoReuseBundle::to_run`] that moves the bundle's texts into the run instead of
-    /// copying them, for a host that needs the bundle no more (the command line): a
-    /// paper-size run is then held once, not twice.
+    /// copying them, for a host that needs the bundle no more (`wheelwright test`): the
+    /// run is then held once, not twice.
     pub fn into_run(self, dataset: &RepoReuseDataset) -> Run {
         let last = last_turns(&self.predictions);
         let mut predictions = self.predictions;
