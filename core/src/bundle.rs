@@ -97,7 +97,7 @@ impl Metadata {
     /// Refuses fields that are empty, too long or hold control characters (one-line fields:
     /// any; `notes`: any but line breaks and tabs), a date that is not `YYYY-MM-DD`, and a
     /// negative or non-finite cost.
-    pub fn check(&self) -> Result<(), BundleError> {
+    pub(crate) fn check(&self) -> Result<(), BundleError> {
         let m = self;
         let bad = |message: String| Err(BundleError::entry("metadata", message));
         let one_line = [
@@ -274,7 +274,7 @@ impl Budget {
 /// its instances, each parsed from its line as it is reached: `(line number, id,
 /// prediction)`. Blank lines are skipped. The iterator does not know the instances seen
 /// before: refusing one given twice ([`appears_twice`]) is the caller's.
-pub fn jsonl_instances<Id: InstanceId, S: AsRef<str>>(
+pub(crate) fn jsonl_instances<Id: InstanceId, S: AsRef<str>>(
     lines: impl IntoIterator<Item = Result<(usize, S), BundleError>>,
 ) -> Result<(Metadata, impl Iterator<Item = LineInstance<Id>>), BundleError> {
     let mut lines = lines.into_iter().filter(|line| {
@@ -301,7 +301,7 @@ pub fn jsonl_instances<Id: InstanceId, S: AsRef<str>>(
 
 /// An instance of JSON Lines as [`jsonl_instances`] gives it: its line number, id and
 /// prediction, or why its line was refused.
-pub type LineInstance<Id> = Result<(usize, Id, Prediction), BundleError>;
+pub(crate) type LineInstance<Id> = Result<(usize, Id, Prediction), BundleError>;
 
 /// The id and prediction of the instance on line `number` of JSON Lines.
 fn instance_line<Id: InstanceId>(
@@ -342,7 +342,7 @@ fn instance_line<Id: InstanceId>(
 }
 
 /// The error for an instance given a second time, on line `number`.
-pub fn appears_twice<Id: InstanceId>(number: usize, id: &Id) -> BundleError {
+pub(crate) fn appears_twice<Id: InstanceId>(number: usize, id: &Id) -> BundleError {
     BundleError::entry(
         format!("line {number}"),
         format!(

@@ -146,8 +146,8 @@ pub(crate) fn score(
     let run = bundle.to_run(&loaded.dataset);
     score_run_with(&dataset, &run, &mut |_| {}, cancel).map_err(|e| match e {
         ScoreError::Cancelled(cancelled) => RunError::Cancelled(cancelled),
-        // A stored run's bundle was read whole; only a streamed one can fail here.
         ScoreError::Dataset(e) => RunError::Internal(anyhow::anyhow!(e)),
+        // Only `score_chains` reads a bundle as it scores; this run was read whole.
         ScoreError::Bundle(e) => RunError::Internal(anyhow::anyhow!(e)),
     })
 }
