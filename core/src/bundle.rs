@@ -93,6 +93,64 @@ pub struct Metadata {
     pub notes: Option<String>,
 }
 
+impl Metadata {
+    /// Refuses fields that are empty, too long or hold control characters (one-line fields:
+    /// any; `notes`: any but line breaks and tabs), a date that is not `YYYY-MM-DD`, and a
+    /// negative or non-finite cost.
+    pub(crate) fn check(&self) -> Result<(), BundleError> {
+        let m = self;
+        let bad = |message: String| Err(BundleError::entry("metadata", message));
+        let one_line = [
+            ("model", Some(&m.model)),
+            ("harness", Some(&m.harness)),
+            ("memory", Some(&m.memory)),
+            ("dataset.name", Some(&m.dataset.name)),
+            ("dataset.version", Some(&m.dataset.version)),
+            ("scaffold_version", m.scaffold_version.as_ref()),
+        ];
+        for (field, value) in one_line {
+            let Some(value) = value else { continue };
+            if value.trim().is_empty() || value.chars().count() > FIELD_CHARS {
+                return bad(format!("\"{field}\" must be 1-{FIELD_CHARS} characters"));
+            }
+            if let Some(c) = value
+                .chars()
+                .find(|c| c.is_control() || is_bidi_control(*c))
+            {
+                return bad(format!(
+                    "\"{field}\" contains the control character U+{:04X}; write it on one line in printable characters",
+                    u32::from(c)
+                ));
+            }
+        }
+        if let Some(notes) = &m.notes {
+            if notes.chars().count() > NOTES_CHARS {
+                return bad(format!(
+                    "\"notes\" must be at most {NOTES_CHARS} characters"
+                ));
+            }
+            if let Some(c) = notes
+                .chars()
+                .find(|c| c.is_control() && !matches!(c, '\n' | '\r' | '\t'))
+            {
+                return bad(format!(
+                    "\"notes\" contains the control character U+{:04X}; only line breaks and tabs are allowed",
+                    u32::from(c)
+                ));
+            }
+        }
+        if !is_date(&m.date) {
+            return bad(format!("\"date\" {:?} is not YYYY-MM-DD", m.date));
+        }
+        if let Some(cost) = m.cost_usd
+            && !(cost.is_finite() && cost >= 0.0)
+        {
+            return bad(format!("\"cost_usd\" {cost} must be a non-negative number"));
+        }
+        Ok(())
+    }
+}
+
 /// What the agent left for one instance (in RepoReuse, one turn).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Prediction {
@@ -151,6 +209,10 @@ pub enum BundleError {
     LineTooLong { line: usize, limit: u64 },
     #[error("the bundle has no turns: add chains/<chain>/turn-<t>/ directories or instance lines")]
     Empty,
+    /// A JSON Lines line (`entry` names the text and the line) that is not UTF-8: a host
+    /// that does not know what it was given (an upload) can then say so instead.
+    #[error("{entry}: is not UTF-8 text; a .jsonl bundle is JSON Lines (see docs/formats.md)")]
+    LineNotUtf8 { entry: String },
 }
 
 impl BundleError {
@@ -206,6 +268,89 @@ impl Budget {
     pub fn limits(&self) -> BundleLimits {
         self.limits
     }
+}
+
+/// The metadata of JSON Lines text (its first non-blank line, checked) and an iterator over
+/// its instances, each parsed from its line as it is reached: `(line number, id,
+/// prediction)`. Blank lines are skipped. The iterator does not know the instances seen
+/// before: refusing one given twice ([`appears_twice`]) is the caller's.
+pub(crate) fn jsonl_instances<Id: InstanceId, S: AsRef<str>>(
+    lines: impl IntoIterator<Item = Result<(usize, S), BundleError>>,
+) -> Result<(Metadata, impl Iterator<Item = LineInstance<Id>>), BundleError> {
+    let mut lines = lines.into_iter().filter(|line| {
+        line.as_ref()
+            .map_or(true, |(_, text)| !text.as_ref().trim().is_empty())
+    });
+    let (_, first) = lines.next().ok_or(BundleError::NoMetadata)??;
+    let metadata = serde_json::from_str::<MetadataLine>(first.as_ref())
+        .map_err(|e| {
+            BundleError::entry(
+                "line 1",
+                format!("must be {{\"metadata\": {{...}}}} with the run's metadata: {e}"),
+            )
+        })?
+        .metadata;
+    metadata.check()?;
+    let instances = lines.map(|line| {
+        let (number, line) = line?;
+        let (id, prediction) = instance_line(number, line.as_ref())?;
+        Ok((number, id, prediction))
+    });
+    Ok((metadata, instances))
+}
+
+/// An instance of JSON Lines as [`jsonl_instances`] gives it: its line number, id and
+/// prediction, or why its line was refused.
+pub(crate) type LineInstance<Id> = Result<(usize, Id, Prediction), BundleError>;
+
+/// The id and prediction of the instance on line `number` of JSON Lines.
+fn instance_line<Id: InstanceId>(
+    number: usize,
+    line: &str,
+) -> Result<(Id, Prediction), BundleError> {
+    let where_ = format!("line {number}");
+    let instance: Instance = serde_json::from_str(line).map_err(|e| {
+        BundleError::entry(
+            &where_,
+            format!("is not an instance {{\"instance_id\", \"files\", \"trajectory\"}}: {e}"),
+        )
+    })?;
+    let key = Id::parse(&instance.instance_id).ok_or_else(|| {
+        BundleError::entry(
+            &where_,
+            format!("instance_id {:?} is not {}", instance.instance_id, Id::FORM),
+        )
+    })?;
+    for path in instance.files.keys() {
+        check_file_path(&where_, path)?;
+    }
+    // A string holds the trajectory's text; any other value is the text itself.
+    let trajectory = match instance.trajectory {
+        None => None,
+        Some(raw) if raw.get().starts_with('"') => {
+            Some(serde_json::from_str::<String>(raw.get()).map_err(|e| {
+                BundleError::entry(&where_, format!("\"trajectory\" is not a string: {e}"))
+            })?)
+        }
+        Some(raw) => Some(String::from(Box::<str>::from(raw))),
+    };
+    let prediction = Prediction {
+        files: instance.files,
+        trajectory,
+    };
+    Ok((key, prediction))
+}
+
+/// The error for an instance given a second time, on line `number`.
+pub(crate) fn appears_twice<Id: InstanceId>(number: usize, id: &Id) -> BundleError {
+    BundleError::entry(
+        format!("line {number}"),
+        format!(
+            "instance {:?} appears twice; give each {} one line",
+            id.to_string(),
+            Id::NOUN
+        ),
+    )
 }
 
 /// A JSON Lines instance.
@@ -326,65 +471,15 @@ impl<Id: InstanceId> RunBundle<Id> {
     pub(crate) fn read_jsonl<S: AsRef<str>>(
         lines: impl IntoIterator<Item = Result<(usize, S), BundleError>>,
     ) -> Result<(Self, BTreeMap<Id, usize>), BundleError> {
-        let mut lines = lines.into_iter().filter(|line| {
-            line.as_ref()
-                .map_or(true, |(_, text)| !text.as_ref().trim().is_empty())
-        });
-        let (_, first) = lines.next().ok_or(BundleError::NoMetadata)??;
-        let metadata = serde_json::from_str::<MetadataLine>(first.as_ref())
-            .map_err(|e| {
-                BundleError::entry(
-                    "line 1",
-                    format!("must be {{\"metadata\": {{...}}}} with the run's metadata: {e}"),
-                )
-            })?
-            .metadata;
+        let (metadata, instances) = jsonl_instances::<Id, S>(lines)?;
         let mut predictions = BTreeMap::new();
         let mut line_of = BTreeMap::new();
-        for line in lines {
-            let (number, line) = line?;
-            let where_ = format!("line {number}");
-            let instance: Instance = serde_json::from_str(line.as_ref()).map_err(|e| {
-                BundleError::entry(
-                    &where_,
-                    format!(
-                        "is not an instance {{\"instance_id\", \"files\", \"trajectory\"}}: {e}"
-                    ),
-                )
-            })?;
-            let key = Id::parse(&instance.instance_id).ok_or_else(|| {
-                BundleError::entry(
-                    &where_,
-                    format!("instance_id {:?} is not {}", instance.instance_id, Id::FORM),
-                )
-            })?;
-            for path in instance.files.keys() {
-                check_file_path(&where_, path)?;
+        for instance in instances {
+            let (number, key, prediction) = instance?;
+            if predictions.contains_key(&key) {
+                return Err(appears_twice(number, &key));
             }
-            // A string holds the trajectory's text; any other value is the text itself.
-            let trajectory = match instance.trajectory {
-                None => None,
-                Some(raw) if raw.get().starts_with('"') => {
-                    Some(serde_json::from_str::<String>(raw.get()).map_err(|e| {
-                        BundleError::entry(&where_, format!("\"trajectory\" is not a string: {e}"))
-                    })?)
-                }
-                Some(raw) => Some(String::from(Box::<str>::from(raw))),
-            };
-            let prediction = Prediction {
-                files: instance.files,
-                trajectory,
-            };
-            if predictions.insert(key.clone(), prediction).is_some() {
-                return Err(BundleError::entry(
-                    &where_,
-                    format!(
-                        "instance {:?} appears twice; give each {} one line",
-                        instance.instance_id,
-                        Id::NOUN
-                    ),
-                ));
-            }
+            predictions.insert(key.clone(), prediction);
             line_of.insert(key, number);
         }
         let bundle = Self {
@@ -396,55 +491,7 @@ impl<Id: InstanceId> RunBundle<Id> {
     }
 
     pub(crate) fn check_metadata(&self) -> Result<(), BundleError> {
-        let m = &self.metadata;
-        let bad = |message: String| Err(BundleError::entry("metadata", message));
-        let one_line = [
-            ("model", Some(&m.model)),
-            ("harness", Some(&m.harness)),
-            ("memory", Some(&m.memory)),
-            ("dataset.name", Some(&m.dataset.name)),
-            ("dataset.version", Some(&m.dataset.version)),
-            ("scaffold_version", m.scaffold_version.as_ref()),
-        ];
-        for (field, value) in one_line {
-            let Some(value) = value else { continue };
-            if value.trim().is_empty() || value.chars().count() > FIELD_CHARS {
-                return bad(format!("\"{field}\" must be 1-{FIELD_CHARS} characters"));
-            }
-            if let Some(c) = value
-                .chars()
-                .find(|c| c.is_control() || is_bidi_control(*c))
-            {
-                return bad(format!(
-                    "\"{field}\" contains the control character U+{:04X}; write it on one line in printable characters",
-                    u32::from(c)
-                ));
-            }
-        }
-        if let Some(notes) = &m.notes {
-            if notes.chars().count() > NOTES_CHARS {
-                return bad(format!(
-                    "\"notes\" must be at most {NOTES_CHARS} characters"
-                ));
-            }
-            if let Some(c) = notes
-                .chars()
-                .find(|c| c.is_control() && !matches!(c, '\n' | '\r' | '\t'))
-            {
-                return bad(format!(
-                    "\"notes\" contains the control character U+{:04X}; only line breaks and tabs are allowed",
-                    u32::from(c)
-                ));
-            }
-        }
-        if !is_date(&m.date) {
-            return bad(format!("\"date\" {:?} is not YYYY-MM-DD", m.date));
-        }
-        if let Some(cost) = m.cost_usd
-            && !(cost.is_finite() && cost >= 0.0)
-        {
-            return bad(format!("\"cost_usd\" {cost} must be a non-negative number"));
-        }
+        self.metadata.check()?;
         if self.predictions.is_empty() {
             return Err(BundleError::Empty);
         }
@@ -542,19 +589,23 @@ fn is_date(s: &str) -> bool {
 /// A zip of a folder has every entry, `metadata.json` among them, under that folder: read
 /// it as the folder.
 pub(crate) fn strip_common_folder(entries: &mut [(String, Vec<u8>)]) {
-    if entries.iter().any(|(p, _)| p == "metadata.json") {
-        return;
-    }
-    let Some(first) = entries.first().and_then(|(p, _)| p.split_once('/')) else {
-        return;
-    };
-    let prefix = format!("{}/", first.0);
-    let metadata = format!("{prefix}metadata.json");
-    if entries.iter().any(|(p, _)| *p == metadata)
-        && entries.iter().all(|(p, _)| p.starts_with(&prefix))
-    {
+    if let Some(prefix) = common_folder(entries.iter().map(|(p, _)| p.as_str())) {
         for (path, _) in entries.iter_mut() {
             *path = path[prefix.len()..].to_owned();
         }
     }
+}
+
+/// The folder (`name/`) that every entry of `names` sits under, `metadata.json` among
+/// them, when there is no `metadata.json` at the root: a bundle's entries are read
+/// relative to it (see [`crate::reporeuse::bundle`]).
+pub fn common_folder<'a>(names: impl Iterator<Item = &'a str> + Clone) -> Option<String> {
+    if names.clone().any(|p| p == "metadata.json") {
+        return None;
+    }
+    let (first, _) = names.clone().next()?.split_once('/')?;
+    let prefix = format!("{first}/");
+    let metadata = format!("{prefix}metadata.json");
+    let mut all = names.clone();
+    (names.clone().any(|p| p == metadata) && all.all(|p| p.starts_with(&prefix))).then_some(prefix)
 }

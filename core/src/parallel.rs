@@ -23,3 +23,31 @@ pub(crate) fn try_map<'a, I, T>(
 ) -> Result<Vec<T>, Cancelled> {
     items.iter().map(work).collect()
 }
+
+/// `work` of every item `items` gives, in no particular order; the first error stops the
+/// rest. Natively the items are taken from `items` one at a time, under a lock, by whichever
+/// of rayon's threads is free, so `items` can read its items as they are needed (a bundle,
+/// chain by chain) and at most one per thread is held at once.
+#[cfg(not(target_arch = "wasm32"))]
+pub(crate) fn try_map_unordered<I, T, E>(
+    items: I,
+    work: impl Fn(I::Item) -> Result<T, E> + Sync + Send,
+) -> Result<Vec<T>, E>
+where
+    I: Iterator + Send,
+    I::Item: Send,
+    T: Send,
+    E: Send,
+{
+    use rayon::prelude::*;
+    items.par_bridge().map(work).collect()
+}
+
+/// `work` of every item `items` gives, in order (wasm32 has one thread).
+#[cfg(target_arch = "wasm32")]
+pub(crate) fn try_map_unordered<I: Iterator, T, E>(
+    items: I,
+    work: impl Fn(I::Item) -> Result<T, E>,
+) -> Result<Vec<T>, E> {
+    items.map(work).collect()
+}

@@ -5,13 +5,14 @@ mod common;
 use std::collections::BTreeMap;
 
 use serde_json::json;
+use wheelwright_core::budget::Cancel;
 use wheelwright_core::hidden_tests::TestResults;
 use wheelwright_core::metric::{Score, Undefined};
 use wheelwright_core::python::index::{IndexOptions, RepoIndex};
 use wheelwright_core::reporeuse::metrics::turn::{SubmissionStatus, TurnInput, score_turn};
 use wheelwright_core::reporeuse::scoring::{
     ChainRun, ChainSpec, Dataset, InconsistentDataset, Phase, Progress, Repository, Run, RunReport,
-    TurnRun, TurnSpec, score_run,
+    TurnRun, TurnSpec, score_chains, score_run,
 };
 use wheelwright_core::workspace::Workspace;
 
@@ -91,8 +92,27 @@ fn run(chains: Vec<(&str, Vec<TurnRun>)>) -> Run {
     }
 }
 
+/// The report of `run`, which must also be the report of the run streamed chain by chain
+/// (in reverse order, so no chain comes where the dataset has it), as the command line
+/// scores a bundle.
 fn score(dataset: &Dataset, run: &Run) -> RunReport {
-    score_run(dataset, run, &mut |_| {}).expect("a valid dataset")
+    let whole = score_run(dataset, run, &mut |_| {}).expect("a valid dataset");
+    assert_eq!(
+        streamed(dataset, run, &mut |_| {}),
+        whole,
+        "streamed and whole reports differ"
+    );
+    whole
+}
+
+/// `run` scored by `score_chains`, its chains given in reverse order.
+fn streamed(
+    dataset: &Dataset,
+    run: &Run,
+    progress: &mut (dyn FnMut(Progress) + Send),
+) -> RunReport {
+    let chains: Vec<_> = run.chains.clone().into_iter().rev().map(Ok).collect();
+    score_chains(dataset, chains.into_iter(), progress, &Cancel::never()).expect("a valid dataset")
 }
 
 fn value(score: Score) -> Option<f64> {
@@ -291,6 +311,7 @@ fn bad_run_entries_are_diagnosed_and_the_rest_is_scored() {
             ],
         ),
         ("zzz", vec![submitted(good)]),
+        ("yyy", vec![submitted(good)]),
     ]);
     let report = score(&d, &r);
     assert_eq!(report.turns.len(), 4);
@@ -322,7 +343,10 @@ fn bad_run_entries_are_diagnosed_and_the_rest_is_scored() {
         report.diagnostics
     );
     assert!(said("b", None, "no entry"), "{:?}", report.diagnostics);
-    assert_eq!(report.diagnostics.len(), 4);
+    assert_eq!(report.diagnostics.len(), 5);
+    // The run's unknown chains come first, by name.
+    assert_eq!(report.diagnostics[0].chain, "yyy");
+    assert_eq!(report.diagnostics[1].chain, "zzz");
 }
 
 #[test]
@@ -527,19 +551,30 @@ fn report_on_threads(dataset: &Dataset, run: &Run, threads: usize) -> (String, V
         .build()
         .expect("a thread pool");
     let mut seen = Vec::new();
-    let report = pool.install(|| {
-        score_run(dataset, run, &mut |p: Progress| {
+    let mut seen_streamed = Vec::new();
+    let (report, streamed) = pool.install(|| {
+        let whole = score_run(dataset, run, &mut |p: Progress| {
             assert_eq!(p.turns_total, dataset.turn_count());
             if p.phase == Phase::Scoring {
                 seen.push(p.turns_done);
             }
         })
-        .expect("a valid dataset")
+        .expect("a valid dataset");
+        let streamed = streamed(dataset, run, &mut |p: Progress| {
+            if p.phase == Phase::Scoring {
+                seen_streamed.push(p.turns_done);
+            }
+        });
+        (whole, streamed)
     });
-    (
-        serde_json::to_string(&report).expect("a report is JSON"),
-        seen,
-    )
+    let json = serde_json::to_string(&report).expect("a report is JSON");
+    assert_eq!(
+        serde_json::to_string(&streamed).expect("a report is JSON"),
+        json,
+        "{threads} threads: the run streamed chain by chain must give the whole run's report"
+    );
+    assert_eq!(seen_streamed, seen, "{threads} threads: streamed progress");
+    (json, seen)
 }
 
 #[test]

@@ -19,8 +19,8 @@ use std::io::{BufRead, Read, Seek};
 use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
-use wheelwright_core::bundle::{Budget, BundleError, BundleLimits, LIMITS};
-use wheelwright_core::reporeuse::bundle::RepoReuseBundle;
+use wheelwright_core::bundle::{Budget, BundleError, BundleLimits, LIMITS, Metadata};
+use wheelwright_core::reporeuse::bundle::{RepoReuseBundle, StreamedTurn};
 
 /// Why a bundle could not be read.
 #[derive(Debug, thiserror::Error)]
@@ -82,7 +82,7 @@ pub fn jsonl_lines<R: BufRead>(
     mut reader: R,
     source: &str,
     limits: BundleLimits,
-) -> impl Iterator<Item = Result<(usize, String), BundleError>> {
+) -> impl Iterator<Item = Result<(usize, String), BundleError>> + use<R> {
     let source = source.to_owned();
     let mut budget = Budget::new(limits);
     let mut number = 0;
@@ -113,8 +113,6 @@ pub fn jsonl_lines<R: BufRead>(
     })
 }
 
-const NOT_UTF8: &str = "is not UTF-8 text; a .jsonl bundle is JSON Lines (see docs/formats.md)";
-
 /// One line of JSON Lines as text, its newline removed, counted against `budget`.
 fn one_line(
     mut line: Vec<u8>,
@@ -138,7 +136,9 @@ fn one_line(
     }
     let at = format!("line {number}");
     budget.take(&at, line.len() as u64)?;
-    String::from_utf8(line).map_err(|_| BundleError::entry(format!("{source}, {at}"), NOT_UTF8))
+    String::from_utf8(line).map_err(|_| BundleError::LineNotUtf8 {
+        entry: format!("{source}, {at}"),
+    })
 }
 
 /// Reads the regular file at `path` (following a symbolic link to one), at most `limit`
@@ -233,7 +233,7 @@ pub fn read_bytes(bytes: &[u8]) -> Result<RepoReuseBundle, BundleError> {
         return RepoReuseBundle::from_files(read_zip(std::io::Cursor::new(bytes), LIMITS)?);
     }
     let not_text = |e: BundleError| match e {
-        BundleError::Entry { message, .. } if message == NOT_UTF8 => BundleError::entry(
+        BundleError::LineNotUtf8 { .. } => BundleError::entry(
             "the upload",
             "is neither a zip archive nor UTF-8 JSON Lines; upload a run bundle as .zip, .jsonl or .jsonl.gz",
         ),
@@ -252,46 +252,75 @@ pub fn read_zip(
     reader: impl Read + Seek,
     limits: BundleLimits,
 ) -> Result<Vec<(String, Vec<u8>)>, BundleError> {
-    let unreadable = |e: zip::result::ZipError| {
-        BundleError::entry("the archive", format!("is not a readable zip file: {e}"))
-    };
-    let archive = zip::ZipArchive::new(reader).map_err(unreadable)?;
-    // The zip crate keeps one entry per name, the last: a name given twice would lose a
-    // copy without a word. The central directory's own names are checked first.
-    let start = archive.central_directory_start();
-    let mut reader = archive.into_inner();
-    repeated_names(&mut reader, start, limits)?;
-    let mut archive = zip::ZipArchive::new(reader).map_err(unreadable)?;
-    if archive.len() > limits.entries {
-        return Err(BundleError::TooManyEntries {
-            limit: limits.entries,
-        });
+    let mut zip = ZipEntries::open(reader, limits)?;
+    let listed = std::mem::take(&mut zip.listed);
+    listed.into_iter().map(|entry| zip.read(entry)).collect()
+}
+
+/// A zip archive's file entries, listed and counted against the limits before any is
+/// inflated, and inflated one at a time on request.
+struct ZipEntries<R> {
+    archive: zip::ZipArchive<R>,
+    /// (index in the archive, name, declared size), in the archive's order.
+    listed: Vec<(usize, String, u64)>,
+}
+
+impl<R: Read + Seek> ZipEntries<R> {
+    fn open(reader: R, limits: BundleLimits) -> Result<Self, BundleError> {
+        let unreadable = |e: zip::result::ZipError| {
+            BundleError::entry("the archive", format!("is not a readable zip file: {e}"))
+        };
+        let archive = zip::ZipArchive::new(reader).map_err(unreadable)?;
+        // The zip crate keeps one entry per name, the last: a name given twice would lose a
+        // copy without a word. The central directory's own names are checked first.
+        let start = archive.central_directory_start();
+        let mut reader = archive.into_inner();
+        repeated_names(&mut reader, start, limits)?;
+        let mut archive = zip::ZipArchive::new(reader).map_err(unreadable)?;
+        if archive.len() > limits.entries {
+            return Err(BundleError::TooManyEntries {
+                limit: limits.entries,
+            });
+        }
+        let mut budget = Budget::new(limits);
+        let mut listed = Vec::with_capacity(archive.len());
+        for i in 0..archive.len() {
+            let entry = archive.by_index_raw(i).map_err(|e| {
+                BundleError::entry(format!("entry {i}"), format!("cannot be read: {e}"))
+            })?;
+            let name = entry.name().to_owned();
+            if entry.is_dir() {
+                continue;
+            }
+            if entry.is_symlink() {
+                return Err(BundleError::entry(
+                    &name,
+                    "is a symbolic link; put the file itself in the archive",
+                ));
+            }
+            // Check the name before inflating anything: `../` entries are refused unread.
+            if !wheelwright_core::workspace::is_relative_down(&name) {
+                return Err(BundleError::entry(
+                    &name,
+                    "is not a relative path inside the bundle; entries may not start with / or contain ..",
+                ));
+            }
+            let declared = entry.size();
+            budget.take(&name, declared)?;
+            listed.push((i, name, declared));
+        }
+        Ok(Self { archive, listed })
     }
-    let mut budget = Budget::new(limits);
-    let mut entries = Vec::with_capacity(archive.len());
-    for i in 0..archive.len() {
-        let entry = archive.by_index(i).map_err(|e| {
-            BundleError::entry(format!("entry {i}"), format!("cannot be read: {e}"))
+
+    /// The entry `(index, name, declared size)` of [`ZipEntries::listed`], inflated, never
+    /// past its declared size.
+    fn read(
+        &mut self,
+        (index, name, declared): (usize, String, u64),
+    ) -> Result<(String, Vec<u8>), BundleError> {
+        let entry = self.archive.by_index(index).map_err(|e| {
+            BundleError::entry(format!("entry {index}"), format!("cannot be read: {e}"))
         })?;
-        let name = entry.name().to_owned();
-        if entry.is_dir() {
-            continue;
-        }
-        if entry.is_symlink() {
-            return Err(BundleError::entry(
-                &name,
-                "is a symbolic link; put the file itself in the archive",
-            ));
-        }
-        // Check the name before inflating anything: `../` entries are refused unread.
-        if !wheelwright_core::workspace::is_relative_down(&name) {
-            return Err(BundleError::entry(
-                &name,
-                "is not a relative path inside the bundle; entries may not start with / or contain ..",
-            ));
-        }
-        let declared = entry.size();
-        budget.take(&name, declared)?;
         let mut bytes = Vec::with_capacity(usize::try_from(declared.min(1 << 20)).unwrap_or(0));
         entry
             .take(declared.saturating_add(1))
@@ -303,9 +332,8 @@ pub fn read_zip(
                 "inflates to more bytes than its header declares; the archive is corrupt or hostile",
             ));
         }
-        entries.push((name, bytes));
+        Ok((name, bytes))
     }
-    Ok(entries)
 }
 
 /// Refuses an archive whose central directory (at `start`) names an entry twice, or
@@ -354,12 +382,38 @@ pub fn read_directory(
     root: &Path,
     limits: BundleLimits,
 ) -> Result<Vec<(String, Vec<u8>)>, ReadError> {
+    list_directory(root, limits)?
+        .into_iter()
+        .map(|file| file.read())
+        .collect()
+}
+
+/// A regular file of a directory bundle, listed (and counted) before it is read.
+struct ListedFile {
+    relative: String,
+    path: PathBuf,
+    size: u64,
+}
+
+impl ListedFile {
+    /// The file's bytes, no more than the size it was listed (and counted) with.
+    fn read(self) -> Result<(String, Vec<u8>), ReadError> {
+        // Not following links: one swapped in since the listing is refused.
+        let (file, _) = open_regular(&self.path, Follow::No)?;
+        let bytes = read_bounded(file, &self.path, &self.relative, self.size)?;
+        Ok((self.relative, bytes))
+    }
+}
+
+/// The regular files under `root`, sorted by relative path, each counted against `limits`
+/// with its size; symbolic links are refused.
+fn list_directory(root: &Path, limits: BundleLimits) -> Result<Vec<ListedFile>, ReadError> {
     let io = |path: &Path| {
         let path = path.to_owned();
         move |source| ReadError::Io { path, source }
     };
     let mut budget = Budget::new(limits);
-    let mut entries = Vec::new();
+    let mut files = Vec::new();
     let mut pending = vec![(root.to_owned(), String::new())];
     while let Some((dir, prefix)) = pending.pop() {
         for entry in std::fs::read_dir(&dir).map_err(io(&dir))? {
@@ -379,15 +433,101 @@ pub fn read_directory(
                 pending.push((path, format!("{relative}/")));
                 continue;
             }
-            // Not following links: one swapped in since the check above is refused.
-            let (file, meta) = open_regular(&path, Follow::No)?;
+            if !meta.is_file() {
+                // A FIFO or device: opening it says what it is, without blocking.
+                open_regular(&path, Follow::No)?;
+            }
             budget.take(&relative, meta.len())?;
-            let bytes = read_bounded(file, &path, &relative, meta.len())?;
-            entries.push((relative, bytes));
+            files.push(ListedFile {
+                relative,
+                path,
+                size: meta.len(),
+            });
         }
     }
-    entries.sort();
-    Ok(entries)
+    files.sort_by(|a, b| a.relative.cmp(&b.relative));
+    Ok(files)
+}
+
+/// A bundle's metadata and its turns, read one at a time as they are asked for.
+pub type TurnStream = Box<dyn Iterator<Item = Result<StreamedTurn, BundleError>> + Send>;
+
+/// Reads the bundle at `path` as [`read_path`] does, but turn by turn, for a host that
+/// gathers them into chains and scores each as it comes (`wheelwright score`): a
+/// directory's or zip's entries are listed and counted against `limits` first, then read
+/// (`metadata.json` first, then in name order) only as the stream is asked for them; JSON
+/// Lines is read a line at a time. The metadata is read and checked before this returns.
+pub fn stream_path(path: &Path, limits: BundleLimits) -> Result<(Metadata, TurnStream), ReadError> {
+    let io = |source| ReadError::Io {
+        path: path.to_owned(),
+        source,
+    };
+    let meta = std::fs::metadata(path).map_err(io)?;
+    if meta.is_dir() {
+        let files = list_directory(path, limits)?;
+        let order = entry_order(files.iter().map(|f| f.relative.as_str()));
+        let mut files: Vec<Option<ListedFile>> = files.into_iter().map(Some).collect();
+        let entries = order.into_iter().map(move |(at, name)| {
+            let file = files[at].take().expect("each entry is read once");
+            let (_, bytes) = file.read().map_err(|e| match e {
+                ReadError::Bundle(e) => e,
+                other => BundleError::entry(&name, format!("cannot be read: {other}")),
+            })?;
+            Ok((name, bytes))
+        });
+        let (metadata, turns) = RepoReuseBundle::stream_files(entries)?;
+        return Ok((metadata, Box::new(turns)));
+    }
+    let name = path.to_string_lossy().to_ascii_lowercase();
+    let entry = path.to_string_lossy();
+    if name.ends_with(".zip") {
+        let (file, _) = open_regular(path, Follow::Yes)?;
+        let mut zip = ZipEntries::open(std::io::BufReader::new(file), limits)?;
+        let listed = std::mem::take(&mut zip.listed);
+        let order = entry_order(listed.iter().map(|(_, name, _)| name.as_str()));
+        let mut listed: Vec<Option<(usize, String, u64)>> = listed.into_iter().map(Some).collect();
+        let entries = order.into_iter().map(move |(at, name)| {
+            let entry = listed[at].take().expect("each entry is read once");
+            let (_, bytes) = zip.read(entry)?;
+            Ok((name, bytes))
+        });
+        let (metadata, turns) = RepoReuseBundle::stream_files(entries)?;
+        return Ok((metadata, Box::new(turns)));
+    }
+    if name.ends_with(".jsonl") {
+        let (file, _) = open_regular(path, Follow::Yes)?;
+        let lines = jsonl_lines(std::io::BufReader::new(file), &entry, limits);
+        let (metadata, turns) = RepoReuseBundle::stream_jsonl(lines)?;
+        return Ok((metadata, Box::new(turns)));
+    }
+    if name.ends_with(".jsonl.gz") {
+        let (file, _) = open_regular(path, Follow::Yes)?;
+        let inflated = flate2::read::MultiGzDecoder::new(std::io::BufReader::new(file));
+        let lines = jsonl_lines(std::io::BufReader::new(inflated), &entry, limits);
+        let (metadata, turns) = RepoReuseBundle::stream_jsonl(lines)?;
+        return Ok((metadata, Box::new(turns)));
+    }
+    Err(ReadError::Kind(path.to_owned()))
+}
+
+/// The order a streamed directory or zip is read in, as (position in `names`, name relative
+/// to the bundle's root): `metadata.json` first, then by name, so that a turn's entries and
+/// a chain's turns come together.
+fn entry_order<'a>(names: impl Iterator<Item = &'a str> + Clone) -> Vec<(usize, String)> {
+    let root = wheelwright_core::bundle::common_folder(names.clone()).unwrap_or_default();
+    let mut order: Vec<(usize, String)> = names
+        .enumerate()
+        .map(|(at, name)| {
+            (
+                at,
+                name.strip_prefix(root.as_str()).unwrap_or(name).to_owned(),
+            )
+        })
+        .collect();
+    order.sort_by(|(_, a), (_, b)| {
+        (a != "metadata.json", a.as_str()).cmp(&(b != "metadata.json", b.as_str()))
+    });
+    order
 }
 
 #[cfg(test)]

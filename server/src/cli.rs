@@ -10,10 +10,13 @@ use anyhow::Context;
 use clap::{Parser, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 use tracing_subscriber::EnvFilter;
+use wheelwright_core::budget::Cancel;
+use wheelwright_core::bundle::COMMAND_LINE_LIMITS;
 use wheelwright_core::metric::{Score, format_score};
+use wheelwright_core::reporeuse::bundle::{RepoReuseBundle, check_made_on};
 use wheelwright_core::reporeuse::dataset::RepoReuseDataset;
 use wheelwright_core::reporeuse::metrics::run::{COLUMNS, RunColumns};
-use wheelwright_core::reporeuse::scoring::{Phase, Progress, RunReport, score_run};
+use wheelwright_core::reporeuse::scoring::{Phase, Progress, RunReport, ScoreError, score_chains};
 
 use crate::ServeConfig;
 
@@ -356,7 +359,7 @@ pub(crate) fn read_dataset(
 pub(crate) fn read_bundle(
     path: &Path,
 ) -> anyhow::Result<wheelwright_core::reporeuse::bundle::RepoReuseBundle> {
-    crate::bundle::read_path(path, wheelwright_core::bundle::COMMAND_LINE_LIMITS)
+    crate::bundle::read_path(path, COMMAND_LINE_LIMITS)
         .with_context(|| format!("{} is not a usable run bundle", path.display()))
 }
 
@@ -374,11 +377,13 @@ pub(crate) fn check_bundle(
 /// Where the time of `wheelwright score` went, in seconds (`--timings`).
 #[derive(Clone, Copy, Debug, serde::Serialize)]
 struct Timings {
-    /// Reading and checking the bundle and the dataset (with its repository).
+    /// Opening the bundle (listing and counting its entries, reading its metadata) and
+    /// reading the dataset (with its repository).
     read: f64,
     /// Indexing the repositories (W0).
     index: f64,
-    /// Scoring every turn (code and trajectories).
+    /// Reading the bundle's turns and scoring them (code and trajectories): the next chain
+    /// is read while one is scored.
     score: f64,
     /// Aggregating the chains into the overall row and series.
     aggregate: f64,
@@ -396,11 +401,16 @@ struct TimedReport<'a> {
 
 fn score(run: &Path, dataset: &Path, json: bool, timings: bool) -> anyhow::Result<()> {
     let start = Instant::now();
-    let bundle = read_bundle(run)?;
-    let (dataset, files) = read_dataset(dataset)?;
-    check_bundle(run, &bundle, &dataset)?;
-    let run = bundle.into_run(&dataset);
-    let dataset = dataset.to_score_dataset(files);
+    let unusable = || format!("{} is not a usable run bundle", run.display());
+    // Opened (listed, counted, its metadata read) before the dataset is loaded: the bundle's
+    // own errors (not a bundle, a FIFO, too large) come at once. Its turns are read while
+    // the chains are scored, a chain at a time, so a paper-size run is never held whole.
+    let (metadata, turns) =
+        crate::bundle::stream_path(run, COMMAND_LINE_LIMITS).with_context(unusable)?;
+    let (manifest, files) = read_dataset(dataset)?;
+    check_made_on(&metadata, &manifest)
+        .with_context(|| format!("{} does not fit the dataset", run.display()))?;
+    let dataset = manifest.to_score_dataset(files);
     let read = Instant::now();
     let total = dataset.turn_count();
     let bar = if total >= PROGRESS_MIN_TURNS && std::io::stderr().is_terminal() {
@@ -415,20 +425,30 @@ fn score(run: &Path, dataset: &Path, json: bool, timings: bool) -> anyhow::Resul
     };
     // Core has no clock: the phases are timed where its progress reports change phase.
     let (mut indexed, mut scored) = (None, None);
-    let report = score_run(&dataset, &run, &mut |p: Progress| {
-        match p.phase {
-            Phase::Scoring => {
-                indexed.get_or_insert_with(Instant::now);
+    let chains = RepoReuseBundle::chains(&manifest, turns);
+    let report = score_chains(
+        &dataset,
+        chains,
+        &mut |p: Progress| {
+            match p.phase {
+                Phase::Scoring => {
+                    indexed.get_or_insert_with(Instant::now);
+                }
+                Phase::Aggregating => {
+                    scored.get_or_insert_with(Instant::now);
+                }
             }
-            Phase::Aggregating => {
-                scored.get_or_insert_with(Instant::now);
-            }
-        }
-        bar.set_position(p.turns_done as u64);
-    });
+            bar.set_position(p.turns_done as u64);
+        },
+        &Cancel::never(),
+    );
     let done = Instant::now();
     bar.finish_and_clear();
-    let report = report?;
+    let report = match report {
+        Ok(report) => report,
+        Err(ScoreError::Bundle(e)) => return Err(anyhow::Error::new(e).context(unusable())),
+        Err(e) => return Err(e.into()),
+    };
     if !timings {
         return emit(json, &report, print_report);
     }

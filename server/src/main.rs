@@ -3,6 +3,11 @@
 use clap::Parser;
 use wheelwright_server::cli::{self, Cli};
 
+/// mimalloc for every allocation of the process: Rust's through this, C's (tree-sitter's
+/// parser, SQLite) through the crate's `override` of `malloc` and `free`.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 #[tokio::main]
 async fn main() -> std::process::ExitCode {
     let cli = Cli::parse();

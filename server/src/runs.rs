@@ -147,6 +147,8 @@ pub(crate) fn score(
     score_run_with(&dataset, &run, &mut |_| {}, cancel).map_err(|e| match e {
         ScoreError::Cancelled(cancelled) => RunError::Cancelled(cancelled),
         ScoreError::Dataset(e) => RunError::Internal(anyhow::anyhow!(e)),
+        // Only `score_chains` reads a bundle as it scores; this run was read whole.
+        ScoreError::Bundle(e) => RunError::Internal(anyhow::anyhow!(e)),
     })
 }
 

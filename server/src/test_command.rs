@@ -142,7 +142,7 @@ pub(crate) fn run(
             verdict,
         });
     }
-    let mut scored_run = bundle.to_run(&dataset);
+    let mut scored_run = bundle.into_run(&dataset);
     for (chain, chain_run) in &mut scored_run.chains {
         for (i, turn) in chain_run.turns.iter_mut().enumerate() {
             turn.tests = tests.get(&(chain.clone(), i + 1)).copied();

@@ -282,3 +282,190 @@ fn the_command_line_reads_bundles_past_the_upload_limits_and_stops_a_gzip_bomb()
         "{stderr}"
     );
 }
+
+/// The fixture run's files as a zip, every entry under `top/` and in reverse name order.
+fn zip_reversed(top: &str) -> Vec<u8> {
+    use std::io::Write;
+    let files = wheelwright_server::bundle::read_directory(
+        &fixtures().join("run"),
+        wheelwright_core::bundle::LIMITS,
+    )
+    .expect("the fixture run reads");
+    let mut zip = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    for (name, bytes) in files.iter().rev() {
+        zip.start_file(
+            format!("{top}/{name}"),
+            zip::write::SimpleFileOptions::default(),
+        )
+        .unwrap();
+        zip.write_all(bytes).unwrap();
+    }
+    zip.finish().unwrap().into_inner()
+}
+
+#[test]
+fn a_bundle_read_chain_by_chain_in_any_order_scores_as_a_whole_one() {
+    // `score` reads the turns while it scores the chains: a chain is scored once its last
+    // turn is read. Given in reverse, no chain is whole before the end of the bundle.
+    let dir = tempfile::tempdir().unwrap();
+    let jsonl = run_as_jsonl(&[]);
+    let (meta, turns) = jsonl.split_once('\n').unwrap();
+    let mut reversed: Vec<&str> = turns.lines().collect();
+    reversed.reverse();
+    assert!(
+        reversed.len() >= 3,
+        "the fixture has turns of several chains"
+    );
+    let reversed = format!("{meta}\n{}\n", reversed.join("\n"));
+    std::fs::write(dir.path().join("reversed.jsonl"), &reversed).unwrap();
+    std::fs::write(
+        dir.path().join("reversed.jsonl.gz"),
+        gzip(reversed.as_bytes()),
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("reversed.zip"), zip_reversed("my-run")).unwrap();
+    let expected = report_of(&fixtures().join("run"));
+    for name in ["reversed.jsonl", "reversed.jsonl.gz", "reversed.zip"] {
+        assert_eq!(report_of(&dir.path().join(name)), expected, "{name}");
+    }
+}
+
+#[test]
+fn an_error_late_in_a_streamed_bundle_fails_the_run_and_names_the_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let jsonl = run_as_jsonl(&[]);
+    let last = jsonl.lines().last().unwrap();
+    let cases = [
+        (
+            "twice.jsonl",
+            format!("{jsonl}{last}\n"),
+            format!("line {}: instance", jsonl.lines().count() + 1),
+        ),
+        (
+            "broken.jsonl",
+            format!("{jsonl}{{\"instance_id\": \n"),
+            format!("line {}: is not an instance", jsonl.lines().count() + 1),
+        ),
+    ];
+    for (name, text, words) in cases {
+        let path = dir.path().join(name);
+        std::fs::write(&path, text).unwrap();
+        let out = wheelwright(&[
+            "score",
+            &path.to_string_lossy(),
+            "--dataset",
+            &fixture("dataset"),
+        ]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{name}: {stderr}");
+        assert!(
+            out.stdout.is_empty(),
+            "{name}: no report for a bundle that is refused"
+        );
+        assert!(
+            stderr.contains("is not a usable run bundle") && stderr.contains(&words),
+            "{name}: {stderr}"
+        );
+    }
+}
+
+#[derive(serde::Deserialize)]
+struct RefusedCase {
+    name: String,
+    #[serde(default)]
+    jsonl: Option<Vec<String>>,
+    #[serde(default)]
+    files: Option<std::collections::BTreeMap<String, String>>,
+    #[serde(default)]
+    entries: Option<Vec<(String, String)>>,
+    error: String,
+}
+
+/// The error, if any, of reading `case` (core's fixture of refused bundles) as `score` does:
+/// streamed, then gathered into the chains of `dataset`.
+fn streamed_error(
+    case: &RefusedCase,
+    dataset: &wheelwright_core::reporeuse::dataset::RepoReuseDataset,
+    meta: &str,
+) -> Option<String> {
+    use wheelwright_core::reporeuse::bundle::{RepoReuseBundle, StreamedTurn};
+    type Turns =
+        Box<dyn Iterator<Item = Result<StreamedTurn, wheelwright_core::bundle::BundleError>>>;
+    let meta_line = format!(
+        "{{\"metadata\": {}}}",
+        serde_json::from_str::<serde_json::Value>(meta).unwrap()
+    );
+    let opened: Result<Turns, _> = match (&case.jsonl, &case.files, &case.entries) {
+        (Some(lines), None, None) => {
+            let lines: Vec<_> = lines
+                .iter()
+                .enumerate()
+                .map(|(i, l)| Ok((i + 1, l.replace("{META_LINE}", &meta_line))))
+                .collect();
+            RepoReuseBundle::stream_jsonl(lines).map(|(_, t)| Box::new(t) as Turns)
+        }
+        (None, files, entries) => {
+            // As the host gives them: the bundle's root found, metadata.json first, by name.
+            let mut entries: Vec<(String, String)> = entries
+                .clone()
+                .or_else(|| files.clone().map(|f| f.into_iter().collect()))
+                .expect("a case gives jsonl, files or entries");
+            let root =
+                wheelwright_core::bundle::common_folder(entries.iter().map(|(p, _)| p.as_str()))
+                    .unwrap_or_default();
+            for (path, _) in &mut entries {
+                *path = path.strip_prefix(root.as_str()).unwrap_or(path).to_owned();
+            }
+            entries.sort_by(|(a, _), (b, _)| {
+                (a != "metadata.json", a.as_str()).cmp(&(b != "metadata.json", b.as_str()))
+            });
+            let entries: Vec<_> = entries
+                .into_iter()
+                .map(|(p, t)| Ok((p, t.replace("{META}", meta).into_bytes())))
+                .collect();
+            RepoReuseBundle::stream_files(entries.into_iter()).map(|(_, t)| Box::new(t) as Turns)
+        }
+        _ => panic!("case {:?} gives more than one spelling", case.name),
+    };
+    let turns = match opened {
+        Ok(turns) => turns,
+        Err(e) => return Some(e.to_string()),
+    };
+    RepoReuseBundle::chains(dataset, turns)
+        .find_map(Result::err)
+        .map(|e| e.to_string())
+}
+
+#[test]
+fn a_streamed_bundle_is_refused_for_what_a_whole_one_is() {
+    let core = Path::new(env!("CARGO_MANIFEST_DIR")).join("../core/tests/fixtures/bundle");
+    let refused: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(core.join("refused.json")).unwrap()).unwrap();
+    let cases: Vec<RefusedCase> = serde_json::from_value(refused["cases"].clone()).unwrap();
+    let meta = std::fs::read_to_string(core.join("valid/metadata.json")).unwrap();
+    // The fixture dataset, named as the bundles' metadata names it, its chain `slugs`
+    // three turns long (the cases go up to turn 3).
+    let mut dataset = wheelwright_server::dataset::load_dir(&fixtures().join("dataset")).unwrap();
+    dataset.manifest.name = "textkit-fixture".to_owned();
+    let slugs = dataset
+        .chains
+        .iter_mut()
+        .find(|c| c.manifest.id == "slugs")
+        .unwrap();
+    let turn = slugs.turns[1].clone();
+    slugs.turns.push(turn);
+    let mut failures = Vec::new();
+    for case in &cases {
+        match streamed_error(case, &dataset, &meta) {
+            None => failures.push(format!("{}: accepted", case.name)),
+            Some(e) if !e.contains(&case.error) => {
+                failures.push(format!(
+                    "{}: error {e:?} does not contain {:?}",
+                    case.name, case.error
+                ));
+            }
+            Some(_) => {}
+        }
+    }
+    assert!(failures.is_empty(), "{failures:#?}");
+}

@@ -21,10 +21,10 @@
 use std::collections::BTreeMap;
 
 use crate::bundle::{
-    BundleError, DatasetRef, InstanceId, Metadata, Prediction, RunBundle, check_entry_name,
-    check_file_path, is_name, strip_common_folder, text,
+    BundleError, DatasetRef, InstanceId, Metadata, Prediction, RunBundle, appears_twice,
+    check_entry_name, check_file_path, is_name, jsonl_instances, strip_common_folder, text,
 };
-use crate::reporeuse::dataset::{RepoReuseDataset, Turn};
+use crate::reporeuse::dataset::{Chain, RepoReuseDataset, Turn};
 use crate::reporeuse::scoring::{ChainRun, Run, TurnRun};
 
 /// One turn of one chain: RepoReuse's instance. Ordered by chain, then turn.
@@ -94,52 +94,12 @@ impl RunBundle<TurnId> {
                     "appears twice in the bundle; keep one copy of each entry",
                 ));
             }
-            if entry == "metadata.json" {
-                let text = text(&entry, bytes)?;
-                metadata = Some(serde_json::from_str::<Metadata>(&text).map_err(|e| {
-                    BundleError::entry(&entry, format!("is not valid bundle metadata: {e}"))
-                })?);
-                continue;
-            }
-            if entry == "README.md" {
-                continue;
-            }
-            let parts: Vec<&str> = entry.splitn(4, '/').collect();
-            let key = match parts.as_slice() {
-                ["chains", chain, turn, _] => TurnId::parse(&format!("{chain}/{turn}"))
-                    .ok_or_else(|| {
-                        BundleError::entry(
-                            &entry,
-                            "is not under chains/<chain>/turn-<t>/ (t = 1, 2, ...)",
-                        )
-                    })?,
-                _ => {
-                    return Err(BundleError::entry(
-                        &entry,
-                        "is not part of a run bundle: expected metadata.json or chains/<chain>/turn-<t>/{files/...,trajectory.json}",
-                    ));
+            match read_entry(&entry, bytes)? {
+                Entry::Metadata(read) => metadata = Some(read),
+                Entry::Ignored => {}
+                Entry::Turn(key, part) => {
+                    part.add_to(&entry, predictions.entry(key).or_default())?
                 }
-            };
-            let rest = parts[3];
-            let turn = predictions.entry(key).or_default();
-            if let Some(path) = rest.strip_prefix("files/") {
-                check_file_path(&entry, path)?;
-                turn.files.insert(path.to_owned(), text(&entry, bytes)?);
-            } else if rest == "trajectory.json"
-                || (!rest.contains('/') && rest.ends_with(".traj.json"))
-            {
-                if turn.trajectory.is_some() {
-                    return Err(BundleError::entry(
-                        &entry,
-                        "is a second trajectory for this turn; keep one trajectory file per turn",
-                    ));
-                }
-                turn.trajectory = Some(text(&entry, bytes)?);
-            } else {
-                return Err(BundleError::entry(
-                    &entry,
-                    "is not files/<path> or trajectory.json (or one *.traj.json) of its turn",
-                ));
             }
         }
         let metadata = metadata.ok_or(BundleError::NoMetadata)?;
@@ -170,40 +130,85 @@ impl RunBundle<TurnId> {
         Ok(bundle)
     }
 
+    /// Reads a directory or zip bundle entry by entry, for a host that scores a run larger
+    /// than it wants to hold: `entries` come `metadata.json` first, then in name order (so a
+    /// turn's entries, and a chain's turns, are next to each other), named relative to the
+    /// bundle's root ([`crate::bundle::common_folder`]), each counted against the limits by
+    /// the host. Gives the checked metadata and the turns, read as they are reached; gather
+    /// them with [`RepoReuseBundle::chains`].
+    pub fn stream_files<I: Iterator<Item = Result<(String, Vec<u8>), BundleError>>>(
+        mut entries: I,
+    ) -> Result<(Metadata, FileTurns<I>), BundleError> {
+        let metadata = match entries.next().transpose()? {
+            Some((name, bytes)) if name == "metadata.json" => match read_entry(&name, bytes)? {
+                Entry::Metadata(metadata) => metadata,
+                _ => return Err(BundleError::NoMetadata),
+            },
+            _ => return Err(BundleError::NoMetadata),
+        };
+        metadata.check()?;
+        let turns = FileTurns {
+            entries,
+            current: None,
+            done: false,
+        };
+        Ok((metadata, turns))
+    }
+
+    /// Reads JSON Lines line by line ([`RepoReuseBundle::from_jsonl_lines`]'s input) for a
+    /// host that scores a run larger than it wants to hold: the checked metadata and the
+    /// turns, each parsed as its line is reached; gather them with [`RepoReuseBundle::chains`].
+    pub fn stream_jsonl<S: AsRef<str>>(
+        lines: impl IntoIterator<Item = Result<(usize, S), BundleError>>,
+    ) -> Result<
+        (
+            Metadata,
+            impl Iterator<Item = Result<StreamedTurn, BundleError>>,
+        ),
+        BundleError,
+    > {
+        let (metadata, instances) = jsonl_instances::<TurnId, S>(lines)?;
+        let turns = instances.map(|i| i.map(|(line, id, prediction)| (id, prediction, Some(line))));
+        Ok((metadata, turns))
+    }
+
+    /// A streamed bundle's `turns` gathered into the scorer's chains of `dataset`: each chain
+    /// is given as soon as it has every turn the dataset gives it (a bundle whose turns come
+    /// chain by chain, as directories, zips and most JSON Lines do, is then held a chain at a
+    /// time), the others once the stream ends. Each turn and chain is checked as
+    /// [`RepoReuseBundle::check_against`] and the readers check a whole bundle (the metadata,
+    /// checked by the stream's constructor, is the host's to check with [`check_made_on`]),
+    /// and the chains are what [`RepoReuseBundle::into_run`] would give. The first error
+    /// ends the stream.
+    pub fn chains<I: Iterator<Item = Result<StreamedTurn, BundleError>>>(
+        dataset: &RepoReuseDataset,
+        turns: I,
+    ) -> ChainStream<'_, I> {
+        ChainStream {
+            dataset,
+            turns,
+            pending: BTreeMap::new(),
+            given: std::collections::BTreeSet::new(),
+            any: false,
+            ended: false,
+            failed: false,
+        }
+    }
+
     /// Refuses a path that is a file in one turn of a chain and a directory in another
     /// (or the same) turn: the workspace of turn t holds the files of turns 1..t, where
     /// `x` and `x/y.py` cannot both exist. `entry` names the offending file for the
     /// message. Paths are compared exactly: `A.py` and `a.py` are two files, as on the
     /// Linux machines that score and test them.
     fn check_paths(&self, entry: impl Fn(&TurnId, &str) -> String) -> Result<(), BundleError> {
-        let mut chains: BTreeMap<&str, BTreeMap<&str, usize>> = BTreeMap::new();
-        for (TurnId { chain, turn }, files) in &self.predictions {
-            let first = chains.entry(chain).or_default();
-            for path in files.files.keys() {
-                first.entry(path.as_str()).or_insert(*turn);
-            }
+        let mut chains: BTreeMap<&str, Vec<(usize, &Prediction)>> = BTreeMap::new();
+        for (TurnId { chain, turn }, prediction) in &self.predictions {
+            chains.entry(chain).or_default().push((*turn, prediction));
         }
-        for (id, files) in &self.predictions {
-            let TurnId { chain, turn } = id;
-            let first = &chains[chain.as_str()];
-            for path in files.files.keys() {
-                let parents = path.match_indices('/').map(|(at, _)| &path[..at]);
-                for parent in parents {
-                    if let Some(other) = first.get(parent) {
-                        let where_ = if other == turn {
-                            "this turn".to_owned()
-                        } else {
-                            format!("turn {other} of chain {chain}")
-                        };
-                        return Err(BundleError::entry(
-                            entry(id, path),
-                            format!(
-                                "is inside {parent:?}, which {where_} leaves as a file; a path cannot be a file and a directory in one chain (the workspace of turn t holds turns 1..t)"
-                            ),
-                        ));
-                    }
-                }
-            }
+        for (chain, turns) in chains {
+            check_chain_paths(chain, &turns, |turn, path| {
+                entry(&TurnId::new(chain, turn), path)
+            })?;
         }
         Ok(())
     }
@@ -212,42 +217,9 @@ impl RunBundle<TurnId> {
     /// turn the dataset does not have. Turns the bundle lacks are allowed (they are scored
     /// as missing submissions).
     pub fn check_against(&self, dataset: &RepoReuseDataset) -> Result<(), BundleError> {
-        let want = &dataset.manifest;
-        let got = &self.metadata.dataset;
-        if got.name != want.name || got.version != want.version {
-            return Err(BundleError::entry(
-                "metadata",
-                format!(
-                    "the run was made on dataset {} {}, not {} {}; score it against the dataset it names",
-                    got.name, got.version, want.name, want.version
-                ),
-            ));
-        }
+        check_made_on(&self.metadata, dataset)?;
         for id in self.predictions.keys() {
-            let TurnId { chain, turn } = id;
-            let Some(spec) = dataset.chains.iter().find(|c| &c.manifest.id == chain) else {
-                let known: Vec<&str> = dataset
-                    .chains
-                    .iter()
-                    .map(|c| c.manifest.id.as_str())
-                    .collect();
-                return Err(BundleError::entry(
-                    id.to_string(),
-                    format!(
-                        "the dataset has no chain {chain:?}; its chains are {}",
-                        known.join(", ")
-                    ),
-                ));
-            };
-            if *turn > spec.turns.len() {
-                return Err(BundleError::entry(
-                    id.to_string(),
-                    format!(
-                        "chain {chain:?} has {} turns in the dataset",
-                        spec.turns.len()
-                    ),
-                ));
-            }
+            check_turn(dataset, id)?;
         }
         Ok(())
     }
@@ -262,8 +234,8 @@ impl RunBundle<TurnId> {
     }
 
     /// [`RepoReuseBundle::to_run`] that moves the bundle's texts into the run instead of
-    /// copying them, for a host that needs the bundle no more (the command line): a
-    /// paper-size run is then held once, not twice.
+    /// copying them, for a host that needs the bundle no more (`wheelwright test`): the
+    /// run is then held once, not twice.
     pub fn into_run(self, dataset: &RepoReuseDataset) -> Run {
         let last = last_turns(&self.predictions);
         let mut predictions = self.predictions;
@@ -324,6 +296,347 @@ impl RunBundle<TurnId> {
     }
 }
 
+/// Refuses a run made on another dataset (name and version) than `dataset`.
+pub fn check_made_on(metadata: &Metadata, dataset: &RepoReuseDataset) -> Result<(), BundleError> {
+    let want = &dataset.manifest;
+    let got = &metadata.dataset;
+    if got.name != want.name || got.version != want.version {
+        return Err(BundleError::entry(
+            "metadata",
+            format!(
+                "the run was made on dataset {} {}, not {} {}; score it against the dataset it names",
+                got.name, got.version, want.name, want.version
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// Refuses a turn of a chain `dataset` does not have, or past the chain's last turn.
+fn check_turn(dataset: &RepoReuseDataset, id: &TurnId) -> Result<(), BundleError> {
+    let TurnId { chain, turn } = id;
+    let Some(spec) = dataset.chains.iter().find(|c| &c.manifest.id == chain) else {
+        let known: Vec<&str> = dataset
+            .chains
+            .iter()
+            .map(|c| c.manifest.id.as_str())
+            .collect();
+        return Err(BundleError::entry(
+            id.to_string(),
+            format!(
+                "the dataset has no chain {chain:?}; its chains are {}",
+                known.join(", ")
+            ),
+        ));
+    };
+    if *turn > spec.turns.len() {
+        return Err(BundleError::entry(
+            id.to_string(),
+            format!(
+                "chain {chain:?} has {} turns in the dataset",
+                spec.turns.len()
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// [`RepoReuseBundle::check_paths`] for the `turns` of one chain, sorted by turn; `entry`
+/// names a turn's file for the message.
+fn check_chain_paths(
+    chain: &str,
+    turns: &[(usize, &Prediction)],
+    entry: impl Fn(usize, &str) -> String,
+) -> Result<(), BundleError> {
+    let mut first: BTreeMap<&str, usize> = BTreeMap::new();
+    for (turn, prediction) in turns {
+        for path in prediction.files.keys() {
+            first.entry(path.as_str()).or_insert(*turn);
+        }
+    }
+    for (turn, prediction) in turns {
+        for path in prediction.files.keys() {
+            let parents = path.match_indices('/').map(|(at, _)| &path[..at]);
+            for parent in parents {
+                if let Some(other) = first.get(parent) {
+                    let where_ = if other == turn {
+                        "this turn".to_owned()
+                    } else {
+                        format!("turn {other} of chain {chain}")
+                    };
+                    return Err(BundleError::entry(
+                        entry(*turn, path),
+                        format!(
+                            "is inside {parent:?}, which {where_} leaves as a file; a path cannot be a file and a directory in one chain (the workspace of turn t holds turns 1..t)"
+                        ),
+                    ));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A turn of a streamed bundle: its id, its prediction and, in JSON Lines, its line.
+pub type StreamedTurn = (TurnId, Prediction, Option<usize>);
+
+/// The turns of a directory or zip bundle read entry by entry ([`RepoReuseBundle::stream_files`]).
+pub struct FileTurns<I> {
+    entries: I,
+    /// The turn being gathered: its entries come next to each other.
+    current: Option<(TurnId, Prediction)>,
+    done: bool,
+}
+
+impl<I: Iterator<Item = Result<(String, Vec<u8>), BundleError>>> Iterator for FileTurns<I> {
+    type Item = Result<StreamedTurn, BundleError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        while !self.done {
+            let Some(entry) = self.entries.next() else {
+                self.done = true;
+                break;
+            };
+            let (key, part, name) = match entry.and_then(|(name, bytes)| {
+                if name.ends_with('/') {
+                    return Ok(None);
+                }
+                match read_entry(&name, bytes)? {
+                    Entry::Turn(key, part) => Ok(Some((key, part, name))),
+                    Entry::Ignored => Ok(None),
+                    Entry::Metadata(_) => Err(BundleError::entry(
+                        name,
+                        "appears twice in the bundle; keep one copy of each entry",
+                    )),
+                }
+            }) {
+                Ok(Some(turn)) => turn,
+                Ok(None) => continue,
+                Err(e) => {
+                    self.done = true;
+                    return Some(Err(e));
+                }
+            };
+            let finished = match &self.current {
+                Some((id, _)) if *id != key => self.current.take(),
+                _ => None,
+            };
+            let (_, turn) = self
+                .current
+                .get_or_insert_with(|| (key, Prediction::default()));
+            if let Err(e) = part.add_to(&name, turn) {
+                self.done = true;
+                return Some(Err(e));
+            }
+            if let Some((id, prediction)) = finished {
+                return Some(Ok((id, prediction, None)));
+            }
+        }
+        let (id, prediction) = self.current.take()?;
+        Some(Ok((id, prediction, None)))
+    }
+}
+
+/// A streamed bundle's turns gathered into the scorer's chains
+/// ([`RepoReuseBundle::chains`]).
+pub struct ChainStream<'d, I> {
+    dataset: &'d RepoReuseDataset,
+    turns: I,
+    /// Turns of chains not complete yet, by chain and turn.
+    pending: BTreeMap<String, BTreeMap<usize, (Prediction, Option<usize>)>>,
+    /// Chains already given.
+    given: std::collections::BTreeSet<String>,
+    /// The stream held a turn.
+    any: bool,
+    /// `turns` has ended (the pending chains are given now), or failed.
+    ended: bool,
+    failed: bool,
+}
+
+impl<'d, I: Iterator<Item = Result<StreamedTurn, BundleError>>> ChainStream<'d, I> {
+    /// Checks one turn against the dataset and the turns before it, and keeps it; gives its
+    /// chain once the chain has every turn the dataset gives it.
+    fn take(
+        &mut self,
+        (id, prediction, line): StreamedTurn,
+    ) -> Result<Option<(String, ChainRun)>, BundleError> {
+        check_turn(self.dataset, &id)?;
+        let twice = || match line {
+            Some(number) => appears_twice(number, &id),
+            None => BundleError::entry(
+                format!("chains/{id}/"),
+                "appears twice in the bundle; keep one copy of each entry",
+            ),
+        };
+        if self.given.contains(&id.chain) {
+            return Err(twice());
+        }
+        let turns = self.pending.entry(id.chain.clone()).or_default();
+        if turns.contains_key(&id.turn) {
+            return Err(twice());
+        }
+        turns.insert(id.turn, (prediction, line));
+        let want = self
+            .dataset
+            .chains
+            .iter()
+            .find(|c| c.manifest.id == id.chain)
+            .map_or(0, |c| c.turns.len());
+        if turns.len() < want {
+            return Ok(None);
+        }
+        self.finish(id.chain).map(Some)
+    }
+
+    /// The pending chain `chain` as the scorer's input, its paths checked.
+    fn finish(&mut self, chain: String) -> Result<(String, ChainRun), BundleError> {
+        let turns = self.pending.remove(&chain).unwrap_or_default();
+        self.given.insert(chain.clone());
+        let listed: Vec<(usize, &Prediction)> = turns.iter().map(|(t, (p, _))| (*t, p)).collect();
+        check_chain_paths(&chain, &listed, |turn, path| {
+            let id = TurnId::new(chain.as_str(), turn);
+            match turns.get(&turn).and_then(|(_, line)| *line) {
+                Some(line) => format!("line {line} ({id}, file {path:?})"),
+                None => format!("chains/{id}/files/{path}"),
+            }
+        })?;
+        let spec = self
+            .dataset
+            .chains
+            .iter()
+            .find(|c| c.manifest.id == chain)
+            .expect("check_turn found the chain");
+        let last = turns.keys().next_back().copied().unwrap_or(0);
+        let mut turns = turns;
+        let run = chain_run(spec, last, |t| turns.remove(&t).map(|(p, _)| p));
+        Ok((chain, run))
+    }
+}
+
+impl<'d, I: Iterator<Item = Result<StreamedTurn, BundleError>>> Iterator for ChainStream<'d, I> {
+    type Item = Result<(String, ChainRun), BundleError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.failed {
+            return None;
+        }
+        let result = loop {
+            if !self.ended {
+                match self.turns.next() {
+                    Some(Ok(turn)) => {
+                        self.any = true;
+                        match self.take(turn) {
+                            Ok(None) => continue,
+                            Ok(Some(chain)) => break Ok(chain),
+                            Err(e) => break Err(e),
+                        }
+                    }
+                    Some(Err(e)) => break Err(e),
+                    None => {
+                        self.ended = true;
+                        if !self.any {
+                            break Err(BundleError::Empty);
+                        }
+                    }
+                }
+            }
+            let chain = self.pending.keys().next()?.clone();
+            break self.finish(chain);
+        };
+        self.failed = result.is_err();
+        Some(result)
+    }
+}
+
+/// What one entry of a directory or zip bundle is.
+enum Entry {
+    Metadata(Metadata),
+    /// `README.md`: for people, not read.
+    Ignored,
+    Turn(TurnId, TurnPart),
+}
+
+/// A part of a turn's prediction: one of its files, or its trajectory.
+enum TurnPart {
+    File { path: String, text: String },
+    Trajectory(String),
+}
+
+impl TurnPart {
+    /// Adds the part to `turn`, refusing a file it has already and a second trajectory;
+    /// `entry` names the part in messages.
+    fn add_to(self, entry: &str, turn: &mut Prediction) -> Result<(), BundleError> {
+        match self {
+            Self::File { path, text } => {
+                if turn.files.contains_key(&path) {
+                    return Err(BundleError::entry(
+                        entry,
+                        "appears twice in the bundle; keep one copy of each entry",
+                    ));
+                }
+                turn.files.insert(path, text);
+            }
+            Self::Trajectory(text) => {
+                if turn.trajectory.is_some() {
+                    return Err(BundleError::entry(
+                        entry,
+                        "is a second trajectory for this turn; keep one trajectory file per turn",
+                    ));
+                }
+                turn.trajectory = Some(text);
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Reads one entry of a directory or zip bundle, checking its name and text.
+fn read_entry(entry: &str, bytes: Vec<u8>) -> Result<Entry, BundleError> {
+    check_entry_name(entry)?;
+    if entry == "metadata.json" {
+        let text = text(entry, bytes)?;
+        return serde_json::from_str::<Metadata>(&text)
+            .map(Entry::Metadata)
+            .map_err(|e| BundleError::entry(entry, format!("is not valid bundle metadata: {e}")));
+    }
+    if entry == "README.md" {
+        return Ok(Entry::Ignored);
+    }
+    let parts: Vec<&str> = entry.splitn(4, '/').collect();
+    let key = match parts.as_slice() {
+        ["chains", chain, turn, _] => {
+            TurnId::parse(&format!("{chain}/{turn}")).ok_or_else(|| {
+                BundleError::entry(
+                    entry,
+                    "is not under chains/<chain>/turn-<t>/ (t = 1, 2, ...)",
+                )
+            })?
+        }
+        _ => {
+            return Err(BundleError::entry(
+                entry,
+                "is not part of a run bundle: expected metadata.json or chains/<chain>/turn-<t>/{files/...,trajectory.json}",
+            ));
+        }
+    };
+    let rest = parts[3];
+    let part = if let Some(path) = rest.strip_prefix("files/") {
+        check_file_path(entry, path)?;
+        TurnPart::File {
+            path: path.to_owned(),
+            text: text(entry, bytes)?,
+        }
+    } else if rest == "trajectory.json" || (!rest.contains('/') && rest.ends_with(".traj.json")) {
+        TurnPart::Trajectory(text(entry, bytes)?)
+    } else {
+        return Err(BundleError::entry(
+            entry,
+            "is not files/<path> or trajectory.json (or one *.traj.json) of its turn",
+        ));
+    };
+    Ok(Entry::Turn(key, part))
+}
+
 /// The last turn the bundle gives for each chain.
 fn last_turns(predictions: &BTreeMap<TurnId, Prediction>) -> BTreeMap<String, usize> {
     let mut last = BTreeMap::new();
@@ -348,21 +661,31 @@ fn run_of(
         let Some(&last) = last.get(id) else {
             continue;
         };
-        let turns = (1..=last.min(chain.turns.len()))
-            .map(|t| {
-                let given = take(&TurnId::new(id.clone(), t));
-                let (mut files, trajectory) =
-                    given.map_or_else(Default::default, |g| (g.files, g.trajectory));
-                let path = &chain.turns[t - 1].manifest.module_path;
-                TurnRun {
-                    submission: files.remove(path),
-                    other_files: files,
-                    trajectory: trajectory.map(serde_json::Value::String),
-                    tests: None,
-                }
-            })
-            .collect();
-        chains.insert(id.clone(), ChainRun { turns });
+        let run = chain_run(chain, last, |t| take(&TurnId::new(id.clone(), t)));
+        chains.insert(id.clone(), run);
     }
     Run { chains }
+}
+
+/// The scorer's input for `chain`: turns 1..`last` (at most the chain's), `take` giving
+/// each turn's prediction; the file at a turn's module path is its submission.
+fn chain_run(
+    chain: &Chain,
+    last: usize,
+    mut take: impl FnMut(usize) -> Option<Prediction>,
+) -> ChainRun {
+    let turns = (1..=last.min(chain.turns.len()))
+        .map(|t| {
+            let (mut files, trajectory) =
+                take(t).map_or_else(Default::default, |g| (g.files, g.trajectory));
+            let path = &chain.turns[t - 1].manifest.module_path;
+            TurnRun {
+                submission: files.remove(path),
+                other_files: files,
+                trajectory: trajectory.map(serde_json::Value::String),
+                tests: None,
+            }
+        })
+        .collect();
+    ChainRun { turns }
 }

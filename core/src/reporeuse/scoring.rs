@@ -38,6 +38,7 @@ use std::sync::{Mutex, PoisonError};
 use serde::{Deserialize, Serialize};
 
 use crate::budget::{Cancel, Cancelled};
+use crate::bundle::BundleError;
 use crate::hidden_tests::TestResults;
 use crate::metric::Score;
 use crate::python::index::{IndexOptions, MAX_RESOLUTION_STEPS, RepoIndex};
@@ -292,6 +293,9 @@ pub enum ScoreError {
     Dataset(#[from] InconsistentDataset),
     #[error(transparent)]
     Cancelled(#[from] Cancelled),
+    /// The bundle [`score_chains`] read turned out to be unusable.
+    #[error(transparent)]
+    Bundle(#[from] BundleError),
 }
 
 /// Scores `run` against `dataset`; `progress` is called after every turn.
@@ -304,6 +308,7 @@ pub fn score_run(
         Ok(report) => Ok(report),
         Err(ScoreError::Dataset(e)) => Err(e),
         Err(ScoreError::Cancelled(_)) => unreachable!("a Cancel::never() is never raised"),
+        Err(ScoreError::Bundle(_)) => unreachable!("only a streamed run reads a bundle"),
     }
 }
 
@@ -317,18 +322,89 @@ pub fn score_run_with(
     cancel: &Cancel,
 ) -> Result<RunReport, ScoreError> {
     dataset.validate()?;
-    let mut diagnostics = Vec::new();
     let known: BTreeSet<&str> = dataset.chains.iter().map(|c| c.id.as_str()).collect();
-    for id in run.chains.keys() {
-        if !known.contains(id.as_str()) {
-            diagnostics.push(RunDiagnostic {
-                chain: id.clone(),
-                turn: None,
-                message: "the run has this chain but the dataset does not; it was ignored (check the chain id against the dataset)".to_owned(),
-            });
+    let unknown: Vec<&String> = run
+        .chains
+        .keys()
+        .filter(|id| !known.contains(id.as_str()))
+        .collect();
+    let bases = bases_of(dataset, cancel)?;
+    let work = work_of(dataset, &bases);
+    let scoring = Scoring::start(dataset, progress);
+    let chains = crate::parallel::try_map(&work, |&(chain, base)| {
+        scoring.chain(chain, run.chains.get(&chain.id), base, cancel)
+    })?;
+    Ok(scoring.finish(unknown, chains))
+}
+
+/// [`score_run_with`] for a run given chain by chain, as [`RepoReuseBundle::chains`] reads
+/// a bundle: each chain is scored as it comes (natively on every core, while the next is
+/// read) and dropped once scored, so the run is never held whole. The report is
+/// [`score_run_with`]'s for the same run; chains the stream lacks are scored as missing,
+/// and the stream's first error ends the scoring.
+///
+/// [`RepoReuseBundle::chains`]: crate::reporeuse::bundle::RepoReuseBundle::chains
+pub fn score_chains(
+    dataset: &Dataset,
+    chains: impl Iterator<Item = Result<(String, ChainRun), BundleError>> + Send,
+    progress: &mut (dyn FnMut(Progress) + Send),
+    cancel: &Cancel,
+) -> Result<RunReport, ScoreError> {
+    dataset.validate()?;
+    let bases = bases_of(dataset, cancel)?;
+    let work = work_of(dataset, &bases);
+    let position: BTreeMap<&str, usize> = work
+        .iter()
+        .enumerate()
+        .map(|(at, (chain, _))| (chain.id.as_str(), at))
+        .collect();
+    let scoring = Scoring::start(dataset, progress);
+    // Read one at a time (rayon's bridge locks the stream), so the checks are in order.
+    let mut seen = BTreeSet::new();
+    let given = chains.map(move |chain| -> Result<_, BundleError> {
+        let (id, run) = chain?;
+        if !seen.insert(id.clone()) {
+            return Err(BundleError::entry(
+                format!("chain {id}"),
+                "is given twice; give each chain once",
+            ));
+        }
+        Ok((position.get(id.as_str()).copied(), id, run))
+    });
+    let streamed = crate::parallel::try_map_unordered(given, |given| -> Result<_, ScoreError> {
+        let (at, id, run) = given?;
+        let Some(at) = at else {
+            return Ok(Err(id));
+        };
+        let (chain, base) = work[at];
+        Ok(Ok((at, scoring.chain(chain, Some(&run), base, cancel)?)))
+    })?;
+    let mut unknown = Vec::new();
+    let mut scored: Vec<Option<ScoredChain>> = work.iter().map(|_| None).collect();
+    for chain in streamed {
+        match chain {
+            Ok((at, chain)) => scored[at] = Some(chain),
+            Err(id) => unknown.push(id),
         }
     }
-    let turns_total = dataset.turn_count();
+    unknown.sort();
+    let missing: Vec<usize> = (0..work.len()).filter(|&at| scored[at].is_none()).collect();
+    let missed = crate::parallel::try_map(&missing, |&at| {
+        let (chain, base) = work[at];
+        scoring.chain(chain, None, base, cancel)
+    })?;
+    for (at, chain) in missing.into_iter().zip(missed) {
+        scored[at] = Some(chain);
+    }
+    let chains = scored.into_iter().flatten().collect();
+    Ok(scoring.finish(unknown.iter().collect(), chains))
+}
+
+/// W0 of every repository the dataset's chains are on.
+fn bases_of<'d>(
+    dataset: &'d Dataset,
+    cancel: &Cancel,
+) -> Result<BTreeMap<&'d str, Base>, Cancelled> {
     let mut bases: BTreeMap<&str, Base> = BTreeMap::new();
     for chain in &dataset.chains {
         if !bases.contains_key(chain.repository.as_str()) {
@@ -336,60 +412,104 @@ pub fn score_run_with(
             bases.insert(chain.repository.as_str(), base_of(repository, cancel)?);
         }
     }
+    Ok(bases)
+}
+
+/// Each chain of the dataset, in order, with W0 of its repository.
+fn work_of<'d, 'b>(
+    dataset: &'d Dataset,
+    bases: &'b BTreeMap<&str, Base>,
+) -> Vec<(&'d ChainSpec, &'b Base)> {
     // `validate` made sure every chain's repository exists.
-    let work: Vec<(&ChainSpec, &Base)> = dataset
+    dataset
         .chains
         .iter()
         .filter_map(|chain| Some((chain, bases.get(chain.repository.as_str())?)))
-        .collect();
-    progress(Progress {
-        phase: Phase::Scoring,
-        turns_done: 0,
-        turns_total,
-    });
-    // One lock around the count and the call: reports come one at a time, counting up.
-    let reporter = Mutex::new((0usize, &mut *progress));
-    let turn_done = || {
-        let mut guard = reporter.lock().unwrap_or_else(PoisonError::into_inner);
+        .collect()
+}
+
+/// One run's scoring under way: its progress, counted up across the chains as their turns
+/// are done (on whichever thread), and the assembly of the report.
+struct Scoring<'d, 'p> {
+    dataset: &'d Dataset,
+    turns_total: usize,
+    /// One lock around the count and the call: reports come one at a time, counting up.
+    reporter: Mutex<(usize, &'p mut (dyn FnMut(Progress) + Send))>,
+}
+
+impl<'d, 'p> Scoring<'d, 'p> {
+    fn start(dataset: &'d Dataset, progress: &'p mut (dyn FnMut(Progress) + Send)) -> Self {
+        let turns_total = dataset.turn_count();
+        progress(Progress {
+            phase: Phase::Scoring,
+            turns_done: 0,
+            turns_total,
+        });
+        Self {
+            dataset,
+            turns_total,
+            reporter: Mutex::new((0, progress)),
+        }
+    }
+
+    fn turn_done(&self) {
+        let mut guard = self.reporter.lock().unwrap_or_else(PoisonError::into_inner);
         let (done, report) = &mut *guard;
         *done += 1;
         report(Progress {
             phase: Phase::Scoring,
             turns_done: *done,
-            turns_total,
+            turns_total: self.turns_total,
         });
-    };
-    let chains = crate::parallel::try_map(&work, |&(chain, base)| {
-        score_chain(
-            dataset,
-            chain,
-            run.chains.get(&chain.id),
-            base,
-            &turn_done,
-            cancel,
-        )
-    })?;
-    progress(Progress {
-        phase: Phase::Aggregating,
-        turns_done: turns_total,
-        turns_total,
-    });
-    let mut rows = Vec::with_capacity(turns_total);
-    let mut scored: Vec<Vec<TurnScore>> = Vec::with_capacity(chains.len());
-    for chain in chains {
-        diagnostics.extend(chain.diagnostics);
-        rows.extend(chain.rows);
-        scored.push(chain.scores);
     }
-    let aggregate = aggregate_run(&scored);
-    Ok(RunReport {
-        scorer_version: crate::SCORER_VERSION.to_owned(),
-        chains: dataset.chains.len(),
-        turns: rows,
-        overall: aggregate.row,
-        series: aggregate.series,
-        diagnostics,
-    })
+
+    fn chain(
+        &self,
+        chain: &ChainSpec,
+        run: Option<&ChainRun>,
+        base: &Base,
+        cancel: &Cancel,
+    ) -> Result<ScoredChain, Cancelled> {
+        score_chain(self.dataset, chain, run, base, &|| self.turn_done(), cancel)
+    }
+
+    /// The report of the dataset's `chains`, scored in its order; `unknown` are the run's
+    /// chains the dataset does not have, sorted.
+    fn finish(self, unknown: Vec<&String>, chains: Vec<ScoredChain>) -> RunReport {
+        let (_, progress) = self
+            .reporter
+            .into_inner()
+            .unwrap_or_else(PoisonError::into_inner);
+        progress(Progress {
+            phase: Phase::Aggregating,
+            turns_done: self.turns_total,
+            turns_total: self.turns_total,
+        });
+        let mut diagnostics: Vec<RunDiagnostic> = unknown
+            .into_iter()
+            .map(|id| RunDiagnostic {
+                chain: id.clone(),
+                turn: None,
+                message: "the run has this chain but the dataset does not; it was ignored (check the chain id against the dataset)".to_owned(),
+            })
+            .collect();
+        let mut rows = Vec::with_capacity(self.turns_total);
+        let mut scored: Vec<Vec<TurnScore>> = Vec::with_capacity(chains.len());
+        for chain in chains {
+            diagnostics.extend(chain.diagnostics);
+            rows.extend(chain.rows);
+            scored.push(chain.scores);
+        }
+        let aggregate = aggregate_run(&scored);
+        RunReport {
+            scorer_version: crate::SCORER_VERSION.to_owned(),
+            chains: self.dataset.chains.len(),
+            turns: rows,
+            overall: aggregate.row,
+            series: aggregate.series,
+            diagnostics,
+        }
+    }
 }
 
 fn base_of(repository: &Repository, cancel: &Cancel) -> Result<Base, Cancelled> {
