@@ -10,7 +10,7 @@
 //! 2^33 lookups) cannot cost more than [`MAX_RESOLUTION_STEPS`].
 
 use std::cell::Cell;
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::sync::Arc;
 
 use serde::Serialize;
@@ -143,6 +143,9 @@ struct Module {
     /// Indices in `analysis.top` of star imports.
     stars: Vec<usize>,
     pub(crate) by_qual: HashMap<String, Vec<usize>>,
+    /// `__all__` as a set, when the module has one: `from m import *` asks it once per
+    /// name looked up, and a package's `__init__` can star-import a hundred modules.
+    exports: Option<HashSet<String>>,
 }
 
 /// What a name or chain resolves to.
@@ -180,12 +183,14 @@ fn join(a: &str, b: &str) -> String {
 #[derive(Clone, Debug, Default)]
 pub struct RepoIndex {
     options: IndexOptions,
-    modules: HashMap<String, Arc<Module>>,
-    by_path: HashMap<String, String>,
+    // Keys are `Arc<str>`: every chain clones W0's index, and cloning a shared key is a
+    // count, not an allocation.
+    modules: HashMap<Arc<str>, Arc<Module>>,
+    by_path: HashMap<Arc<str>, Arc<str>>,
     /// How many module names have each dotted prefix (`a`, `a.b` for `a.b.c`, and the
     /// name itself): a name that is no prefix can never grow into a module by attribute
     /// access, so a long unknown chain `x.a.a.a...` is built once, not once per part.
-    prefixes: HashMap<String, u32>,
+    prefixes: HashMap<Arc<str>, u32>,
 }
 
 /// The module name of a path, and whether it is a package (`__init__.py`); `None` for
@@ -304,7 +309,9 @@ impl RepoIndex {
     /// Whether the file at `path` was over the per-file budget, so that its module is
     /// empty ([`crate::budget::MAX_PARSE_STEPS`]); `None` for a path not indexed.
     pub fn over_budget(&self, path: &str) -> Option<bool> {
-        let name = self.by_path.get(&crate::workspace::normalise_path(path))?;
+        let name = self
+            .by_path
+            .get(crate::workspace::normalise_path(path).as_str())?;
         self.modules.get(name).map(|m| m.analysis.over_budget)
     }
 
@@ -324,7 +331,9 @@ impl RepoIndex {
         for (i, def) in analysis.defs.iter().enumerate() {
             by_qual.entry(def.qual.clone()).or_default().push(i);
         }
-        if let Some(old) = self.by_path.insert(path.to_owned(), name.clone())
+        if let Some(old) = self
+            .by_path
+            .insert(Arc::from(path), Arc::from(name.as_str()))
             && self.modules.remove(&old).is_some()
         {
             for prefix in prefixes_of(&old) {
@@ -336,19 +345,24 @@ impl RepoIndex {
                 }
             }
         }
-        if !self.modules.contains_key(&name) {
+        if !self.modules.contains_key(name.as_str()) {
             for prefix in prefixes_of(&name) {
-                *self.prefixes.entry(prefix.to_owned()).or_default() += 1;
+                *self.prefixes.entry(Arc::from(prefix)).or_default() += 1;
             }
         }
+        let exports = analysis
+            .all
+            .as_ref()
+            .map(|all| all.iter().cloned().collect());
         self.modules.insert(
-            name,
+            Arc::from(name),
             Arc::new(Module {
                 path: path.to_owned(),
                 analysis,
                 last,
                 stars,
                 by_qual,
+                exports,
             }),
         );
     }
@@ -375,7 +389,7 @@ impl RepoIndex {
 
     /// Module names, sorted.
     pub fn modules(&self) -> Vec<&str> {
-        let mut names: Vec<&str> = self.modules.keys().map(String::as_str).collect();
+        let mut names: Vec<&str> = self.modules.keys().map(|name| &**name).collect();
         names.sort_unstable();
         names
     }
@@ -481,7 +495,7 @@ impl RepoIndex {
     pub(crate) fn resolve_with(&self, dotted: &str, fuel: &Fuel) -> Resolution {
         match self.resolve_dotted(dotted, fuel) {
             Entity::Def(module, qual) => {
-                let Some(m) = self.modules.get(&module) else {
+                let Some(m) = self.modules.get(module.as_str()) else {
                     return Resolution::Unknown;
                 };
                 let kind = m
@@ -498,7 +512,7 @@ impl RepoIndex {
             Entity::Module(name) => Resolution::Module {
                 path: self
                     .modules
-                    .get(&name)
+                    .get(name.as_str())
                     .map(|m| m.path.clone())
                     .unwrap_or_default(),
                 name,
@@ -522,7 +536,7 @@ impl RepoIndex {
         let Entity::Def(module, qual) = self.resolve_dotted(dotted, fuel) else {
             return None;
         };
-        let m = self.modules.get(&module)?;
+        let m = self.modules.get(module.as_str())?;
         let defs = m.by_qual.get(&qual)?;
         let spans = defs
             .iter()
@@ -555,10 +569,10 @@ impl RepoIndex {
                 prefix.push('.');
             }
             prefix.push_str(part);
-            if !self.prefixes.contains_key(&prefix) {
+            if !self.prefixes.contains_key(prefix.as_str()) {
                 break;
             }
-            if self.modules.contains_key(&prefix) {
+            if self.modules.contains_key(prefix.as_str()) {
                 longest = Some((k + 1, prefix.len()));
             }
         }
@@ -588,9 +602,9 @@ impl RepoIndex {
             ImportTarget::Module(name) => self.module_entity(name),
             ImportTarget::From { module, name } => {
                 let full = join(module, name);
-                if self.modules.contains_key(&full) {
+                if self.modules.contains_key(full.as_str()) {
                     Entity::Module(full)
-                } else if self.modules.contains_key(module) {
+                } else if self.modules.contains_key(module.as_str()) {
                     self.lookup_in_module(module, name, budget)
                         .unwrap_or(Entity::Name(full))
                 } else {
@@ -687,9 +701,9 @@ impl RepoIndex {
         let ImportTarget::Star(source) = target else {
             return None;
         };
-        let m = self.modules.get(source)?;
-        let exported = match &m.analysis.all {
-            Some(all) => all.iter().any(|n| n == name),
+        let m = self.modules.get(source.as_str())?;
+        let exported = match &m.exports {
+            Some(all) => all.contains(name),
             None => !name.starts_with('_'),
         };
         if !exported {
@@ -697,7 +711,7 @@ impl RepoIndex {
         }
         self.lookup_in_module(source, name, budget).or_else(|| {
             let full = join(source, name);
-            (m.analysis.all.is_some() && self.modules.contains_key(&full))
+            (m.analysis.all.is_some() && self.modules.contains_key(full.as_str()))
                 .then_some(Entity::Module(full))
         })
     }
@@ -788,7 +802,7 @@ impl RepoIndex {
         let mut i = 0;
         while i < out.len() && out.len() <= MAX_DEPTH as usize {
             if let Entity::Def(module, qual) = &out[i]
-                && let Some(m) = self.modules.get(module)
+                && let Some(m) = self.modules.get(module.as_str())
                 && let Some(&d) = m.by_qual.get(qual).and_then(|d| d.first())
             {
                 let def = &m.analysis.defs[d];
@@ -815,7 +829,7 @@ impl RepoIndex {
         let Entity::Def(module, qual) = entity else {
             return None;
         };
-        let m = self.modules.get(module)?;
+        let m = self.modules.get(module.as_str())?;
         m.by_qual
             .get(qual)
             .and_then(|d| d.first())
@@ -853,7 +867,7 @@ impl RepoIndex {
         };
         let member = join(qual, attr);
         self.modules
-            .get(module)?
+            .get(module.as_str())?
             .by_qual
             .contains_key(&member)
             .then(|| Entity::Def(module.clone(), member))
@@ -896,7 +910,7 @@ impl RepoIndex {
                 self.import_entity(&m.analysis.imports[i].target, &mut budget)
             }
             NameRef::Local(s, _) if s == scope::MODULE_SCOPE => {
-                let module = self.by_path.get(&m.path)?;
+                let module = self.by_path.get(m.path.as_str())?;
                 self.lookup_in_module(module, head, &mut budget)?
             }
             NameRef::Local(..) => return None,
