@@ -465,7 +465,7 @@ pub fn stream_path(path: &Path, limits: BundleLimits) -> Result<(Metadata, TurnS
     let meta = std::fs::metadata(path).map_err(io)?;
     if meta.is_dir() {
         let files = list_directory(path, limits)?;
-        let order = entry_order(files.iter().map(|f| f.relative.as_str()));
+        let order = RepoReuseBundle::read_order(files.iter().map(|f| f.relative.as_str()));
         let mut files: Vec<Option<ListedFile>> = files.into_iter().map(Some).collect();
         let entries = order.into_iter().map(move |(at, name)| {
             let file = files[at].take().expect("each entry is read once");
@@ -484,7 +484,7 @@ pub fn stream_path(path: &Path, limits: BundleLimits) -> Result<(Metadata, TurnS
         let (file, _) = open_regular(path, Follow::Yes)?;
         let mut zip = ZipEntries::open(std::io::BufReader::new(file), limits)?;
         let listed = std::mem::take(&mut zip.listed);
-        let order = entry_order(listed.iter().map(|(_, name, _)| name.as_str()));
+        let order = RepoReuseBundle::read_order(listed.iter().map(|(_, name, _)| name.as_str()));
         let mut listed: Vec<Option<(usize, String, u64)>> = listed.into_iter().map(Some).collect();
         let entries = order.into_iter().map(move |(at, name)| {
             let entry = listed[at].take().expect("each entry is read once");
@@ -508,26 +508,6 @@ pub fn stream_path(path: &Path, limits: BundleLimits) -> Result<(Metadata, TurnS
         return Ok((metadata, Box::new(turns)));
     }
     Err(ReadError::Kind(path.to_owned()))
-}
-
-/// The order a streamed directory or zip is read in, as (position in `names`, name relative
-/// to the bundle's root): `metadata.json` first, then by name, so that a turn's entries and
-/// a chain's turns come together.
-fn entry_order<'a>(names: impl Iterator<Item = &'a str> + Clone) -> Vec<(usize, String)> {
-    let root = wheelwright_core::bundle::common_folder(names.clone()).unwrap_or_default();
-    let mut order: Vec<(usize, String)> = names
-        .enumerate()
-        .map(|(at, name)| {
-            (
-                at,
-                name.strip_prefix(root.as_str()).unwrap_or(name).to_owned(),
-            )
-        })
-        .collect();
-    order.sort_by(|(_, a), (_, b)| {
-        (a != "metadata.json", a.as_str()).cmp(&(b != "metadata.json", b.as_str()))
-    });
-    order
 }
 
 #[cfg(test)]

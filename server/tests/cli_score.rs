@@ -405,23 +405,15 @@ fn streamed_error(
             RepoReuseBundle::stream_jsonl(lines).map(|(_, t)| Box::new(t) as Turns)
         }
         (None, files, entries) => {
-            // As the host gives them: the bundle's root found, metadata.json first, by name.
-            let mut entries: Vec<(String, String)> = entries
+            // As the host gives them, in the order core asks for.
+            let entries: Vec<(String, String)> = entries
                 .clone()
                 .or_else(|| files.clone().map(|f| f.into_iter().collect()))
                 .expect("a case gives jsonl, files or entries");
-            let root =
-                wheelwright_core::bundle::common_folder(entries.iter().map(|(p, _)| p.as_str()))
-                    .unwrap_or_default();
-            for (path, _) in &mut entries {
-                *path = path.strip_prefix(root.as_str()).unwrap_or(path).to_owned();
-            }
-            entries.sort_by(|(a, _), (b, _)| {
-                (a != "metadata.json", a.as_str()).cmp(&(b != "metadata.json", b.as_str()))
-            });
-            let entries: Vec<_> = entries
+            let order = RepoReuseBundle::read_order(entries.iter().map(|(p, _)| p.as_str()));
+            let entries: Vec<_> = order
                 .into_iter()
-                .map(|(p, t)| Ok((p, t.replace("{META}", meta).into_bytes())))
+                .map(|(at, name)| Ok((name, entries[at].1.replace("{META}", meta).into_bytes())))
                 .collect();
             RepoReuseBundle::stream_files(entries.into_iter()).map(|(_, t)| Box::new(t) as Turns)
         }

@@ -131,10 +131,9 @@ impl RunBundle<TurnId> {
     }
 
     /// Reads a directory or zip bundle entry by entry, for a host that scores a run larger
-    /// than it wants to hold: `entries` come `metadata.json` first, then in name order (so a
-    /// turn's entries, and a chain's turns, are next to each other), named relative to the
-    /// bundle's root ([`crate::bundle::common_folder`]), each counted against the limits by
-    /// the host. Gives the checked metadata and the turns, read as they are reached; gather
+    /// than it wants to hold: `entries` come in [`RepoReuseBundle::read_order`] (so a turn's
+    /// entries, and a chain's turns, are next to each other), each counted against the
+    /// limits by the host. Gives the checked metadata and the turns, read as they are reached; gather
     /// them with [`RepoReuseBundle::chains`].
     pub fn stream_files<I: Iterator<Item = Result<(String, Vec<u8>), BundleError>>>(
         mut entries: I,
@@ -153,6 +152,27 @@ impl RunBundle<TurnId> {
             done: false,
         };
         Ok((metadata, turns))
+    }
+
+    /// The order [`RepoReuseBundle::stream_files`] wants a directory's or zip's entries in,
+    /// as (position in `names`, name relative to the bundle's root, see
+    /// [`crate::bundle::common_folder`]): `metadata.json` first, then by name, so that a
+    /// turn's entries and a chain's turns come together.
+    pub fn read_order<'a>(names: impl Iterator<Item = &'a str> + Clone) -> Vec<(usize, String)> {
+        let root = crate::bundle::common_folder(names.clone()).unwrap_or_default();
+        let mut order: Vec<(usize, String)> = names
+            .enumerate()
+            .map(|(at, name)| {
+                (
+                    at,
+                    name.strip_prefix(root.as_str()).unwrap_or(name).to_owned(),
+                )
+            })
+            .collect();
+        order.sort_by(|(_, a), (_, b)| {
+            (a != "metadata.json", a.as_str()).cmp(&(b != "metadata.json", b.as_str()))
+        });
+        order
     }
 
     /// Reads JSON Lines line by line ([`RepoReuseBundle::from_jsonl_lines`]'s input) for a
@@ -313,7 +333,7 @@ pub fn check_made_on(metadata: &Metadata, dataset: &RepoReuseDataset) -> Result<
 }
 
 /// Refuses a turn of a chain `dataset` does not have, or past the chain's last turn.
-fn check_turn(dataset: &RepoReuseDataset, id: &TurnId) -> Result<(), BundleError> {
+fn check_turn<'d>(dataset: &'d RepoReuseDataset, id: &TurnId) -> Result<&'d Chain, BundleError> {
     let TurnId { chain, turn } = id;
     let Some(spec) = dataset.chains.iter().find(|c| &c.manifest.id == chain) else {
         let known: Vec<&str> = dataset
@@ -338,7 +358,7 @@ fn check_turn(dataset: &RepoReuseDataset, id: &TurnId) -> Result<(), BundleError
             ),
         ));
     }
-    Ok(())
+    Ok(spec)
 }
 
 /// [`RepoReuseBundle::check_paths`] for the `turns` of one chain, sorted by turn; `entry`
@@ -460,7 +480,7 @@ impl<'d, I: Iterator<Item = Result<StreamedTurn, BundleError>>> ChainStream<'d, 
         &mut self,
         (id, prediction, line): StreamedTurn,
     ) -> Result<Option<(String, ChainRun)>, BundleError> {
-        check_turn(self.dataset, &id)?;
+        let want = check_turn(self.dataset, &id)?.turns.len();
         let twice = || match line {
             Some(number) => appears_twice(number, &id),
             None => BundleError::entry(
@@ -476,12 +496,6 @@ impl<'d, I: Iterator<Item = Result<StreamedTurn, BundleError>>> ChainStream<'d, 
             return Err(twice());
         }
         turns.insert(id.turn, (prediction, line));
-        let want = self
-            .dataset
-            .chains
-            .iter()
-            .find(|c| c.manifest.id == id.chain)
-            .map_or(0, |c| c.turns.len());
         if turns.len() < want {
             return Ok(None);
         }
