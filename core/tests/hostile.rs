@@ -374,6 +374,44 @@ fn star_imports_and_bases_that_fan_out_stop_at_the_resolution_budget() {
 }
 
 #[test]
+fn a_lookup_asked_again_costs_its_steps_again() {
+    // Two star imports in each of 15 modules: a name none defines takes 32,767 lookup
+    // steps, half the budget. Asked once, it fits; asked three times in one turn it does
+    // not, whether or not the answer is remembered between the asks.
+    let files: Vec<(String, String)> = (0..15)
+        .map(|i| {
+            (
+                format!("m{i}.py"),
+                format!("from m{0} import *\nfrom m{0} import *\n", i + 1),
+            )
+        })
+        .chain([("pkg/a.py".to_owned(), "def f():\n    return 1\n".to_owned())])
+        .collect();
+    let refs: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(p, t)| (p.as_str(), t.as_str()))
+        .collect();
+    let d = dataset(&refs, &["pkg.a.f"]);
+    let turns = vec![
+        TurnRun {
+            submission: Some("import m0\nm0.missing()\n".to_owned()),
+            ..TurnRun::default()
+        },
+        TurnRun {
+            submission: Some("import m0\nm0.missing()\nm0.missing\nm0.missing\n".to_owned()),
+            ..TurnRun::default()
+        },
+    ];
+    let report = score_run(&d, &run(turns), &mut |_| {}).unwrap();
+    assert!(
+        !diagnosed(&report, 1, "lookups"),
+        "{:?}",
+        report.diagnostics
+    );
+    assert!(diagnosed(&report, 2, "lookups"), "{:?}", report.diagnostics);
+}
+
+#[test]
 fn cancelled_work_returns_cancelled() {
     let cancel = Cancel::new();
     cancel.cancel();

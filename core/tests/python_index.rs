@@ -153,3 +153,22 @@ fn inserting_a_file_replaces_its_module() {
     assert!(index.lookup("pkg.a.f").is_none());
     assert!(index.lookup("pkg.a.g").is_some());
 }
+
+#[test]
+fn an_answer_found_before_a_file_is_added_is_asked_again_after() {
+    // `pkg.f` comes through a star import of a module that does not exist yet: asked
+    // before it is added, after, and of a clone taken before it was added.
+    let mut w0 = RepoIndex::default();
+    w0.insert("pkg/__init__.py", "from pkg.a import *\n");
+    let is_f = |index: &RepoIndex| {
+        matches!(index.resolve("pkg.f"),
+            Resolution::Definition { canonical, .. } if canonical == "pkg.a.f")
+    };
+    assert!(!is_f(&w0), "pkg.a does not exist yet");
+    let mut chain = w0.clone();
+    chain.insert("pkg/a.py", "def f():\n    pass\n");
+    assert!(is_f(&chain), "the clone has pkg.a now");
+    assert!(!is_f(&w0), "W0 is unchanged by its clone");
+    chain.insert("pkg/a.py", "def g():\n    pass\n");
+    assert!(!is_f(&chain), "pkg.a no longer defines f");
+}

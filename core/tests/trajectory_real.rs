@@ -12,7 +12,7 @@ use common::expect::expect_json;
 use common::real;
 use wheelwright_core::trajectory::{
     InterpretOptions, RawAction, TrajectoryFormat, TrajectorySummary, interpret_trajectory,
-    parse_trajectory,
+    parse_trajectory, parse_trajectory_value,
 };
 
 const SNAPSHOTS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/trajectory");
@@ -48,6 +48,19 @@ fn check_parses(trajectories: &[(String, String)]) {
     }
 }
 
+/// Each trajectory reads the same from its text (borrowed) as from a `serde_json::Value` of
+/// it (a trajectory embedded in a JSON Lines bundle), errors included.
+fn check_readings_agree(trajectories: &[(String, String)]) {
+    for (label, text) in trajectories {
+        let value: serde_json::Value = serde_json::from_str(text).expect("JSON");
+        assert_eq!(
+            parse_trajectory(text),
+            parse_trajectory_value(&value),
+            "{label}"
+        );
+    }
+}
+
 /// Fewer than 5% of the trajectories' actions are left uninterpreted.
 fn check_uninterpreted_share(trajectories: &[(String, String)]) {
     let (mut total, mut unparsed) = (0usize, 0usize);
@@ -77,6 +90,58 @@ fn every_vendored_gemini_trajectory_parses() {
     let vendored = real::vendored_all();
     assert_eq!(vendored.len(), VENDORED_COUNT);
     check_parses(&vendored);
+}
+
+#[test]
+fn trajectories_read_the_same_from_text_and_from_a_value() {
+    let mut all = real::vendored_all();
+    for file in ["github_issue.traj.json", "local.traj.json"] {
+        let path = Path::new(real::MINI_SWE_AGENT).join(file);
+        all.push((
+            file.to_owned(),
+            std::fs::read_to_string(path).expect("readable"),
+        ));
+    }
+    for file in [
+        "generic.json",
+        "mini_swe_agent_v2.traj.json",
+        "opencode_session.json",
+    ] {
+        let path = Path::new(SNAPSHOTS).join(file);
+        all.push((
+            file.to_owned(),
+            std::fs::read_to_string(path).expect("readable"),
+        ));
+    }
+    // Shapes each reader must answer alike: repeated keys (the last counts), escapes in
+    // keys, a format that is not a string, content as parts, numbers out of range.
+    for (label, text) in [
+        (
+            "repeated key",
+            r#"{"trajectory_format": "x", "trajectory_format": "mini-swe-agent-1", "messages": [{"role": "assistant", "role": "user", "content": "<returncode>0</returncode>"}]}"#,
+        ),
+        (
+            "escaped key",
+            r#"{"trajectory_format": "mini-swe-agent-1", "messages": [{"r\u006fle": "assistant", "content": "```bash\nls\n```"}, {"role": "user", "content": "<returncode>18446744073709551616</returncode><output>a</output>"}]}"#,
+        ),
+        (
+            "format object",
+            r#"{"trajectory_format": {"b": 1, "a": [2]}, "messages": []}"#,
+        ),
+        ("format number", r#"{"format": 7}"#),
+        (
+            "parts",
+            r#"[{"role": "assistant", "content": [{"text": "```bash"}, "ls\n```"]}, {"role": "user", "content": "<returncode>1</returncode>", "extra": {"returncode": 1e3}}]"#,
+        ),
+        (
+            "v1.1 calls",
+            r#"{"trajectory_format": "mini-swe-agent-1.1", "messages": [{"role": "assistant", "tool_calls": [{"id": "a", "function": {"arguments": "{\"command\": \"ls\", \"command\": \"pwd\"}"}}, {"id": "b", "function": {"arguments": {"command": "cat x"}}}]}, {"role": "tool", "tool_call_id": "b", "content": "x"}, {"role": "exit"}]}"#,
+        ),
+        ("not a trajectory", r#"{"messages": 3}"#),
+    ] {
+        all.push((label.to_owned(), text.to_owned()));
+    }
+    check_readings_agree(&all);
 }
 
 #[test]

@@ -24,6 +24,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::{Deserialize, Serialize};
 
 use crate::workspace::ShownLines;
+use formats::json::{Borrowed, Json};
 use formats::{generic, mini_swe_agent, opencode};
 
 pub mod formats;
@@ -121,41 +122,44 @@ pub enum TrajectoryError {
 
 /// Reads a trajectory, detecting its format. See the module documentation for the formats.
 pub fn parse_trajectory(text: &str) -> Result<Trajectory, TrajectoryError> {
-    let value: serde_json::Value =
+    let value: Borrowed<'_> =
         serde_json::from_str(text).map_err(|e| TrajectoryError::InvalidJson(e.to_string()))?;
-    parse_trajectory_value(&value)
+    parse_json(&value)
 }
 
 /// Like [`parse_trajectory`], from bytes (must be UTF-8 JSON).
 pub fn parse_trajectory_bytes(bytes: &[u8]) -> Result<Trajectory, TrajectoryError> {
-    let value: serde_json::Value =
+    let value: Borrowed<'_> =
         serde_json::from_slice(bytes).map_err(|e| TrajectoryError::InvalidJson(e.to_string()))?;
-    parse_trajectory_value(&value)
+    parse_json(&value)
 }
 
 /// Like [`parse_trajectory`], from an already parsed JSON value.
 pub fn parse_trajectory_value(value: &serde_json::Value) -> Result<Trajectory, TrajectoryError> {
-    use serde_json::Value;
-    if let Value::Object(obj) = value {
-        if let Some(f) = obj.get("trajectory_format") {
-            return match f.as_str() {
-                Some("mini-swe-agent-1") => mini_swe_agent::parse(value, false),
-                Some("mini-swe-agent-1.1") => mini_swe_agent::parse(value, true),
-                Some(other) => Err(TrajectoryError::UnsupportedFormat(other.to_owned())),
-                None => Err(TrajectoryError::UnsupportedFormat(f.to_string())),
-            };
-        }
-        if let Some(f) = obj.get("format") {
-            return match f.as_str() {
-                Some(generic::FORMAT) => generic::parse(value),
-                Some("opencode") => opencode::parse(value),
-                Some(other) => Err(TrajectoryError::UnsupportedFormat(other.to_owned())),
-                None => Err(TrajectoryError::UnsupportedFormat(f.to_string())),
-            };
-        }
+    parse_json(value)
+}
+
+/// Detects the format and reads the trajectory. mini-SWE-agent's are read from `value` as
+/// it is; the other formats from a `serde_json::Value` of it.
+fn parse_json<J: Json>(value: &J) -> Result<Trajectory, TrajectoryError> {
+    if let Some(f) = value.field("trajectory_format") {
+        return match f.as_str() {
+            Some("mini-swe-agent-1") => mini_swe_agent::parse(value, false),
+            Some("mini-swe-agent-1.1") => mini_swe_agent::parse(value, true),
+            Some(other) => Err(TrajectoryError::UnsupportedFormat(other.to_owned())),
+            None => Err(TrajectoryError::UnsupportedFormat(f.to_value().to_string())),
+        };
+    }
+    if let Some(f) = value.field("format") {
+        return match f.as_str() {
+            Some(generic::FORMAT) => generic::parse(&value.to_value()),
+            Some("opencode") => opencode::parse(&value.to_value()),
+            Some(other) => Err(TrajectoryError::UnsupportedFormat(other.to_owned())),
+            None => Err(TrajectoryError::UnsupportedFormat(f.to_value().to_string())),
+        };
     }
     if opencode::looks_like(value) {
-        return opencode::parse(value);
+        return opencode::parse(&value.to_value());
     }
     if mini_swe_agent::looks_like(value) {
         return mini_swe_agent::parse(value, false);

@@ -20,37 +20,33 @@
 use std::borrow::Cow;
 use std::collections::{HashMap, VecDeque};
 
-use serde_json::Value;
-
+use super::json::{Borrowed, Json, messages_of};
 use crate::trajectory::{RawAction, ShellAction, Trajectory, TrajectoryError, TrajectoryFormat};
 
 const TIMEOUT_PREFIX: &str = "The last command <command>";
 
 /// Whether a JSON value has the shape of a mini-SWE-agent trajectory.
-pub(crate) fn looks_like(value: &Value) -> bool {
-    messages_of(value).is_some_and(|m| m.iter().any(|m| m.get("role").is_some()))
-}
-
-fn messages_of(value: &Value) -> Option<&Vec<Value>> {
-    match value {
-        Value::Array(a) => Some(a),
-        Value::Object(o) => o.get("messages").and_then(Value::as_array),
-        _ => None,
-    }
+pub(crate) fn looks_like<J: Json>(value: &J) -> bool {
+    messages_of(value).is_some_and(|m| m.iter().any(|m| m.field("role").is_some()))
 }
 
 /// The text of a message's `content` (a string, or a list of `{"text": ...}` parts).
 ///
 /// Borrowed when the content is one string: observations are long and read only.
-pub(crate) fn content_text(msg: &Value) -> Cow<'_, str> {
-    match msg.get("content") {
-        Some(Value::String(s)) => Cow::Borrowed(s),
-        Some(Value::Array(parts)) => {
+pub(crate) fn content_text<J: Json>(msg: &J) -> Cow<'_, str> {
+    let Some(content) = msg.field("content") else {
+        return Cow::Borrowed("");
+    };
+    if let Some(s) = content.as_str() {
+        return Cow::Borrowed(s);
+    }
+    match content.items() {
+        Some(parts) => {
             let mut out = String::new();
             for p in parts {
                 let t = p
-                    .get("text")
-                    .and_then(Value::as_str)
+                    .field("text")
+                    .and_then(J::as_str)
                     .or_else(|| p.as_str())
                     .unwrap_or("");
                 if !out.is_empty() && !t.is_empty() {
@@ -60,12 +56,12 @@ pub(crate) fn content_text(msg: &Value) -> Cow<'_, str> {
             }
             Cow::Owned(out)
         }
-        _ => Cow::Borrowed(""),
+        None => Cow::Borrowed(""),
     }
 }
 
 /// Parses a mini-SWE-agent trajectory; `v11` selects the `mini-swe-agent-1.1` rules.
-pub(crate) fn parse(value: &Value, v11: bool) -> Result<Trajectory, TrajectoryError> {
+pub(crate) fn parse<J: Json>(value: &J, v11: bool) -> Result<Trajectory, TrajectoryError> {
     let name = if v11 {
         "mini-swe-agent-1.1"
     } else {
@@ -79,7 +75,7 @@ pub(crate) fn parse(value: &Value, v11: bool) -> Result<Trajectory, TrajectoryEr
     let structured = v11
         || messages.iter().any(|m| {
             extra(m, "actions").is_some()
-                || m.get("tool_calls").is_some_and(|t| !t.is_null())
+                || m.field("tool_calls").is_some_and(|t| !t.is_null())
                 || matches!(role(m), "tool" | "exit")
         });
     let mut actions: Vec<RawAction> = Vec::new();
@@ -110,13 +106,13 @@ pub(crate) fn parse(value: &Value, v11: bool) -> Result<Trajectory, TrajectoryEr
                 }
             }
             "tool" => {
-                let id = msg.get("tool_call_id").and_then(Value::as_str);
+                let id = msg.field("tool_call_id").and_then(J::as_str);
                 if let Some(idx) = waiting.take(id) {
                     attach(&mut actions, idx, msg);
                 }
             }
             "user" => {
-                let interrupt = extra(msg, "interrupt_type").and_then(Value::as_str);
+                let interrupt = extra(msg, "interrupt_type").and_then(J::as_str);
                 if interrupt == Some("FormatError") {
                     if !last_was_rejected {
                         rejected += 1;
@@ -151,12 +147,13 @@ pub(crate) fn parse(value: &Value, v11: bool) -> Result<Trajectory, TrajectoryEr
         actions,
         rejected_responses: rejected,
         instance_id: value
-            .get("instance_id")
-            .and_then(Value::as_str)
+            .field("instance_id")
+            .and_then(J::as_str)
             .map(str::to_owned),
         exit_status: value
-            .pointer("/info/exit_status")
-            .and_then(Value::as_str)
+            .field("info")
+            .and_then(|info| info.field("exit_status"))
+            .and_then(J::as_str)
             .map(str::to_owned),
     })
 }
@@ -214,19 +211,19 @@ impl Waiting {
 
 /// `msg.extra.<key>`, as `msg.pointer("/extra/<key>")` finds it but without building and
 /// unescaping a pointer for every message.
-fn extra<'v>(msg: &'v Value, key: &str) -> Option<&'v Value> {
-    msg.get("extra").and_then(|e| e.get(key))
+fn extra<'v, J: Json>(msg: &'v J, key: &str) -> Option<&'v J> {
+    msg.field("extra").and_then(|e| e.field(key))
 }
 
-fn role(msg: &Value) -> &str {
-    msg.get("role").and_then(Value::as_str).unwrap_or("")
+fn role<J: Json>(msg: &J) -> &str {
+    msg.field("role").and_then(J::as_str).unwrap_or("")
 }
 
 /// The fence word: `mswea_bash_command` when the system prompt shows that fence, else `bash`.
-fn fence_word(messages: &[Value]) -> String {
+fn fence_word<J: Json>(messages: &[J]) -> String {
     let uses_mswea = messages
         .iter()
-        .filter(|m| role(m) == "system")
+        .filter(|&m| role(m) == "system")
         .any(|m| content_text(m).contains("```mswea_bash_command"));
     if uses_mswea {
         "mswea_bash_command".to_owned()
@@ -236,40 +233,43 @@ fn fence_word(messages: &[Value]) -> String {
 }
 
 /// The commands of an assistant message, or `None` when the harness rejected it.
-fn assistant_actions(
-    msg: &Value,
+fn assistant_actions<J: Json>(
+    msg: &J,
     fence: &str,
     structured: bool,
 ) -> Option<Vec<(String, Option<String>)>> {
     if structured {
-        if let Some(list) = extra(msg, "actions").and_then(Value::as_array) {
+        if let Some(list) = extra(msg, "actions").and_then(J::items) {
             let cmds: Vec<_> = list
                 .iter()
                 .filter_map(|a| {
                     let command = a
-                        .get("command")
-                        .and_then(Value::as_str)
+                        .field("command")
+                        .and_then(J::as_str)
                         .or_else(|| a.as_str())?;
                     let id = a
-                        .get("tool_call_id")
-                        .and_then(Value::as_str)
+                        .field("tool_call_id")
+                        .and_then(J::as_str)
                         .map(str::to_owned);
                     Some((command.to_owned(), id))
                 })
                 .collect();
             return if cmds.is_empty() { None } else { Some(cmds) };
         }
-        if let Some(calls) = msg.get("tool_calls").and_then(Value::as_array) {
+        if let Some(calls) = msg.field("tool_calls").and_then(J::items) {
             let cmds: Vec<_> = calls
                 .iter()
                 .filter_map(|c| {
-                    let args = c.pointer("/function/arguments")?;
-                    let parsed: Value = match args {
-                        Value::String(s) => serde_json::from_str(s).ok()?,
-                        other => other.clone(),
+                    let args = c.field("function")?.field("arguments")?;
+                    // The arguments are an object, or the JSON text of one.
+                    let command = match args.as_str() {
+                        Some(text) => {
+                            let parsed: Borrowed<'_> = serde_json::from_str(text).ok()?;
+                            parsed.field("command")?.as_str()?.to_owned()
+                        }
+                        None => args.field("command")?.as_str()?.to_owned(),
                     };
-                    let command = parsed.get("command")?.as_str()?.to_owned();
-                    let id = c.get("id").and_then(Value::as_str).map(str::to_owned);
+                    let id = c.field("id").and_then(J::as_str).map(str::to_owned);
                     Some((command, id))
                 })
                 .collect();
@@ -367,7 +367,7 @@ impl<'t> Closes<'t> {
 }
 
 /// Attaches an observation message to action `idx`.
-fn attach(actions: &mut [RawAction], idx: usize, msg: &Value) {
+fn attach<J: Json>(actions: &mut [RawAction], idx: usize, msg: &J) {
     let text = content_text(msg);
     let Some(RawAction::Shell(a)) = actions.get_mut(idx) else {
         return;
@@ -379,12 +379,12 @@ fn attach(actions: &mut [RawAction], idx: usize, msg: &Value) {
     a.timed_out = obs.timed_out;
     if a.output.is_none() {
         a.output = extra(msg, "raw_output")
-            .and_then(Value::as_str)
+            .and_then(J::as_str)
             .map(str::to_owned)
             .or_else(|| Some(text.into_owned()));
     }
     if a.returncode.is_none() {
-        a.returncode = extra(msg, "returncode").and_then(Value::as_i64);
+        a.returncode = extra(msg, "returncode").and_then(J::as_i64);
     }
 }
 

@@ -29,23 +29,17 @@
 
 use serde_json::Value;
 
+use super::json::{Json, messages_of};
+
 use crate::trajectory::{
     RawAction, ShellAction, ToolCall, Trajectory, TrajectoryError, TrajectoryFormat,
 };
 
-fn messages_of(value: &Value) -> Option<&Vec<Value>> {
-    match value {
-        Value::Array(a) => Some(a),
-        Value::Object(o) => o.get("messages").and_then(Value::as_array),
-        _ => None,
-    }
-}
-
 /// Whether the value has OpenCode's shape: messages with `parts`.
-pub(crate) fn looks_like(value: &Value) -> bool {
+pub(crate) fn looks_like<J: Json>(value: &J) -> bool {
     messages_of(value).is_some_and(|ms| {
         ms.iter()
-            .any(|m| m.get("parts").is_some_and(Value::is_array))
+            .any(|m| m.field("parts").and_then(J::items).is_some())
     })
 }
 
