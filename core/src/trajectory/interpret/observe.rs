@@ -327,6 +327,7 @@ pub(super) fn decode_grep(
             || line.starts_with("Binary file")
             || line.starts_with("grep: ")
             || line.starts_with("rg: ")
+            || (single.is_none() && is_tool_message(line))
         {
             continue;
         }
@@ -388,6 +389,20 @@ pub(super) fn decode_grep(
             r.shown.add(&file, n);
         }
     }
+}
+
+/// Tools whose messages on stderr (merged into the observation by the harness) begin with
+/// their name and `: `, as `xargs: grep: terminated by signal 13` does.
+const TOOLS_WITH_MESSAGES: [&str; 12] = [
+    "xargs", "find", "ls", "cat", "head", "tail", "sed", "sort", "awk", "egrep", "fgrep", "bash",
+];
+
+/// Whether a line of a grep's output that names files is a tool's message instead. A
+/// `path:text` line only looks like one for a file named like a tool, in the working
+/// directory, whose matched text starts with a space.
+fn is_tool_message(line: &str) -> bool {
+    line.split_once(": ")
+        .is_some_and(|(head, _)| TOOLS_WITH_MESSAGES.contains(&head))
 }
 
 /// Locates a grep context group of one file (see [`Locator::find_block`]), line by line
