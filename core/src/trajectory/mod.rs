@@ -68,6 +68,11 @@ pub struct ShellAction {
     pub returncode: Option<i64>,
     /// The harness elided part of the output.
     pub truncated: bool,
+    /// For a truncated output, how many lines begin in its head (the part before the
+    /// elided middle; a line the cut splits counts): the only lines of a truncated read
+    /// that can be numbered without the file.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub head_lines: Option<u32>,
     /// The harness killed the command after its time limit.
     pub timed_out: bool,
 }

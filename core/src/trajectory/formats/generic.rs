@@ -59,6 +59,7 @@ pub(crate) fn parse(value: &Value) -> Result<Trajectory, TrajectoryError> {
                 returncode: a.get("returncode").and_then(Value::as_i64),
                 truncated: a.get("truncated").and_then(Value::as_bool).unwrap_or(false),
                 timed_out: false,
+                head_lines: None,
             }));
         } else {
             actions.push(RawAction::Tool(ToolCall {

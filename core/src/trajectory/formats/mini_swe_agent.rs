@@ -376,6 +376,7 @@ fn attach<J: Json>(actions: &mut [RawAction], idx: usize, msg: &J) {
     a.output = obs.output;
     a.returncode = obs.returncode;
     a.truncated = obs.truncated;
+    a.head_lines = obs.head_lines;
     a.timed_out = obs.timed_out;
     if a.output.is_none() {
         a.output = extra(msg, "raw_output")
@@ -394,6 +395,7 @@ pub(crate) struct Observation {
     pub(crate) output: Option<String>,
     pub(crate) returncode: Option<i64>,
     pub(crate) truncated: bool,
+    pub(crate) head_lines: Option<u32>,
     pub(crate) timed_out: bool,
 }
 
@@ -446,6 +448,8 @@ impl<'a> Tags<'a> {
     }
 }
 
+/// A head or tail without the newlines the template puts around it
+/// (`<output_head>\n{{ output[:5000] }}\n</output_head>`).
 fn trim_one_newline(s: &str) -> &str {
     let s = s.strip_prefix('\n').unwrap_or(s);
     s.strip_suffix('\n').unwrap_or(s)
@@ -466,9 +470,13 @@ pub(crate) fn parse_observation(text: &str) -> Observation {
         obs.truncated = true;
         let head = trim_one_newline(head);
         let tail = trim_one_newline(tail);
+        obs.head_lines = Some(u32::try_from(head.lines().count()).unwrap_or(u32::MAX));
         obs.output = Some(format!("{head}\n{tail}"));
     } else if let Some(out) = tags.between(6, 7) {
-        obs.output = Some(trim_one_newline(out).to_owned());
+        // The template is `<output>\n{{ output -}}</output>`: the newline after the tag is
+        // the template's, every one before `</output>` is the command's (a last blank line
+        // of a file is one of them).
+        obs.output = Some(out.strip_prefix('\n').unwrap_or(out).to_owned());
     }
     obs
 }

@@ -86,6 +86,7 @@ pub(crate) fn parse(value: &Value) -> Result<Trajectory, TrajectoryError> {
                         .and_then(Value::as_i64),
                     truncated: false,
                     timed_out: false,
+                    head_lines: None,
                 }));
                 continue;
             }

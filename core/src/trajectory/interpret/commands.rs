@@ -12,6 +12,9 @@ pub(super) struct Operand {
 #[derive(Clone, Debug, Default)]
 pub(super) struct GrepSpec {
     pub(super) numbers: bool,
+    /// Context lines asked for (-A, -B, -C, -NUM): the output comes in groups of
+    /// consecutive lines, separated by `--`.
+    pub(super) context: bool,
     pub(super) multi: bool,
     pub(super) list_files: bool,
     pub(super) silent: bool,

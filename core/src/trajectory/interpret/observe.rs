@@ -5,6 +5,7 @@ use super::*;
 pub(super) struct Obs<'a> {
     pub(super) output: Option<&'a str>,
     pub(super) truncated: bool,
+    pub(super) head_lines: Option<u32>,
     pub(super) printing_parts: usize,
 }
 
@@ -96,6 +97,45 @@ impl<'a> Locator<'a> {
         })?;
         self.cursor = hit + 1;
         u32::try_from(hit + 1).ok()
+    }
+}
+
+/// Places of a context group tried before it is located line by line instead.
+const MAX_BLOCK_TRIES: usize = 64;
+
+impl Locator<'_> {
+    /// Finds a grep context group (consecutive lines of the file, printed between `--`
+    /// separators) as a block: the first place at or after the cursor, else from the start,
+    /// where the file holds all its lines in a row; the first line's number. Blank context
+    /// lines are placed by their neighbours this way, which line by line they cannot be.
+    /// Each place tried spends the group's length through `spend`.
+    pub(super) fn find_block(
+        &mut self,
+        printed: &[&str],
+        spend: &dyn Fn(u64) -> bool,
+    ) -> Option<u32> {
+        let anchor = printed.iter().position(|l| !l.trim().is_empty())?;
+        let cursor = self.cursor;
+        let file = Rc::clone(&self.file);
+        let cost = u64::try_from(printed.len()).unwrap_or(u64::MAX);
+        let start = file.with_positions(|positions| {
+            let at = positions.get(printed[anchor])?;
+            let next = at.partition_point(|&p| (p as usize) < cursor);
+            at[next..]
+                .iter()
+                .chain(&at[..next])
+                .filter_map(|&p| (p as usize).checked_sub(anchor))
+                .take(MAX_BLOCK_TRIES)
+                .take_while(|_| spend(cost))
+                .find(|&start| {
+                    printed
+                        .iter()
+                        .enumerate()
+                        .all(|(j, l)| file.lines.get(start + j) == Some(l))
+                })
+        })?;
+        self.cursor = start + printed.len();
+        u32::try_from(start + 1).ok()
     }
 }
 
@@ -211,12 +251,20 @@ pub(super) fn resolve_part(ctx: &Ctx<'_>, part: &Part, obs: &Obs<'_>) -> Resolve
                     }
                     continue;
                 }
+                // The count of output lines; of a truncated output, the lines that begin
+                // in its head (the tail's cannot be numbered: how many lines the harness
+                // elided is not known).
+                let printed = match (obs.truncated, obs.output) {
+                    (false, Some(out)) => {
+                        Some(u32::try_from(out.lines().count()).unwrap_or(u32::MAX))
+                    }
+                    (true, Some(_)) => obs.head_lines,
+                    (_, None) => None,
+                };
                 if obs.printing_parts == 1
                     && files.len() == 1
-                    && !obs.truncated
-                    && let Some(out) = obs.output
+                    && let Some(k) = printed
                 {
-                    let k = u32::try_from(out.lines().count()).unwrap_or(u32::MAX);
                     for (a, b) in sel.first_k(k) {
                         r.shown.add_range(&f.path, a, b);
                     }
@@ -263,14 +311,23 @@ pub(super) fn decode_grep(
     let lone = (spec.targets.len() == 1).then(|| spec.targets[0].path.clone());
     let mut locators: BTreeMap<String, Locator<'_>> = BTreeMap::new();
     let mut seen_paths: BTreeSet<String> = BTreeSet::new();
-    for line in output_lines(out) {
+    // Context output without numbers: the lines of the group under way, each with its
+    // file, located together when the group ends (at `--`, at a change of file, at the end).
+    let grouped = spec.context && !spec.numbers;
+    let mut group: Vec<(String, &str)> = Vec::new();
+    for line in output_lines(out).chain(grouped.then_some("--")) {
         if !ctx.spend(1) {
             break;
+        }
+        if grouped && line == "--" {
+            locate_group(ctx, &mut locators, &mut group, r);
+            continue;
         }
         if line == "--"
             || line.starts_with("Binary file")
             || line.starts_with("grep: ")
             || line.starts_with("rg: ")
+            || (single.is_none() && is_tool_message(line))
         {
             continue;
         }
@@ -292,6 +349,14 @@ pub(super) fn decode_grep(
             continue;
         };
         seen_paths.insert(file.clone());
+        if grouped && n.is_none() {
+            if group.last().is_some_and(|(f, _)| *f != file) {
+                locate_group(ctx, &mut locators, &mut group, r);
+            }
+            r.hit_files.insert(file.clone());
+            group.push((file, text));
+            continue;
+        }
         let n = match n {
             Some(n) => {
                 // Several printing parts: decoded lines must match the file's text.
@@ -324,6 +389,60 @@ pub(super) fn decode_grep(
             r.shown.add(&file, n);
         }
     }
+}
+
+/// Tools whose messages on stderr (merged into the observation by the harness) begin with
+/// their name and `: `, as `xargs: grep: terminated by signal 13` does.
+const TOOLS_WITH_MESSAGES: [&str; 12] = [
+    "xargs", "find", "ls", "cat", "head", "tail", "sed", "sort", "awk", "egrep", "fgrep", "bash",
+];
+
+/// Whether a line of a grep's output that names files is a tool's message instead. A
+/// `path:text` line only looks like one for a file named like a tool, in the working
+/// directory, whose matched text starts with a space.
+fn is_tool_message(line: &str) -> bool {
+    line.split_once(": ")
+        .is_some_and(|(head, _)| TOOLS_WITH_MESSAGES.contains(&head))
+}
+
+/// Locates a grep context group of one file (see [`Locator::find_block`]), line by line
+/// when the file does not hold it as a block, and empties it.
+fn locate_group<'a>(
+    ctx: &Ctx<'a>,
+    locators: &mut BTreeMap<String, Locator<'a>>,
+    group: &mut Vec<(String, &str)>,
+    r: &mut Resolved,
+) {
+    let Some((file, _)) = group.first() else {
+        return;
+    };
+    let file = file.clone();
+    let locator = match locators.get_mut(&file) {
+        Some(locator) => Some(locator),
+        None => ctx
+            .lines(&file)
+            .map(|lines| locators.entry(file.clone()).or_insert(Locator::new(lines))),
+    };
+    if let Some(locator) = locator {
+        let texts: Vec<&str> = group.iter().map(|&(_, t)| t).collect();
+        match locator.find_block(&texts, &|n| ctx.spend(n)) {
+            Some(first) => r
+                .shown
+                .add_range(&file, first, first + (to_u32(texts.len()) - 1)),
+            None => {
+                for text in texts {
+                    if let Some(n) = locator.find(text) {
+                        r.shown.add(&file, n);
+                    }
+                }
+            }
+        }
+    }
+    group.clear();
+}
+
+fn to_u32(n: usize) -> u32 {
+    u32::try_from(n).unwrap_or(u32::MAX)
 }
 
 /// The longest prefix of a grep line tried as a path: Linux's `PATH_MAX`, so no real path

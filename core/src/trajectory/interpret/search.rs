@@ -166,6 +166,7 @@ pub(super) fn grep(ctx: &Ctx<'_>, cwd: &str, name: &str, args: &[Word]) -> Cmd {
                 "--with-filename" => with_name = Some(true),
                 "--no-filename" => with_name = Some(false),
                 "--regexp" | "--file" => pattern_given = true,
+                "--context" | "--after-context" | "--before-context" => spec.context = true,
                 _ => {}
             }
             let needs_value = matches!(
@@ -194,12 +195,17 @@ pub(super) fn grep(ctx: &Ctx<'_>, cwd: &str, name: &str, args: &[Word]) -> Cmd {
                     if c == 'e' || c == 'f' {
                         pattern_given = true;
                     }
+                    if matches!(c, 'A' | 'B' | 'C') {
+                        spec.context = true;
+                    }
                     if k + 1 == chars.len() {
                         skip_next = true;
                     }
                     break;
                 }
                 match c {
+                    // `-2`: two lines of context each side.
+                    '0'..='9' if !rg => spec.context = true,
                     'n' => spec.numbers = true,
                     'N' if rg => spec.numbers = false,
                     'r' | 'R' => recursive = true,
@@ -234,8 +240,20 @@ pub(super) fn grep(ctx: &Ctx<'_>, cwd: &str, name: &str, args: &[Word]) -> Cmd {
         .targets
         .iter()
         .any(|t| t.path == "." || t.raw.ends_with('/') || ctx.is_dir(&t.path));
+    // GNU grep names the file of each line when it searches several operands, a directory
+    // (a recursive grep with none searches `.`) or is told to (-H); a recursive grep of one
+    // file prints no names. An operand the workspace does not hold may be a directory.
+    let one_file = raw_targets.len() == 1
+        && !raw_targets[0].glob
+        && spec
+            .targets
+            .first()
+            .is_some_and(|t| ctx.text(&t.path).is_some());
     spec.multi = with_name.unwrap_or(
-        recursive || raw_targets.len() > 1 || any_dir || raw_targets.iter().any(|w| w.glob),
+        (recursive && !one_file)
+            || raw_targets.len() > 1
+            || any_dir
+            || raw_targets.iter().any(|w| w.glob),
     );
     Cmd::Grep(spec, on_stdin)
 }

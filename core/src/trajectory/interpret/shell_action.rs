@@ -19,6 +19,7 @@ pub(super) fn interpret_shell(action: &ShellAction, ctx: &Ctx<'_>) -> Interprete
     let obs = Obs {
         output: action.output.as_deref(),
         truncated: action.truncated,
+        head_lines: action.head_lines,
         printing_parts: parts.iter().filter(|p| p.prints).count(),
     };
     let missing: Vec<&str> = action
