@@ -163,11 +163,25 @@ pub(super) fn resolve_part(ctx: &Ctx<'_>, part: &Part, obs: &Obs<'_>) -> Resolve
             let Some(out) = obs.output else { return r };
             let Some(file) = files.first() else { return r };
             let mut loc = ctx.lines(&file.path).map(Locator::new);
-            for line in output_lines(out) {
+            // Context output of the file's own lines: placed a group at a time, as
+            // `decode_grep` places them.
+            let grouped = spec.context && !spec.numbers && !*numbered;
+            let mut group: Vec<&str> = Vec::new();
+            for line in output_lines(out).chain(grouped.then_some("--")) {
                 if !ctx.spend(1) {
                     break;
                 }
                 if line == "--" {
+                    if let Some(l) = loc.as_mut() {
+                        for n in place_group(ctx, l, &group) {
+                            r.shown.add(&file.path, n);
+                        }
+                    }
+                    group.clear();
+                    continue;
+                }
+                if grouped {
+                    group.push(line);
                     continue;
                 }
                 let (gnum, rest) = if spec.numbers {
@@ -425,24 +439,21 @@ fn locate_group<'a>(
     };
     if let Some(locator) = locator {
         let texts: Vec<&str> = group.iter().map(|&(_, t)| t).collect();
-        match locator.find_block(&texts, &|n| ctx.spend(n)) {
-            Some(first) => r
-                .shown
-                .add_range(&file, first, first + (to_u32(texts.len()) - 1)),
-            None => {
-                for text in texts {
-                    if let Some(n) = locator.find(text) {
-                        r.shown.add(&file, n);
-                    }
-                }
-            }
+        for n in place_group(ctx, locator, &texts) {
+            r.shown.add(&file, n);
         }
     }
     group.clear();
 }
 
-fn to_u32(n: usize) -> u32 {
-    u32::try_from(n).unwrap_or(u32::MAX)
+/// The lines of a context group: as a block ([`Locator::find_block`]), else line by line.
+fn place_group(ctx: &Ctx<'_>, locator: &mut Locator<'_>, texts: &[&str]) -> Vec<u32> {
+    match locator.find_block(texts, &|n| ctx.spend(n)) {
+        Some(first) => (0..texts.len())
+            .map(|j| first.saturating_add(u32::try_from(j).unwrap_or(u32::MAX)))
+            .collect(),
+        None => texts.iter().filter_map(|t| locator.find(t)).collect(),
+    }
 }
 
 /// The longest prefix of a grep line tried as a path: Linux's `PATH_MAX`, so no real path
