@@ -331,28 +331,39 @@ fn a_ten_megabyte_line_is_scored_with_the_budget_diagnostic() {
     assert!(!diagnosed(&report, 2, "too large"));
 }
 
-#[test]
-fn star_imports_and_bases_that_fan_out_stop_at_the_resolution_budget() {
-    // Two star imports in each of 30 modules (2^30 lookups for a name none defines), and
-    // 40 classes with two bases each; the submission asks for names none of them has.
-    let mut files: Vec<(String, String)> = (0..30)
+/// `m0` .. `m{modules - 1}.py`, each star-importing the next twice (so a name none defines
+/// takes 2^modules - 1 lookup steps), and the target's `pkg/a.py`.
+fn star_fan_out(modules: usize) -> Vec<(String, String)> {
+    (0..modules)
         .map(|i| {
             (
                 format!("m{i}.py"),
                 format!("from m{0} import *\nfrom m{0} import *\n", i + 1),
             )
         })
-        .collect();
-    let classes: String = (0..40)
-        .map(|i| format!("class C{i}(C{0}, C{0}):\n    pass\n", i + 1))
-        .collect();
-    files.push(("lib.py".to_owned(), classes));
-    files.push(("pkg/a.py".to_owned(), "def f():\n    return 1\n".to_owned()));
+        .chain([("pkg/a.py".to_owned(), "def f():\n    return 1\n".to_owned())])
+        .collect()
+}
+
+/// The dataset of `files` whose target is `pkg.a.f`.
+fn fan_out_dataset(files: &[(String, String)]) -> Dataset {
     let refs: Vec<(&str, &str)> = files
         .iter()
         .map(|(p, t)| (p.as_str(), t.as_str()))
         .collect();
-    let d = dataset(&refs, &["pkg.a.f"]);
+    dataset(&refs, &["pkg.a.f"])
+}
+
+#[test]
+fn star_imports_and_bases_that_fan_out_stop_at_the_resolution_budget() {
+    // Two star imports in each of 30 modules (2^30 lookups for a name none defines), and
+    // 40 classes with two bases each; the submission asks for names none of them has.
+    let mut files = star_fan_out(30);
+    let classes: String = (0..40)
+        .map(|i| format!("class C{i}(C{0}, C{0}):\n    pass\n", i + 1))
+        .collect();
+    files.push(("lib.py".to_owned(), classes));
+    let d = fan_out_dataset(&files);
     let turns = vec![
         TurnRun {
             submission: Some("import m0\nm0.missing()\n".to_owned()),
@@ -378,20 +389,7 @@ fn a_lookup_asked_again_costs_its_steps_again() {
     // Two star imports in each of 15 modules: a name none defines takes 32,767 lookup
     // steps, half the budget. Asked once, it fits; asked three times in one turn it does
     // not, whether or not the answer is remembered between the asks.
-    let files: Vec<(String, String)> = (0..15)
-        .map(|i| {
-            (
-                format!("m{i}.py"),
-                format!("from m{0} import *\nfrom m{0} import *\n", i + 1),
-            )
-        })
-        .chain([("pkg/a.py".to_owned(), "def f():\n    return 1\n".to_owned())])
-        .collect();
-    let refs: Vec<(&str, &str)> = files
-        .iter()
-        .map(|(p, t)| (p.as_str(), t.as_str()))
-        .collect();
-    let d = dataset(&refs, &["pkg.a.f"]);
+    let d = fan_out_dataset(&star_fan_out(15));
     let turns = vec![
         TurnRun {
             submission: Some("import m0\nm0.missing()\n".to_owned()),

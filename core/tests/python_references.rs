@@ -5,32 +5,18 @@
 //! (exactly the targets referenced), and optionally `canonical` (target -> canonical name or
 //! null for unknown), `callees` (exact D5 identities), `syntax_errors`, `missing`, `module`.
 
+mod common;
+
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
+use common::repo::workspace_of;
 use serde_json::Value;
 use wheelwright_core::python::index::{IndexOptions, RepoIndex, Resolution};
 use wheelwright_core::python::references::analyse_submission;
-use wheelwright_core::workspace::Workspace;
 
 fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/python")
-}
-
-fn load_repo(dir: &Path, workspace: &mut Workspace, prefix: &Path) {
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for entry in std::fs::read_dir(&d).expect("fixture dir") {
-            let path = entry.expect("entry").path();
-            if path.is_dir() {
-                stack.push(path);
-            } else {
-                let rel = path.strip_prefix(prefix).expect("under repo");
-                let text = std::fs::read_to_string(&path).expect("fixture file");
-                workspace.insert(&rel.to_string_lossy(), text);
-            }
-        }
-    }
 }
 
 fn strings(value: &Value) -> BTreeSet<String> {
@@ -55,9 +41,7 @@ fn check_case(dir: &Path) -> Vec<String> {
             .into_iter()
             .collect(),
     };
-    let mut workspace = Workspace::new();
-    let repo = dir.join("repo");
-    load_repo(&repo, &mut workspace, &repo);
+    let workspace = workspace_of(&dir.join("repo"));
     let index = RepoIndex::build(&workspace, &options);
     let submission = std::fs::read_to_string(dir.join("submission.py")).ok();
     let path = case["path"].as_str().unwrap();

@@ -1,18 +1,27 @@
 //! Shell observations as GNU tools print them: each recorded command's files and shown lines (spec D13, D14).
 //!
 //! The fixtures come from running the commands: `scripts/record-shell-fixtures` runs every
-//! case of `fixtures/shell/cases.json` in `fixtures/shell/repo/` (a package made of two
-//! real networkx modules) and records the observation mini-SWE-agent would render and the
-//! lines the command really printed. Each case is read here as a one-action trajectory.
+//! case of `fixtures/shell/cases.json` in [`REPO`] (networkx 3.4.2's `utils/__init__.py`,
+//! `misc.py` and `union_find.py`) and records the observation mini-SWE-agent would render
+//! and the lines the command really printed. Each case is read here as a one-action
+//! trajectory.
+
+mod common;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
+use common::repo::workspace_of;
 use serde::Deserialize;
 use wheelwright_core::trajectory::{InterpretOptions, interpret_trajectory, parse_trajectory};
 use wheelwright_core::workspace::Workspace;
 
 const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/shell");
+/// The repository the commands ran in, vendored for the star-import cycle case.
+const REPO: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/tests/fixtures/python/star_import_cycle_networkx/repo"
+);
 
 #[derive(Deserialize)]
 struct Recorded {
@@ -28,26 +37,6 @@ struct Case {
     observation: String,
     /// File -> inclusive line ranges the command printed.
     shown: BTreeMap<String, Vec<(u32, u32)>>,
-}
-
-/// The repository's files, as the dataset's workspace holds them.
-fn repo_workspace() -> Workspace {
-    let root = Path::new(FIXTURES).join("repo");
-    let mut workspace = Workspace::new();
-    let mut pending = vec![root.clone()];
-    while let Some(dir) = pending.pop() {
-        for entry in std::fs::read_dir(&dir).expect("repo/ is readable") {
-            let path = entry.expect("an entry").path();
-            if path.is_dir() {
-                pending.push(path);
-            } else {
-                let rel = path.strip_prefix(&root).expect("under repo/");
-                let text = std::fs::read_to_string(&path).expect("text");
-                workspace.insert(&rel.to_string_lossy(), text);
-            }
-        }
-    }
-    workspace
 }
 
 /// The case as mini-SWE-agent would have written it: one action and its observation.
@@ -105,7 +94,7 @@ fn recorded_commands_show_the_lines_they_printed() {
             .expect("recorded.json: run scripts/record-shell-fixtures"),
     )
     .expect("recorded.json reads");
-    let workspace = repo_workspace();
+    let workspace = workspace_of(Path::new(REPO));
     let wrong: Vec<String> = recorded
         .cases
         .iter()

@@ -363,7 +363,8 @@ pub(super) fn decode_grep(
             continue;
         };
         seen_paths.insert(file.clone());
-        if grouped && n.is_none() {
+        // Grouped output carries no numbers (`n` is `None`).
+        if grouped {
             if group.last().is_some_and(|(f, _)| *f != file) {
                 locate_group(ctx, &mut locators, &mut group, r);
             }
