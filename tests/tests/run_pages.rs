@@ -78,7 +78,7 @@ async fn page_targets(client: &Client) -> anyhow::Result<Value> {
         .execute(
             "return [...document.querySelectorAll('#targets tr.target-row')].map(r => [
                r.dataset.target,
-               r.querySelector('.reused').textContent.trim() === 'reused',
+               r.querySelector('.reused .flag').textContent.trim() === 'reused',
                r.querySelector('.reimplemented').textContent.trim() === 're-implemented',
              ]);",
             vec![],
