@@ -13,6 +13,9 @@ use serde::{Deserialize, Serialize};
 use crate::hidden_tests::JobProgress;
 use crate::leaderboard::LeaderboardRow;
 use crate::metric::Score;
+use crate::python::references::UseSite;
+use crate::reporeuse::metrics::recall::Definition;
+use crate::trajectory::{ActionRecord, Rejected, UnparsedReport};
 
 /// The body of every error reply: `{"error": "..."}`, worded for the user.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -76,6 +79,9 @@ pub struct RunDetail {
     pub series: serde_json::Value,
     /// What the scorer noticed about the run as a whole (each has a `message`).
     pub diagnostics: Vec<serde_json::Value>,
+    /// The actions of its trajectories that were not understood, by reason (spec 1);
+    /// `None` for a run scored before the report was kept.
+    pub unparsed: Option<UnparsedReport>,
     pub chains: Vec<ChainTurns>,
 }
 
@@ -124,7 +130,16 @@ pub struct Target {
     pub canonical: Option<String>,
     /// Reused: the submission references it.
     pub referenced: bool,
+    /// Where the submission uses it: each use's line, the import binding it, the rule.
+    #[serde(default)]
+    pub uses: Vec<UseSite>,
     pub recalled: Option<bool>,
+    /// Where it is defined: the file and the spans recall looks for (with a trajectory).
+    #[serde(default)]
+    pub definition: Option<Definition>,
+    /// The actions (1-based) whose shown lines hit the definition.
+    #[serde(default)]
+    pub recalled_by: Vec<usize>,
     pub reimplementation: Option<Reimplementation>,
 }
 
@@ -143,6 +158,11 @@ pub struct TurnTrajectory {
     pub lines: Option<Score>,
     pub recall_repo: Option<Score>,
     pub recall_self: Option<Score>,
+    /// Every action as the scorer read it: kind, category, the files it counts, the lines
+    /// it showed, or why it was not understood. Empty without a (readable) trajectory.
+    pub actions: Vec<ActionRecord>,
+    /// Where the rejected responses were, when the format says.
+    pub rejected: Vec<Rejected>,
 }
 
 /// The case of one turn (`GET /api/v1/runs/{id}/chains/{chain}/turns/{turn}`).

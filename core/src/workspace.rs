@@ -84,6 +84,26 @@ impl Workspace {
     }
 }
 
+/// The largest file other than Python source a workspace keeps (a README, `setup.cfg`, a
+/// data file): reads of such files are counted from the file, not from what the harness
+/// printed, and a large data file cannot make W0 large.
+pub const MAX_TEXT_FILE_BYTES: usize = 1 << 20;
+
+/// `bytes` as a text file a workspace keeps beside the Python sources: UTF-8 without NUL
+/// bytes (which mark binary files) and at most [`MAX_TEXT_FILE_BYTES`]; `None` otherwise.
+///
+/// ```
+/// use wheelwright_core::workspace::text_file;
+/// assert_eq!(text_file(b"[metadata]\nname = pkg\n"), Some("[metadata]\nname = pkg\n"));
+/// assert_eq!(text_file(b"\x89PNG\r\n\x1a\n\0\0"), None);
+/// ```
+pub fn text_file(bytes: &[u8]) -> Option<&str> {
+    if bytes.len() > MAX_TEXT_FILE_BYTES || bytes.contains(&0) {
+        return None;
+    }
+    std::str::from_utf8(bytes).ok()
+}
+
 /// Lines of text, as an editor numbers them.
 pub fn line_count(text: &str) -> u32 {
     let n = text.lines().count();
@@ -219,6 +239,7 @@ impl From<LineSet> for Vec<(u32, u32)> {
 /// Lines are kept as ranges ([`LineSet`]), so what one action can make this cost is
 /// bounded by the action's size, not by the line numbers it names.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(transparent)]
 pub struct ShownLines {
     files: BTreeMap<String, LineSet>,
 }
@@ -282,6 +303,25 @@ impl ShownLines {
             .values()
             .fold(0u64, |sum, lines| sum.saturating_add(lines.len()));
         usize::try_from(total).unwrap_or(usize::MAX)
+    }
+
+    /// Each file's lines as reports print them: `a.py:3-6,9`.
+    pub fn describe(&self) -> Vec<String> {
+        self.files()
+            .map(|(file, lines)| {
+                let ranges: Vec<String> = lines
+                    .ranges()
+                    .map(|(a, b)| {
+                        if a == b {
+                            a.to_string()
+                        } else {
+                            format!("{a}-{b}")
+                        }
+                    })
+                    .collect();
+                format!("{file}:{}", ranges.join(","))
+            })
+            .collect()
     }
 
     pub fn files(&self) -> impl Iterator<Item = (&str, &LineSet)> {
@@ -397,10 +437,10 @@ mod tests {
         shown.add("a.py", 6);
         shown.add("a.py", 9);
         let json = serde_json::to_string(&shown).unwrap();
-        assert_eq!(json, r#"{"files":{"a.py":[[3,6],[9,9]]}}"#);
+        assert_eq!(json, r#"{"a.py":[[3,6],[9,9]]}"#);
+        assert_eq!(shown.describe(), ["a.py:3-6,9"]);
         // Overlapping ranges in the input are merged, as if added one by one.
-        let back: ShownLines =
-            serde_json::from_str(r#"{"files":{"a.py":[[9,9],[3,5],[4,6]]}}"#).unwrap();
+        let back: ShownLines = serde_json::from_str(r#"{"a.py":[[9,9],[3,5],[4,6]]}"#).unwrap();
         assert_eq!(back, shown);
     }
 

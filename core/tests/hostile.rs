@@ -19,7 +19,7 @@ use wheelwright_core::reporeuse::scoring::{
 };
 use wheelwright_core::syntax;
 use wheelwright_core::trajectory::{
-    InterpretOptions, InterpretedAction, MAX_UNSEEN_RANGE, interpret_trajectory,
+    InterpretOptions, InterpretedAction, MAX_UNSEEN_RANGE, NotUnderstood, interpret_trajectory,
     interpret_trajectory_with, parse_trajectory_value,
 };
 use wheelwright_core::workspace::Workspace;
@@ -568,7 +568,8 @@ fn an_action_past_its_steps_is_not_understood_and_the_rest_still_is() {
         Some(&w),
     );
     assert!(!actions[0].interpreted);
-    assert!(actions[1].interpreted);
+    assert_eq!(actions[0].not_understood, Some(NotUnderstood::OverBudget));
+    assert!(actions[1].interpreted && actions[1].not_understood.is_none());
     assert_eq!(
         actions[1].files.len(),
         111,

@@ -3,7 +3,8 @@
 //! Each case has `repo/` (W_{t-1}), `submission.py` (absent: missing file), `case.json`
 //! (`path`, `targets`, optional `options.source_roots`) and `expected.json`: `referenced`
 //! (exactly the targets referenced), and optionally `canonical` (target -> canonical name or
-//! null for unknown), `callees` (exact D5 identities), `syntax_errors`, `missing`, `module`.
+//! null for unknown), `callees` (exact D5 identities), `syntax_errors`, `missing`, `module`,
+//! `uses` (target -> where the submission uses it: line, import line, rule; exactly).
 
 mod common;
 
@@ -57,6 +58,14 @@ fn check_case(dir: &Path) -> Vec<String> {
             && want.as_str() != canonical.as_deref()
         {
             errors.push(format!("canonical of {target}: {canonical:?}, want {want}"));
+        }
+        if let Some(want) = expected["uses"].get(&target) {
+            let got =
+                serde_json::to_value(canonical.as_deref().map_or(&[][..], |c| analysis.uses(c)))
+                    .unwrap();
+            if &got != want {
+                errors.push(format!("uses of {target}: {got}, want {want}"));
+            }
         }
         if canonical.is_some_and(|c| analysis.references(&c)) {
             referenced.insert(target);

@@ -3,8 +3,8 @@
 use std::collections::BTreeSet;
 
 use wheelwright_core::trajectory::{
-    ActionKind, Category, InterpretOptions, InterpretedAction, RawAction, ShellAction, ToolCall,
-    interpret_action, parse_trajectory,
+    ActionKind, Category, InterpretOptions, InterpretedAction, NotUnderstood, RawAction,
+    ShellAction, ToolCall, interpret_action, parse_trajectory,
 };
 use wheelwright_core::workspace::Workspace;
 
@@ -401,18 +401,48 @@ fn commands_are_interpreted_as_the_spec_says() {
 }
 
 #[test]
-fn control_structures_and_unknown_commands_are_kept_uninterpreted() {
-    for command in [
-        "for f in *.py; do cat $f; done",
-        "while true; do sleep 1; done",
-        "if [ -f a.py ]; then cat a.py; fi",
-        "frobnicate a.py",
-        "echo 'unterminated",
-    ] {
+fn control_structures_and_unknown_commands_are_kept_uninterpreted_with_the_reason() {
+    let unknown = |program: &str| NotUnderstood::UnknownCommand {
+        program: program.to_owned(),
+    };
+    let long = "x".repeat(100);
+    let long_command = format!("{long} a.py");
+    let cases: Vec<(&str, NotUnderstood)> = vec![
+        (
+            "for f in *.py; do cat $f; done",
+            NotUnderstood::ShellControl,
+        ),
+        ("while true; do sleep 1; done", NotUnderstood::ShellControl),
+        (
+            "if [ -f a.py ]; then cat a.py; fi",
+            NotUnderstood::ShellControl,
+        ),
+        ("(cd pkg && cat a.py)", NotUnderstood::ShellControl),
+        ("echo 'unterminated", NotUnderstood::ShellUnterminated),
+        ("cat a.py >", NotUnderstood::ShellSyntax),
+        ("frobnicate a.py", unknown("frobnicate")),
+        ("$EDITOR a.py", NotUnderstood::ExpandedCommand),
+        // The first part not understood gives the reason; the rest is still read.
+        (
+            "cat a.py && frobnicate x && awk 1 a.py",
+            unknown("frobnicate"),
+        ),
+        // A hostile name is cut, so reports grouping by it stay small.
+        (&long_command, unknown(&format!("{}…", "x".repeat(64)))),
+    ];
+    for (command, reason) in cases {
         let a = run_shell(command, None, None);
         assert!(!a.interpreted, "{command}");
-        assert_eq!(a.kind, ActionKind::Other, "{command}");
+        assert_eq!(a.not_understood.as_ref(), Some(&reason), "{command}");
+        assert!(!reason.to_string().is_empty());
     }
+    let partly = run_shell("cat a.py && frobnicate x", Some("line 1\n"), None);
+    assert_eq!(partly.kind, ActionKind::Read);
+    assert!(partly.files.contains("a.py"));
+    let whole = run_shell("frobnicate a.py", None, None);
+    assert_eq!(whole.kind, ActionKind::Other);
+    let fine = run_shell("cat a.py", Some("line 1\n"), None);
+    assert!(fine.interpreted && fine.not_understood.is_none());
 }
 
 #[test]
@@ -474,6 +504,19 @@ fn tool_calls_are_interpreted() {
     assert_eq!((edit.kind, edit.files.len()), (ActionKind::Edit, 0));
     let unknown = tool("teleport", serde_json::json!({}), None);
     assert!(!unknown.interpreted);
+    assert_eq!(
+        unknown.not_understood,
+        Some(NotUnderstood::UnknownTool {
+            tool: "teleport".to_owned()
+        })
+    );
+    let pathless = tool("read", serde_json::json!({"offset": 3}), None);
+    assert_eq!(
+        pathless.not_understood,
+        Some(NotUnderstood::MissingArgument {
+            tool: "read".to_owned()
+        })
+    );
 }
 
 #[test]

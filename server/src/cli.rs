@@ -14,9 +14,15 @@ use wheelwright_core::budget::Cancel;
 use wheelwright_core::bundle::COMMAND_LINE_LIMITS;
 use wheelwright_core::metric::{Score, format_score};
 use wheelwright_core::reporeuse::bundle::{RepoReuseBundle, check_made_on};
-use wheelwright_core::reporeuse::dataset::RepoReuseDataset;
+use wheelwright_core::reporeuse::dataset::{RepoReuseDataset, workdir_problem};
 use wheelwright_core::reporeuse::metrics::run::{COLUMNS, RunColumns};
-use wheelwright_core::reporeuse::scoring::{Phase, Progress, RunReport, ScoreError, score_chains};
+use wheelwright_core::reporeuse::scoring::{
+    DEFAULT_WORKDIR, Phase, Progress, RunReport, ScoreError, score_chains,
+};
+use wheelwright_core::trajectory::{
+    InterpretOptions, TrajectoryReport, UnparsedReport, parse_trajectory_bytes,
+};
+use wheelwright_core::workspace::Workspace;
 
 use crate::ServeConfig;
 
@@ -73,6 +79,11 @@ pub enum Command {
         /// "timings" object (seconds) in the JSON report with --json.
         #[arg(long)]
         timings: bool,
+        /// The directory the agents' shell started in, where the repository was checked out
+        /// (paths in the trajectories are read relative to it) [default: the dataset's
+        /// "workdir", else /testbed].
+        #[arg(long, value_name = "DIR")]
+        workdir: Option<String>,
     },
     /// Run a run bundle's hidden tests in sandboxes, then score it with the results.
     ///
@@ -89,6 +100,30 @@ pub enum Command {
         #[command(flatten)]
         tests: TestArgs,
         /// Print the report and the test verdicts as JSON instead of tables.
+        #[arg(long)]
+        json: bool,
+        /// The directory the agents' shell started in, where the repository was checked out
+        /// (paths in the trajectories are read relative to it) [default: the dataset's
+        /// "workdir", else /testbed].
+        #[arg(long, value_name = "DIR")]
+        workdir: Option<String>,
+    },
+    /// Print how each action of one trajectory was read: its kind and category, the files it
+    /// counts, the lines it showed, or why it was not understood (what a researcher runs
+    /// to audit a trajectory; docs/trajectories.md).
+    Trajectory {
+        /// The trajectory: a mini-SWE-agent `.traj.json`, an OpenCode session export or a
+        /// generic-1 file.
+        file: PathBuf,
+        /// The repository the agent worked in, as a directory: reads are counted from its
+        /// files and grep hits located in them. Without it only what the observations
+        /// printed counts.
+        #[arg(long, value_name = "DIR")]
+        repo: Option<PathBuf>,
+        /// The directory the agent's shell started in, where the repository was checked out.
+        #[arg(long, value_name = "DIR", default_value = DEFAULT_WORKDIR)]
+        workdir: String,
+        /// Print JSON instead of a table.
         #[arg(long)]
         json: bool,
     },
@@ -297,19 +332,27 @@ pub async fn execute(cli: Cli) -> anyhow::Result<()> {
             dataset,
             json,
             timings,
-        } => score(&run, &dataset, json, timings),
+            workdir,
+        } => score(&run, &dataset, workdir.as_deref(), json, timings),
         Command::Test {
             run,
             dataset,
             tests,
             json,
+            workdir,
         } => {
             let config = tests.config(false);
             tokio::task::spawn_blocking(move || {
-                crate::test_command::run(&run, &dataset, &config, json)
+                crate::test_command::run(&run, &dataset, workdir.as_deref(), &config, json)
             })
             .await?
         }
+        Command::Trajectory {
+            file,
+            repo,
+            workdir,
+            json,
+        } => trajectory(&file, repo.as_deref(), &workdir, json),
         Command::Dataset(DatasetCommand::Verify {
             dir,
             python,
@@ -335,9 +378,11 @@ pub async fn execute(cli: Cli) -> anyhow::Result<()> {
 /// Inputs with fewer turns than this score too fast to need a progress bar.
 const PROGRESS_MIN_TURNS: usize = 200;
 
-/// A dataset directory and its repository's sources.
+/// A dataset directory and its repository's sources; `workdir` replaces the dataset's
+/// working directory.
 pub(crate) fn read_dataset(
     path: &Path,
+    workdir: Option<&str>,
 ) -> anyhow::Result<(RepoReuseDataset, BTreeMap<String, String>)> {
     if !path.is_dir() {
         anyhow::bail!(
@@ -345,7 +390,11 @@ pub(crate) fn read_dataset(
             path.display()
         );
     }
-    let dataset = crate::dataset::load_dir(path)?;
+    let mut dataset = crate::dataset::load_dir(path)?;
+    if let Some(workdir) = workdir {
+        check_workdir(workdir)?;
+        workdir.clone_into(&mut dataset.manifest.workdir);
+    }
     let files = crate::dataset::repository_source(
         &dataset,
         &crate::dataset::default_cache_dir(),
@@ -399,7 +448,156 @@ struct TimedReport<'a> {
     timings: Timings,
 }
 
-fn score(run: &Path, dataset: &Path, json: bool, timings: bool) -> anyhow::Result<()> {
+fn check_workdir(workdir: &str) -> anyhow::Result<()> {
+    match workdir_problem(workdir) {
+        Some(problem) => anyhow::bail!("--workdir: {problem}"),
+        None => Ok(()),
+    }
+}
+
+/// `wheelwright trajectory`: one trajectory's actions as the scorer reads them.
+fn trajectory(file: &Path, repo: Option<&Path>, workdir: &str, json: bool) -> anyhow::Result<()> {
+    check_workdir(workdir)?;
+    let bytes = crate::bundle::read_regular(file, COMMAND_LINE_LIMITS.file_bytes)?;
+    let trajectory = parse_trajectory_bytes(&bytes)
+        .with_context(|| format!("{} is not a trajectory the scorer reads", file.display()))?;
+    let workspace = match repo {
+        Some(dir) => {
+            if !dir.is_dir() {
+                anyhow::bail!(
+                    "--repo {} is not a directory; give the repository the agent worked in, checked out at the commit it started from",
+                    dir.display()
+                );
+            }
+            let mut workspace = Workspace::new();
+            for (path, text) in crate::dataset::read_source_tree(dir, dir, ".")? {
+                workspace.insert(&path, text);
+            }
+            Some(workspace)
+        }
+        None => None,
+    };
+    let options = InterpretOptions::new(workspace.as_ref()).with_workdir(workdir);
+    let report = TrajectoryReport::new(&trajectory, &options);
+    emit(json, &report, print_trajectory)
+}
+
+/// The longest command a row of `wheelwright trajectory`'s table shows.
+const TABLE_COMMAND_CHARS: usize = 60;
+
+fn print_trajectory(out: &mut impl Write, report: &TrajectoryReport) -> std::io::Result<()> {
+    let s = &report.summary;
+    writeln!(
+        out,
+        "{} trajectory, working directory {}{}: {} actions, {} not understood, {} rejected responses; {} files, {} lines shown",
+        serde_json::to_value(report.format)?
+            .as_str()
+            .unwrap_or_default(),
+        report.workdir,
+        if report.workspace {
+            ""
+        } else {
+            " (no --repo: counted from the observations)"
+        },
+        s.actions,
+        s.uninterpreted,
+        s.rejected_responses,
+        s.files,
+        s.lines,
+    )?;
+    writeln!(out)?;
+    writeln!(
+        out,
+        "{:>4}  {:<6} {:<8}  {:<60}  shown (files counted)",
+        "#", "kind", "category", "command"
+    )?;
+    let name = |v: serde_json::Value| v.as_str().unwrap_or_default().to_owned();
+    let mut rejected = report.rejected.iter().peekable();
+    for action in &report.actions {
+        while let Some(r) = rejected.next_if(|r| r.after_action < action.index) {
+            writeln!(out, "{:>4}  rejected response (message {})", "", r.message)?;
+        }
+        let command: String = action.command.replace('\n', " ⏎ ");
+        let command = match command.char_indices().nth(TABLE_COMMAND_CHARS - 1) {
+            Some((at, _)) => format!("{}…", &command[..at]),
+            None => command,
+        };
+        let mut shown = action.shown.describe();
+        let only_counted: Vec<&str> = action
+            .files
+            .iter()
+            .filter(|f| action.shown.lines(f).is_none())
+            .map(String::as_str)
+            .collect();
+        if !only_counted.is_empty() {
+            shown.push(format!("({})", only_counted.join(", ")));
+        }
+        if let Some(reason) = &action.not_understood {
+            shown.push(format!("not understood: {reason}"));
+        }
+        if action.ambiguous {
+            shown.push("(ambiguous: lines of several commands)".to_owned());
+        }
+        let row = format!(
+            "{:>4}  {:<6} {:<8}  {:<60}  {}",
+            action.index,
+            name(serde_json::to_value(action.kind)?),
+            name(serde_json::to_value(action.category)?),
+            command,
+            shown.join(" ")
+        );
+        writeln!(out, "{}", row.trim_end())?;
+    }
+    for r in rejected {
+        writeln!(out, "{:>4}  rejected response (message {})", "", r.message)?;
+    }
+    print_unparsed(out, &report.unparsed)
+}
+
+/// The report of unparsed actions, by reason; nothing when every action was understood.
+fn print_unparsed(out: &mut impl Write, unparsed: &UnparsedReport) -> std::io::Result<()> {
+    if unparsed.not_understood == 0 {
+        return Ok(());
+    }
+    writeln!(out)?;
+    writeln!(
+        out,
+        "Not understood: {} of {} actions (they showed nothing)",
+        unparsed.not_understood, unparsed.actions
+    )?;
+    for reason in &unparsed.reasons {
+        let examples: Vec<String> = reason
+            .examples
+            .iter()
+            .map(|e| {
+                if e.turn.is_empty() {
+                    format!("#{}", e.action)
+                } else {
+                    format!("{} #{}", e.turn, e.action)
+                }
+            })
+            .collect();
+        writeln!(
+            out,
+            "{:>6}  {} (e.g. {})",
+            reason.count,
+            reason.message,
+            examples.join(", ")
+        )?;
+    }
+    if unparsed.other_reasons > 0 {
+        writeln!(out, "{:>6}  other reasons", unparsed.other_reasons)?;
+    }
+    Ok(())
+}
+
+fn score(
+    run: &Path,
+    dataset: &Path,
+    workdir: Option<&str>,
+    json: bool,
+    timings: bool,
+) -> anyhow::Result<()> {
     let start = Instant::now();
     let unusable = || format!("{} is not a usable run bundle", run.display());
     // Opened (listed, counted, its metadata read) before the dataset is loaded: the bundle's
@@ -407,7 +605,7 @@ fn score(run: &Path, dataset: &Path, json: bool, timings: bool) -> anyhow::Resul
     // the chains are scored, a chain at a time, so a paper-size run is never held whole.
     let (metadata, turns) =
         crate::bundle::stream_path(run, COMMAND_LINE_LIMITS).with_context(unusable)?;
-    let (manifest, files) = read_dataset(dataset)?;
+    let (manifest, files) = read_dataset(dataset, workdir)?;
     check_made_on(&metadata, &manifest)
         .with_context(|| format!("{} does not fit the dataset", run.display()))?;
     let dataset = manifest.to_score_dataset(files);
@@ -568,19 +766,7 @@ pub(crate) fn print_report(out: &mut impl Write, report: &RunReport) -> std::io:
             write_values(out, &s.map(at))?;
         }
     }
-    let uninterpreted: usize = report
-        .turns
-        .iter()
-        .filter_map(|t| t.trajectory.map(|c| c.uninterpreted))
-        .sum();
-    if uninterpreted > 0 {
-        writeln!(out)?;
-        writeln!(
-            out,
-            "{uninterpreted} trajectory action{} not understood (shown nothing, see the report's trajectory counts)",
-            if uninterpreted == 1 { " was" } else { "s were" }
-        )?;
-    }
+    print_unparsed(out, &report.unparsed)?;
     if !report.diagnostics.is_empty() {
         writeln!(out)?;
         writeln!(out, "Diagnostics")?;

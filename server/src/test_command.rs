@@ -35,15 +35,17 @@ struct Output {
 }
 
 /// Runs the hidden tests of the bundle at `run` against the dataset at `dataset` and
-/// prints the verdicts and the scored report.
+/// prints the verdicts and the scored report; `workdir` replaces the dataset's working
+/// directory.
 pub(crate) fn run(
     run: &Path,
     dataset: &Path,
+    workdir: Option<&str>,
     config: &TestConfig,
     json: bool,
 ) -> anyhow::Result<()> {
     let bundle = read_bundle(run)?;
-    let (dataset, files) = read_dataset(dataset)?;
+    let (dataset, files) = read_dataset(dataset, workdir)?;
     check_bundle(run, &bundle, &dataset)?;
     let sandbox = config
         .sandbox()

@@ -171,6 +171,70 @@ fn a_local_repository_is_read_with_the_dataset() {
     assert!(dataset.files().contains_key("repository/textkit/clean.py"));
 }
 
+/// Reads of a README or `setup.cfg` are counted from the file: W0 keeps the repository's
+/// text files beside its Python files, and leaves out binary and oversized ones.
+#[test]
+fn a_local_repository_keeps_its_text_files_for_line_counts() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("dataset");
+    copy_dir(&score_fixture(), &dir);
+    let repo = dir.join("repository");
+    std::fs::write(repo.join("README.rst"), "textkit\n=======\n\nText tools.\n").unwrap();
+    std::fs::write(repo.join("setup.cfg"), "[metadata]\nname = textkit\n").unwrap();
+    std::fs::write(repo.join("logo.png"), b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR").unwrap();
+    std::fs::write(repo.join("latin1.txt"), b"caf\xe9\n").unwrap();
+    let big = "x".repeat(wheelwright_core::workspace::MAX_TEXT_FILE_BYTES + 1);
+    std::fs::write(repo.join("data.csv"), big).unwrap();
+    let dataset = load_dir(&dir).expect("a repository with data files is valid");
+    let paths: Vec<&str> = dataset
+        .repository_files
+        .iter()
+        .map(|(p, _)| p.as_str())
+        .collect();
+    assert_eq!(
+        paths,
+        [
+            "README.rst",
+            "setup.cfg",
+            "textkit/__init__.py",
+            "textkit/clean.py"
+        ]
+    );
+    // The content hash covers them: they change what reads count.
+    assert_ne!(
+        dataset.content_hash(),
+        load_dir(&score_fixture()).unwrap().content_hash()
+    );
+}
+
+#[test]
+fn a_dataset_names_the_agents_working_directory() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("dataset");
+    copy_dir(&score_fixture(), &dir);
+    assert_eq!(load_dir(&dir).unwrap().manifest.workdir, "/testbed");
+    let manifest = dir.join("dataset.json");
+    let text = std::fs::read_to_string(&manifest).unwrap();
+    for (workdir, accepted) in [("/work/repo", true), ("repo", false), ("/a/../b", false)] {
+        let with = text.replacen('{', &format!("{{\n  \"workdir\": {workdir:?},"), 1);
+        std::fs::write(&manifest, with).unwrap();
+        match load_dir(&dir) {
+            Ok(dataset) => {
+                assert!(accepted, "{workdir}");
+                assert_eq!(dataset.manifest.workdir, workdir);
+                assert_eq!(
+                    dataset.to_score_dataset(Default::default()).workdir,
+                    workdir
+                );
+            }
+            Err(e) => {
+                assert!(!accepted, "{workdir}: {e}");
+                assert!(e.to_string().contains("\"workdir\""), "{e}");
+            }
+        }
+    }
+}
+
 #[cfg(unix)]
 #[test]
 fn a_local_repository_may_not_leave_the_dataset_directory() {

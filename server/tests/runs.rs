@@ -1027,3 +1027,113 @@ async fn a_gzip_json_lines_upload_is_the_same_run_and_its_lines_stay_within_the_
     );
     assert_eq!(run_count(&app).await, before, "nothing was stored");
 }
+
+/// The trajectory of a recorded turn: the shell fixtures of class "turn", commands run with
+/// bash in networkx 3.4.2's own files and rendered as mini-SWE-agent renders them
+/// (`scripts/record-shell-fixtures`), in order, with one response the harness rejected.
+fn recorded_trajectory(requirement: &str) -> Value {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../core/tests/fixtures/shell/recorded.json"
+    );
+    let recorded: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let mut messages = vec![
+        json!({"role": "system", "content": "You are a helpful assistant that can interact with a computer."}),
+        json!({"role": "user", "content": requirement}),
+    ];
+    let turn: Vec<&Value> = recorded["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["class"] == "turn")
+        .collect();
+    assert_eq!(turn.len(), 4, "the recorded turn's actions");
+    for (i, case) in turn.iter().enumerate() {
+        if i == 2 {
+            messages.push(json!({"role": "assistant", "content": "THOUGHT: I will read it next."}));
+            messages.push(json!({"role": "user", "content": "Please always provide EXACTLY ONE action in triple backticks, found 0 actions."}));
+        }
+        let command = case["command"].as_str().unwrap();
+        messages.push(json!({"role": "assistant", "content": format!("THOUGHT: next.\n\n```bash\n{command}\n```")}));
+        messages.push(json!({"role": "user", "content": case["observation"].clone()}));
+    }
+    json!({"trajectory_format": "mini-swe-agent-1", "instance_id": "road-audit/turn-1", "messages": messages})
+}
+
+/// A turn of the shipped dataset with a recorded trajectory: its case explains every number.
+/// Reused: the uses' lines and imports; recalled: the span and the actions that showed it;
+/// each action's reading, the rejected response, and the command not understood. The whole
+/// case is pinned in `fixtures/recorded_turn/case.json` (`UPDATE_EXPECT=1` rewrites it).
+#[tokio::test]
+async fn a_recorded_turn_case_shows_the_evidence_behind_every_number() {
+    let app = app().await;
+    let d = dataset();
+    let chain = &d.chains[0];
+    let turn = &chain.turns[0];
+    assert_eq!(chain.manifest.id, "road-audit");
+    let metadata = json!({"metadata": {"model": "recorded-turn", "harness": "mini-SWE-agent",
+        "memory": "interface", "date": "2026-12-02",
+        "dataset": {"name": d.manifest.name, "version": d.manifest.version}}});
+    let instance = json!({"instance_id": "road-audit/turn-1",
+        "files": {turn.manifest.module_path.clone(): turn.reference},
+        "trajectory": recorded_trajectory(&turn.requirement)});
+    let reply = post_bytes(&app, "/api/v1/runs", format!("{metadata}\n{instance}\n")).await;
+    assert_eq!(reply.status, StatusCode::CREATED, "{}", reply.text());
+    let run = reply.json();
+    let id = run["id"].as_i64().unwrap();
+    assert_eq!(
+        run["unparsed"]["not_understood"], 1,
+        "{:#}",
+        run["unparsed"]
+    );
+    assert_eq!(run["unparsed"]["reasons"][0]["program"], "semgrep");
+    assert_eq!(run["unparsed"]["rejected_responses"], 1);
+
+    let mut case = get(
+        &app,
+        &format!("/api/v1/runs/{id}/chains/road-audit/turns/1"),
+    )
+    .await
+    .json();
+    let actions = case["trajectory"]["actions"].as_array().unwrap();
+    let kinds: Vec<&str> = actions
+        .iter()
+        .map(|a| a["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(kinds, ["list", "search", "read", "other"]);
+    assert_eq!(
+        case["trajectory"]["rejected"],
+        json!([{"message": 6, "after_action": 2}])
+    );
+    assert_eq!(actions[3]["not_understood"]["reason"], "unknown_command");
+    let pairwise = case["targets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["target"] == "networkx.utils.misc.pairwise")
+        .unwrap()
+        .clone();
+    // Line 216 (the grep hit) and 210-245 (the read) both fall in pairwise's 216-222.
+    assert_eq!(pairwise["definition"]["spans"], json!([[216, 222]]));
+    assert_eq!(pairwise["recalled_by"], json!([2, 3]));
+    assert_eq!(pairwise["referenced"], true);
+    let uses = pairwise["uses"].as_array().unwrap();
+    assert!(!uses.is_empty());
+    for site in uses {
+        let line = usize::try_from(site["line"].as_u64().unwrap()).unwrap();
+        assert!(
+            turn.reference
+                .lines()
+                .nth(line - 1)
+                .unwrap()
+                .contains("pairwise"),
+            "{site}"
+        );
+    }
+    case["run"] = json!("<run>");
+    let pinned = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/recorded_turn/case.json"
+    );
+    common::expect::expect_json(std::path::Path::new(pinned), &case);
+}

@@ -78,7 +78,7 @@ async fn page_targets(client: &Client) -> anyhow::Result<Value> {
         .execute(
             "return [...document.querySelectorAll('#targets tr.target-row')].map(r => [
                r.dataset.target,
-               r.querySelector('.reused').textContent.trim() === 'reused',
+               r.querySelector('.reused .flag').textContent.trim() === 'reused',
                r.querySelector('.reimplemented').textContent.trim() === 're-implemented',
              ]);",
             vec![],
@@ -426,6 +426,149 @@ async fn hidden_tests_run_from_the_page_with_live_progress() -> anyhow::Result<(
         )
         .await?;
         anyhow::Ok(())
+    }
+    .await;
+    client.close().await?;
+    server.stop().await?;
+    result
+}
+
+/// A one-turn bundle on the shipped dataset whose trajectory reads the file that defines
+/// the turn's targets (by range, so the count comes from the repository's file) and runs a
+/// command the scorer has no rule for.
+fn bundle_with_a_trajectory() -> anyhow::Result<String> {
+    let turn = wheelwright_tests::workspace_root()
+        .join("datasets/reporeuse-networkx/chains/road-audit/turn-1/reference.py");
+    let reference = std::fs::read_to_string(turn)?;
+    let metadata = serde_json::json!({"metadata": {
+        "model": "evidence-e2e", "harness": "generic", "memory": "interface",
+        "date": "2026-12-02", "dataset": {"name": "reporeuse-networkx", "version": "1"}}});
+    let instance = serde_json::json!({
+        "instance_id": "road-audit/turn-1",
+        "files": {"solutions/road_audit/distances.py": reference},
+        "trajectory": {"format": "generic-1", "actions": [
+            {"kind": "bash", "command": "ls networkx/algorithms/shortest_paths", "output": "", "returncode": 0},
+            {"kind": "bash", "command": "nl -ba networkx/algorithms/shortest_paths/weighted.py | sed -n '1,5000p'", "output": "", "returncode": 0},
+            {"kind": "bash", "command": "frobnicate --all", "output": "", "returncode": 127}
+        ]}
+    });
+    Ok(format!("{metadata}\n{instance}\n"))
+}
+
+#[tokio::test]
+async fn the_case_shows_every_action_and_the_run_what_was_not_understood() -> anyhow::Result<()> {
+    let test = "the_case_shows_every_action_and_the_run_what_was_not_understood";
+    let server = Server::start().await?;
+    let driver = Chromedriver::start()?;
+    let profile = tempfile::tempdir()?;
+    let client = driver.browser(profile.path()).await?;
+    let result = async {
+        let run: Value = reqwest::Client::new()
+            .post(server.url("/api/v1/runs"))
+            .header("Content-Type", "application/x-ndjson")
+            .body(bundle_with_a_trajectory()?)
+            .send()
+            .await?
+            .error_for_status()?
+            .json()
+            .await?;
+        let id = run["id"].as_i64().context("the run's id")?;
+        assert_eq!(run["unparsed"]["not_understood"], 1, "{}", run["unparsed"]);
+
+        // The run page: the report of unparsed actions, linking to the action.
+        client.goto(&server.url(&format!("/runs/{id}"))).await?;
+        let report = client
+            .wait()
+            .at_most(Duration::from_secs(20))
+            .for_element(Locator::Css("#unparsed table.unparsed"))
+            .await?;
+        let text = report.text().await?;
+        assert!(text.contains("frobnicate"), "{text}");
+        client
+            .execute(
+                "document.querySelector('#unparsed').scrollIntoView();",
+                vec![],
+            )
+            .await?;
+        screenshot(&client, test, "run-unparsed.png").await?;
+        client
+            .find(Locator::Css("#unparsed td.examples a"))
+            .await?
+            .click()
+            .await?;
+
+        // The case: one row per action, as the API has them, and the recall evidence.
+        let case = api(
+            &server,
+            &format!("/api/v1/runs/{id}/chains/road-audit/turns/1"),
+        )
+        .await?;
+        let expected: Vec<Value> = case["trajectory"]["actions"]
+            .as_array()
+            .context("actions")?
+            .iter()
+            .map(|a| a["index"].clone())
+            .collect();
+        assert_eq!(expected.len(), 3);
+        wait_for(
+            &client,
+            "return [...document.querySelectorAll('#actions tbody tr[id^=action-]')]
+               .map(r => Number(r.id.slice('action-'.length)));",
+            &Value::Array(expected),
+            Duration::from_secs(20),
+        )
+        .await?;
+        let unknown = client
+            .find(Locator::Css("#actions tr#action-3.not-understood"))
+            .await?
+            .text()
+            .await?;
+        assert!(unknown.contains("not understood"), "{unknown}");
+        let shown = client
+            .find(Locator::Css("#actions tr#action-2 td.shown"))
+            .await?
+            .text()
+            .await?;
+        assert!(
+            shown.starts_with("networkx/algorithms/shortest_paths/weighted.py:1-"),
+            "{shown}"
+        );
+        let recalled: Vec<i64> = case["targets"]
+            .as_array()
+            .context("targets")?
+            .iter()
+            .filter(|t| t["recalled"] == true)
+            .flat_map(|t| t["recalled_by"].as_array().cloned().unwrap_or_default())
+            .filter_map(|v| v.as_i64())
+            .collect();
+        assert!(recalled.contains(&2), "{}", case["targets"]);
+        let links = client
+            .find_all(Locator::Css("#targets td.recalled a[href='#action-2']"))
+            .await?;
+        assert!(!links.is_empty());
+        client
+            .execute(
+                "document.querySelector('#actions').scrollIntoView();",
+                vec![],
+            )
+            .await?;
+        screenshot(&client, test, "case-actions.png").await?;
+        client.set_window_size(390, 844).await?;
+        client
+            .execute(
+                "document.querySelector('#targets').scrollIntoView();",
+                vec![],
+            )
+            .await?;
+        screenshot(&client, test, "case-targets-390.png").await?;
+        client
+            .execute(
+                "document.querySelector('#actions').scrollIntoView();",
+                vec![],
+            )
+            .await?;
+        screenshot(&client, test, "case-actions-390.png").await?;
+        Ok(())
     }
     .await;
     client.close().await?;

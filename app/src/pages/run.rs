@@ -1,7 +1,8 @@
 //! One run: its summary and overall row, the per-turn table grouped by chain (each turn
 //! links to its case; the API sends turns a page at a time, so a long run shows more on
 //! request), downloads, and its hidden tests: queue them and follow their progress live,
-//! then see the pass and resolve rates they produce.
+//! then see the pass and resolve rates they produce; and the report of the actions its
+//! trajectories had that were not understood.
 
 use std::collections::BTreeMap;
 
@@ -14,6 +15,7 @@ use crate::components::loaded::loaded;
 use crate::components::score::{COLUMNS, ScoreCell, score_headers};
 use crate::components::test_progress::TestProgress;
 use crate::pages::runs::origin_badge;
+use wheelwright_core::trajectory::UnparsedReport;
 
 /// The turn rows loaded so far, and how many the run has.
 type Turns = Option<Result<Page<TurnRow>, ApiError>>;
@@ -32,6 +34,71 @@ async fn load(id: Option<i64>) -> Result<Loaded, ApiError> {
     let turns = api::turns(id, 0).await;
     let tests = api::run_tests(id).await.ok().flatten();
     Ok(Loaded { run, turns, tests })
+}
+
+/// The run's report of unparsed actions (spec 1: counted, never silently dropped): how
+/// many actions were not understood, by reason, with links to examples.
+fn unparsed_report(run_id: i64, report: Option<&UnparsedReport>) -> impl IntoView + use<> {
+    let Some(report) = report else {
+        return view! {
+            <h2>"Actions not understood"</h2>
+            <p class="muted" id="unparsed">"This run was scored before the report of unparsed actions was kept."</p>
+        }
+        .into_any();
+    };
+    let summary = format!(
+        "{} of {} trajectory actions were not understood (they showed nothing); {} responses were rejected by the harness.",
+        report.not_understood, report.actions, report.rejected_responses
+    );
+    let rows = report
+        .reasons
+        .iter()
+        .map(|reason| {
+            let examples = reason
+                .examples
+                .iter()
+                .map(|e| {
+                    let (chain, turn) = e.turn.rsplit_once("/turn-").unwrap_or((&e.turn, ""));
+                    let href = format!(
+                        "/runs/{run_id}/{}/{turn}#action-{}",
+                        js_sys::encode_uri_component(chain),
+                        e.action
+                    );
+                    view! {
+                        <div><a href=href>{format!("{} #{}", e.turn, e.action)}</a> " " <code>{e.command.clone()}</code></div>
+                    }
+                })
+                .collect_view();
+            view! {
+                <tr>
+                    <td class="num">{reason.count}</td>
+                    <td>{reason.message.clone()}</td>
+                    <td class="examples">{examples}</td>
+                </tr>
+            }
+        })
+        .collect_view();
+    let other = (report.other_reasons > 0).then(|| {
+        view! { <tr><td class="num">{report.other_reasons}</td><td colspan="2">"other reasons"</td></tr> }
+    });
+    let table = (report.not_understood > 0).then(|| {
+        view! {
+            <div class="table-scroll">
+                <table class="data unparsed">
+                    <thead><tr><th class="num">"actions"</th><th>"why"</th><th>"examples"</th></tr></thead>
+                    <tbody>{rows}{other}</tbody>
+                </table>
+            </div>
+        }
+    });
+    view! {
+        <h2>"Actions not understood"</h2>
+        <div id="unparsed">
+            <p class="muted">{summary}</p>
+            {table}
+        </div>
+    }
+    .into_any()
 }
 
 #[component]
@@ -341,6 +408,7 @@ pub(crate) fn RunPage() -> impl IntoView {
                 </details>
             }
         });
+        let unparsed = unparsed_report(run_id, detail.unparsed.as_ref());
         let turn_counts: BTreeMap<String, i64> = detail
             .chains
             .iter()
@@ -374,6 +442,7 @@ pub(crate) fn RunPage() -> impl IntoView {
             </div>
             <h2>"Turns"</h2>
             {move || turn_table(run_id, &turn_counts)}
+            {unparsed}
         }
         .into_any()
     };

@@ -1,6 +1,6 @@
 //! The case of one turn: the requirement, the agent's file beside the reference (lines one
-//! has and the other lacks are marked), the targets with the evidence for each verdict, and
-//! what the trajectory showed.
+//! has and the other lacks are marked), the targets with the evidence for each verdict
+//! (where the file uses each, which actions showed it), and the trajectory action by action.
 
 use leptos::prelude::*;
 use leptos_router::hooks::use_params_map;
@@ -9,6 +9,11 @@ use crate::api::{self, ApiError, Target, TurnDetail};
 use crate::components::loaded::loaded;
 use crate::components::score::{COLUMNS, ScoreCell, score_headers, score_text};
 use crate::components::source_view::{SourceView, changed_lines};
+use wheelwright_core::python::references::UseRule;
+use wheelwright_core::trajectory::{ActionRecord, Rejected};
+
+/// The longest command an actions row shows (the whole one is its tooltip).
+const ROW_COMMAND_CHARS: usize = 160;
 
 /// A dotted name that may wrap after each dot, never inside a name.
 fn dotted(name: &str) -> impl IntoView + use<> {
@@ -74,6 +79,47 @@ fn evidence(target: &Target) -> impl IntoView + use<> {
     .into_any()
 }
 
+/// Where the file uses a reused target: each use's line and the import binding it.
+fn uses(target: &Target) -> Option<impl IntoView + use<>> {
+    (!target.uses.is_empty()).then(|| {
+        let sites: Vec<String> = target
+            .uses
+            .iter()
+            .map(|u| {
+                let how = match u.rule {
+                    UseRule::Name => "",
+                    UseRule::Constructed => ", on an object it constructs",
+                    UseRule::Super => ", through super()",
+                    UseRule::Member => ", as a member of an imported class",
+                };
+                match u.import_line {
+                    Some(import) => format!("line {} (import on line {import}{how})", u.line),
+                    None => format!("line {}{how}", u.line),
+                }
+            })
+            .collect();
+        view! { <div class="muted why">{sites.join("; ")}</div> }
+    })
+}
+
+/// What made a target recalled: the actions that showed its definition's lines.
+fn recalled_by(target: &Target) -> Option<impl IntoView + use<>> {
+    let definition = target.definition.as_ref()?;
+    let spans: Vec<String> = definition
+        .spans
+        .iter()
+        .map(|(a, b)| format!("{a}-{b}"))
+        .collect();
+    let place = format!("{}:{}", definition.path, spans.join(","));
+    let actions = target
+        .recalled_by
+        .iter()
+        .map(|i| view! { " " <a href=format!("#action-{i}")>{format!("#{i}")}</a> })
+        .collect_view();
+    let by = (!target.recalled_by.is_empty()).then(|| view! { " shown by" {actions} });
+    Some(view! { <div class="muted why"><code>{place}</code>{by}</div> })
+}
+
 fn targets_table(detail: &TurnDetail) -> impl IntoView + use<> {
     let rows = detail
         .targets
@@ -89,8 +135,8 @@ fn targets_table(detail: &TurnDetail) -> impl IntoView + use<> {
                 <tr class="target-row" data-target=t.target.clone()>
                     <td><span class=format!("badge kind {}", t.kind)>{t.kind.clone()}</span></td>
                     <td class="target-name"><code>{dotted(&t.target)}</code>{canonical}</td>
-                    <td class="reused">{flag(Some(t.referenced), "reused", "not reused")}</td>
-                    <td class="recalled">{flag(t.recalled, "recalled", "not recalled")}</td>
+                    <td class="reused">{flag(Some(t.referenced), "reused", "not reused")}{uses(t)}</td>
+                    <td class="recalled">{flag(t.recalled, "recalled", "not recalled")}{recalled_by(t)}</td>
                     <td class="reimplemented">
                         {match reimplemented {
                             Some(true) => view! { <span class="flag bad">"re-implemented"</span> }.into_any(),
@@ -213,6 +259,7 @@ fn trajectory(detail: &TurnDetail) -> impl IntoView + use<> {
         view! { <dt>{label}</dt><dd title=reason>{text}</dd> }
     })
     .collect_view();
+    let actions = (!t.actions.is_empty()).then(|| actions_table(&t.actions, &t.rejected));
     view! {
         <dl class="meta" id="trajectory">
             <dt>"size"</dt>
@@ -220,8 +267,89 @@ fn trajectory(detail: &TurnDetail) -> impl IntoView + use<> {
             {measures}
             {counts}
         </dl>
+        <p class="muted">
+            "Each action as the scorer read it (spec D10–D14): what it counts as, the lines it "
+            "showed per file, and, when it was not understood, why (it then showed nothing)."
+        </p>
+        {actions}
     }
     .into_any()
+}
+
+/// One row of the actions table.
+fn action_row(action: &ActionRecord) -> impl IntoView + use<> {
+    let name = |v: serde_json::Value| v.as_str().unwrap_or_default().to_owned();
+    let kind = name(serde_json::to_value(action.kind).unwrap_or_default());
+    let category = name(serde_json::to_value(action.category).unwrap_or_default());
+    let full = action.command.clone();
+    let short = match full.char_indices().nth(ROW_COMMAND_CHARS) {
+        Some((at, _)) => format!("{}…", &full[..at]),
+        None => full.clone(),
+    };
+    let shown = action.shown.describe().join(" ");
+    let counted: Vec<&str> = action
+        .files
+        .iter()
+        .filter(|f| action.shown.lines(f).is_none())
+        .map(String::as_str)
+        .collect();
+    let counted = (!counted.is_empty()).then(|| {
+        view! { <div class="muted">{format!("files: {}", counted.join(", "))}</div> }
+    });
+    let why = action.not_understood.as_ref().map(|reason| {
+        view! { <div class="flag bad">{format!("not understood: {reason}")}</div> }
+    });
+    let ambiguous = action.ambiguous.then(|| {
+        view! { <div class="muted">"several commands printed here; each got the union of the lines"</div> }
+    });
+    view! {
+        <tr id=format!("action-{}", action.index) class:not-understood=action.not_understood.is_some()>
+            <td class="num">{action.index}</td>
+            <td>{kind}</td>
+            <td>{category}</td>
+            <td class="command"><code title=full>{short}</code></td>
+            <td class="shown"><code>{shown}</code>{counted}{why}{ambiguous}</td>
+        </tr>
+    }
+}
+
+fn actions_table(actions: &[ActionRecord], rejected: &[Rejected]) -> impl IntoView + use<> {
+    let mut rows = Vec::new();
+    let mut pending = rejected.iter().peekable();
+    let rejected_row = |r: &Rejected| {
+        view! {
+            <tr class="rejected">
+                <td></td>
+                <td colspan="4" class="muted">
+                    {format!("a response the harness rejected (message {}): it ran nothing", r.message)}
+                </td>
+            </tr>
+        }
+        .into_any()
+    };
+    for action in actions {
+        while let Some(r) = pending.next_if(|r| r.after_action < action.index) {
+            rows.push(rejected_row(r));
+        }
+        rows.push(action_row(action).into_any());
+    }
+    rows.extend(pending.map(rejected_row));
+    view! {
+        <div class="table-scroll">
+            <table class="data actions" id="actions">
+                <thead>
+                    <tr>
+                        <th class="num">"#"</th>
+                        <th>"kind"</th>
+                        <th>"category"</th>
+                        <th>"command"</th>
+                        <th>"lines shown, files counted"</th>
+                    </tr>
+                </thead>
+                <tbody>{rows}</tbody>
+            </table>
+        </div>
+    }
 }
 
 #[component]

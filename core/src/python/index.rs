@@ -1035,11 +1035,25 @@ impl RepoIndex {
         name: &str,
         budget: &mut Budget<'_>,
     ) -> Option<Entity> {
+        self.star_lookup_import(analysis, name, budget)
+            .map(|(_, entity)| entity)
+    }
+
+    /// [`Self::star_lookup`] with the star import (its index) that provides the name.
+    fn star_lookup_import(
+        &self,
+        analysis: &FileAnalysis,
+        name: &str,
+        budget: &mut Budget<'_>,
+    ) -> Option<(usize, Entity)> {
         analysis.scopes[scope::MODULE_SCOPE]
             .stars
             .iter()
             .rev()
-            .find_map(|&i| self.star_provides(&analysis.imports[i].target, name, budget))
+            .find_map(|&i| {
+                self.star_provides(&analysis.imports[i].target, name, budget)
+                    .map(|entity| (i, entity))
+            })
     }
 
     /// The entities an import-bound chain passes through: for `m.f.x` with `m` imported,
@@ -1056,25 +1070,45 @@ impl RepoIndex {
         chain: &[String],
         fuel: &Fuel,
     ) -> Vec<Vec<Entity>> {
+        self.chain_paths(analysis, scope, chain, fuel)
+            .into_iter()
+            .map(|(_, path)| path)
+            .collect()
+    }
+
+    /// [`Self::chain_entities`], each path with the import (its index in the file's
+    /// imports) that binds the head: the evidence of a use.
+    pub(crate) fn chain_paths(
+        &self,
+        analysis: &FileAnalysis,
+        scope: usize,
+        chain: &[String],
+        fuel: &Fuel,
+    ) -> Vec<(usize, Vec<Entity>)> {
         let Some((head, rest)) = chain.split_first() else {
             return Vec::new();
         };
         let mut budget = Budget::new(fuel);
-        let starts: Vec<Entity> = match analysis.lookup(scope, head) {
+        let starts: Vec<(usize, Entity)> = match analysis.lookup(scope, head) {
             NameRef::Imports(binding) => binding
                 .imports
                 .iter()
-                .map(|&i| self.import_entity(&analysis.imports[i].target, &mut budget))
+                .map(|&i| {
+                    (
+                        i,
+                        self.import_entity(&analysis.imports[i].target, &mut budget),
+                    )
+                })
                 .collect(),
             NameRef::Local(..) => Vec::new(),
             NameRef::Free => self
-                .star_lookup(analysis, head, &mut budget)
+                .star_lookup_import(analysis, head, &mut budget)
                 .into_iter()
                 .collect(),
         };
         starts
             .into_iter()
-            .map(|start| {
+            .map(|(import, start)| {
                 let mut path = vec![start];
                 for (i, attr) in rest.iter().enumerate() {
                     if let Some(Entity::Name(name)) = path.last_mut()
@@ -1089,7 +1123,7 @@ impl RepoIndex {
                     let last = path.last().cloned().unwrap_or(Entity::Name(String::new()));
                     path.push(self.attr(last, attr, &mut budget));
                 }
-                path
+                (import, path)
             })
             .collect()
     }

@@ -12,12 +12,12 @@
 //! `C(...)` references `C`, never `C.__init__`. Strings, comments, keyword-argument names
 //! and `getattr(mod, "f")` never count.
 
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::index::{Entity, Fuel, RepoIndex};
-use super::scope::{self, AttrObject, Binding, FileAnalysis, ImportTarget, NameRef};
+use super::scope::{self, AttrObject, AttrUse, Binding, FileAnalysis, ImportTarget, NameRef};
 use crate::budget::{Cancel, Cancelled};
 
 /// The submitted module's references and calls.
@@ -34,8 +34,9 @@ pub struct SubmissionAnalysis {
     /// its names needed more than [`super::index::MAX_RESOLUTION_STEPS`] lookups (so some
     /// were not followed to the end).
     pub over_budget: bool,
-    /// Canonical qualified names of indexed definitions the module references.
-    pub references: BTreeSet<String>,
+    /// Canonical qualified names of indexed definitions the module references, each with
+    /// where (its first [`MAX_USE_SITES`] uses on distinct lines, in source order).
+    pub references: BTreeMap<String, Vec<UseSite>>,
     /// Distinct callee identities (D5) of every call anywhere in the module, builtins included.
     pub callees: BTreeSet<String>,
 }
@@ -43,9 +44,48 @@ pub struct SubmissionAnalysis {
 impl SubmissionAnalysis {
     /// Whether a canonical qualified name is referenced.
     pub fn references(&self, canonical: &str) -> bool {
-        self.references.contains(canonical)
+        self.references.contains_key(canonical)
+    }
+
+    /// Where the submission uses `canonical` (empty when it does not).
+    pub fn uses(&self, canonical: &str) -> &[UseSite] {
+        self.references.get(canonical).map_or(&[], Vec::as_slice)
     }
 }
+
+/// Uses kept per referenced definition: enough to check the verdict, bounded however often
+/// a file uses a name.
+pub const MAX_USE_SITES: usize = 4;
+
+/// Where a submission uses a definition: the evidence that it is reused.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct UseSite {
+    /// The line of the use (1-based).
+    pub line: u32,
+    /// The line of the import binding the name the use starts from (a star import too);
+    /// `None` when the rule reaches the definition through an object (D7's constructed and
+    /// `super()` rules).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub import_line: Option<u32>,
+    pub rule: UseRule,
+}
+
+/// The rule by which a use resolves to a definition (D2, D3, D7).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum UseRule {
+    /// A name or a chain of names bound by an import (`f`, `pkg.mod.f`).
+    Name,
+    /// `x.m` with `x` bound to `C(...)` in its scope.
+    Constructed,
+    /// `super().m` in a method of a subclass.
+    Super,
+    /// Any `.m` where the class `C` defining `m` is imported, unshadowed.
+    Member,
+}
+
+/// The referenced definitions and where they are used.
+type Uses = BTreeMap<String, Vec<UseSite>>;
 
 /// Analyses the submission at `path` (`None`: no file there) against the index of W_{t-1}.
 ///
@@ -93,7 +133,7 @@ pub(crate) fn analyse_parsed(
     fuel: &Fuel,
     cancel: &Cancel,
 ) -> Result<SubmissionAnalysis, Cancelled> {
-    let mut references = BTreeSet::new();
+    let mut references = Uses::new();
     collect_references(index, analysis, &mut references, fuel, cancel)?;
     let mut callees = BTreeSet::new();
     for (i, call) in analysis.calls.iter().enumerate() {
@@ -114,9 +154,14 @@ pub(crate) fn analyse_parsed(
     })
 }
 
-fn insert_def(out: &mut BTreeSet<String>, entity: &Entity) {
+/// Records a use of `entity` when it is a definition; each definition keeps its first
+/// [`MAX_USE_SITES`] uses on distinct lines.
+fn insert_def(out: &mut Uses, entity: &Entity, site: UseSite) {
     if let Entity::Def(..) = entity {
-        out.insert(entity.identity());
+        let sites = out.entry(entity.identity()).or_default();
+        if sites.len() < MAX_USE_SITES && sites.iter().all(|s| s.line != site.line) {
+            sites.push(site);
+        }
     }
 }
 
@@ -136,7 +181,7 @@ struct Memo {
 fn collect_references(
     index: &RepoIndex,
     analysis: &FileAnalysis,
-    out: &mut BTreeSet<String>,
+    out: &mut Uses,
     fuel: &Fuel,
     cancel: &Cancel,
 ) -> Result<(), Cancelled> {
@@ -145,9 +190,14 @@ fn collect_references(
         if i.is_multiple_of(CANCEL_EVERY) {
             cancel.check()?;
         }
-        for path in index.chain_entities(analysis, name_use.scope, &name_use.parts, fuel) {
+        for (import, path) in index.chain_paths(analysis, name_use.scope, &name_use.parts, fuel) {
+            let site = UseSite {
+                line: name_use.line,
+                import_line: Some(analysis.imports[import].line),
+                rule: UseRule::Name,
+            };
             for entity in &path {
-                insert_def(out, entity);
+                insert_def(out, entity, site.clone());
             }
         }
     }
@@ -165,15 +215,7 @@ fn collect_references(
                     NameRef::Free => None,
                 };
                 if let Some(binding) = binding.filter(|b| !b.constructed.is_empty()) {
-                    constructed_rule(
-                        index,
-                        analysis,
-                        binding,
-                        &attr_use.attr,
-                        fuel,
-                        &mut memo,
-                        out,
-                    );
+                    constructed_rule(index, analysis, binding, attr_use, fuel, &mut memo, out);
                 }
             }
             AttrObject::Super => {
@@ -203,13 +245,18 @@ fn collect_references(
                         break;
                     }
                     if let Some(member) = index.has_member(ancestor, &attr_use.attr) {
-                        insert_def(out, &member);
+                        let site = UseSite {
+                            line: attr_use.line,
+                            import_line: None,
+                            rule: UseRule::Super,
+                        };
+                        insert_def(out, &member, site);
                     }
                 }
             }
             AttrObject::Other => {}
         }
-        bare.apply(attr_use.scope, &attr_use.attr, out);
+        bare.apply(attr_use, out);
     }
     Ok(())
 }
@@ -220,11 +267,12 @@ fn constructed_rule(
     index: &RepoIndex,
     analysis: &FileAnalysis,
     binding: &Binding,
-    attr: &str,
+    attr_use: &AttrUse,
     fuel: &Fuel,
     memo: &mut Memo,
-    out: &mut BTreeSet<String>,
+    out: &mut Uses,
 ) {
+    let attr = attr_use.attr.as_str();
     let classes = memo
         .constructed
         .entry(std::ptr::from_ref(binding))
@@ -251,7 +299,12 @@ fn constructed_rule(
             .entry((class.clone(), attr.to_owned()))
             .or_insert_with(|| index.member_of(class, attr, fuel));
         if let Some(member) = member {
-            insert_def(out, member);
+            let site = UseSite {
+                line: attr_use.line,
+                import_line: None,
+                rule: UseRule::Constructed,
+            };
+            insert_def(out, member, site);
         }
     }
 }
@@ -317,12 +370,14 @@ impl<'a> BareRule<'a> {
         }
     }
 
-    fn apply(&self, scope: usize, attr: &str, out: &mut BTreeSet<String>) {
+    fn apply(&self, attr_use: &AttrUse, out: &mut Uses) {
+        let (scope, attr) = (attr_use.scope, attr_use.attr.as_str());
         let Some(candidates) = self.by_member.get(attr) else {
             return;
         };
         for (c, member) in candidates {
-            if out.contains(&member.identity()) {
+            // Already referenced: its evidence is there, and asking again would spend fuel.
+            if out.contains_key(&member.identity()) {
                 continue;
             }
             for &import in &self.classes[*c].1 {
@@ -334,7 +389,12 @@ impl<'a> BareRule<'a> {
                     self.analysis.lookup_within(scope, name, self.fuel)
                     && binding.imports.binary_search(&import).is_ok()
                 {
-                    insert_def(out, member);
+                    let site = UseSite {
+                        line: attr_use.line,
+                        import_line: Some(self.analysis.imports[import].line),
+                        rule: UseRule::Member,
+                    };
+                    insert_def(out, member, site);
                     break;
                 }
             }

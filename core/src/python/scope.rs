@@ -124,6 +124,8 @@ pub(crate) struct NameUse {
     /// The chain's node (identifier, attribute or dotted name) in the tree the analysis was
     /// made from; only meaningful with that tree ([`analyse_tree`]), for rewriting a use.
     pub(crate) node: NodeId,
+    /// The line the use starts on (1-based), for evidence.
+    pub(crate) line: u32,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -141,6 +143,8 @@ pub(crate) struct AttrUse {
     pub(crate) scope: ScopeId,
     pub(crate) attr: String,
     pub(crate) object: AttrObject,
+    /// The line the use starts on (1-based), for evidence.
+    pub(crate) line: u32,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -388,6 +392,7 @@ impl Walker<'_, '_> {
                     scope,
                     parts,
                     node: id,
+                    line: tree.node(id).span.start_line,
                 });
             }
             Kind::Attribute => self.attribute(id, scope),
@@ -558,6 +563,7 @@ impl Walker<'_, '_> {
                 self.out.attr_uses.push(AttrUse {
                     scope,
                     attr,
+                    line: tree.node(level).span.start_line,
                     object: if is_super {
                         AttrObject::Super
                     } else {
@@ -582,12 +588,14 @@ impl Walker<'_, '_> {
                 scope,
                 attr: attr.clone(),
                 object,
+                line: self.tree.node(id).span.start_line,
             });
         }
         self.out.name_uses.push(NameUse {
             scope,
             parts,
             node: id,
+            line: self.tree.node(id).span.start_line,
         });
     }
 
@@ -624,6 +632,7 @@ impl Walker<'_, '_> {
                         scope,
                         parts,
                         node: id,
+                        line: tree.node(id).span.start_line,
                     });
                 }
             }
@@ -635,6 +644,7 @@ impl Walker<'_, '_> {
                         scope,
                         parts,
                         node: class,
+                        line: tree.node(class).span.start_line,
                     });
                 }
                 let rest: Vec<NodeId> = children.collect();

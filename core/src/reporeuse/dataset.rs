@@ -101,6 +101,45 @@ pub struct DatasetManifest {
     /// How the hidden tests run; omitted: as cases judged on the host.
     #[serde(default, skip_serializing_if = "HiddenTests::is_cases")]
     pub hidden_tests: HiddenTests,
+    /// The directory the agents' shell starts in, where the repository is checked out:
+    /// the paths of actions are read relative to it (spec D13, D14). Omitted: `/testbed`,
+    /// SWE-bench's and mini-SWE-agent's.
+    #[serde(
+        default = "default_workdir",
+        skip_serializing_if = "is_default_workdir"
+    )]
+    pub workdir: String,
+}
+
+fn default_workdir() -> String {
+    DEFAULT_WORKDIR.to_owned()
+}
+
+fn is_default_workdir(workdir: &str) -> bool {
+    workdir == DEFAULT_WORKDIR
+}
+
+/// The longest working directory a dataset may name.
+pub const MAX_WORKDIR_CHARS: usize = 256;
+
+/// Why a working directory cannot be used, in words that say what to write instead;
+/// `None` when it can: an absolute path without `..`, at most [`MAX_WORKDIR_CHARS`].
+pub fn workdir_problem(workdir: &str) -> Option<String> {
+    if !workdir.starts_with('/') {
+        Some(format!(
+            "the working directory {workdir:?} is not an absolute path; write the directory the agents' shell starts in, such as \"/testbed\""
+        ))
+    } else if workdir.split('/').any(|part| part == "..") || workdir.contains('\0') {
+        Some(format!(
+            "the working directory {workdir:?} has a \"..\" or a NUL; write it without them"
+        ))
+    } else if workdir.chars().count() > MAX_WORKDIR_CHARS {
+        Some(format!(
+            "the working directory is longer than {MAX_WORKDIR_CHARS} characters; shorten it"
+        ))
+    } else {
+        None
+    }
 }
 
 /// `dataset.json` `"hidden_tests"`: how a turn's hidden tests run in the sandbox
@@ -353,6 +392,9 @@ impl RepoReuseDataset {
         if let RepositorySource::Local(r) = &m.repository {
             check_local_repository(r, &self.repository_files, &mut problem);
         }
+        if let Some(message) = workdir_problem(&m.workdir) {
+            problem("dataset.json", format!("\"workdir\": {message}"));
+        }
         if m.chains.is_empty() {
             problem(
                 "dataset.json",
@@ -580,7 +622,7 @@ impl RepoReuseDataset {
         Dataset {
             repositories,
             chains,
-            workdir: DEFAULT_WORKDIR.to_owned(),
+            workdir: self.manifest.workdir.clone(),
         }
     }
 }
@@ -758,6 +800,7 @@ mod tests {
                 }),
                 chains: vec!["slugs".to_owned()],
                 hidden_tests: HiddenTests::Cases,
+                workdir: DEFAULT_WORKDIR.to_owned(),
             },
             chains: vec![Chain {
                 manifest: ChainManifest {

@@ -49,8 +49,8 @@ use crate::reporeuse::metrics::turn::{
     KindScore, ScoredTurn, SubmissionStatus, TargetOutcome, TurnInput, TurnScore, score_turn_with,
 };
 use crate::trajectory::{
-    InterpretOptions, TrajectorySummary, interpret_trajectory_with, parse_trajectory,
-    parse_trajectory_value,
+    ActionRecord, InterpretOptions, Rejected, TrajectorySummary, UnparsedReport, UnparsedTally,
+    interpret_trajectory_with, parse_trajectory, parse_trajectory_value,
 };
 use crate::workspace::{ShownLines, Workspace, normalise_path};
 
@@ -241,6 +241,13 @@ pub struct TurnRow {
     pub targets: Vec<TargetRow>,
     /// `None` without a (readable) trajectory.
     pub trajectory: Option<TrajectoryCounts>,
+    /// The trajectory action by action: what each counted (kind, category, files, shown
+    /// lines) or why it was not understood. Empty without a (readable) trajectory.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub actions: Vec<ActionRecord>,
+    /// Where the rejected responses were, when the format says.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub rejected: Vec<Rejected>,
 }
 
 /// The scored run: per-turn rows, the overall row and the per-turn series.
@@ -254,6 +261,8 @@ pub struct RunReport {
     /// T1..T of each column.
     pub series: RunColumns<Vec<Score>>,
     pub diagnostics: Vec<RunDiagnostic>,
+    /// The actions of every trajectory that were not understood, by reason (spec 1).
+    pub unparsed: UnparsedReport,
 }
 
 impl Dataset {
@@ -495,8 +504,14 @@ impl<'d, 'p> Scoring<'d, 'p> {
             .collect();
         let mut rows = Vec::with_capacity(self.turns_total);
         let mut scored: Vec<Vec<TurnScore>> = Vec::with_capacity(chains.len());
+        let mut unparsed = UnparsedTally::new();
         for chain in chains {
             diagnostics.extend(chain.diagnostics);
+            for row in &chain.rows {
+                let rejected = row.trajectory.map_or(0, |t| t.rejected_responses);
+                let turn = format!("{}/turn-{}", row.chain, row.turn);
+                unparsed.add(&turn, &row.actions, rejected);
+            }
             rows.extend(chain.rows);
             scored.push(chain.scores);
         }
@@ -508,6 +523,7 @@ impl<'d, 'p> Scoring<'d, 'p> {
             overall: aggregate.row,
             series: aggregate.series,
             diagnostics,
+            unparsed: unparsed.finish(),
         }
     }
 }
@@ -527,6 +543,8 @@ fn base_of(repository: &Repository, cancel: &Cancel) -> Result<Base, Cancelled> 
 /// What a turn's trajectory gave.
 struct Reading {
     shown: ShownLines,
+    actions: Vec<ActionRecord>,
+    rejected: Vec<Rejected>,
     files: u32,
     lines: u32,
     counts: TrajectoryCounts,
@@ -552,6 +570,8 @@ fn read_trajectory(
     let count = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
     Ok(Ok(Reading {
         shown,
+        actions: ActionRecord::all(&actions),
+        rejected: trajectory.rejected,
         files: count(summary.files),
         lines: count(summary.lines),
         counts: TrajectoryCounts {
@@ -679,14 +699,7 @@ fn score_chain(
             });
         }
         duplicated |= score.reimplemented;
-        rows.push(turn_row(
-            chain,
-            turn,
-            &path,
-            &score,
-            duplicated,
-            reading.map(|r| r.counts),
-        ));
+        rows.push(turn_row(chain, turn, &path, &score, duplicated, reading));
         scores.push(score);
         for (other, text) in &turn_run.other_files {
             let other = normalise_path(other);
@@ -730,9 +743,13 @@ fn turn_row(
     path: &str,
     score: &TurnScore,
     duplicated: bool,
-    trajectory: Option<TrajectoryCounts>,
+    reading: Option<Reading>,
 ) -> TurnRow {
     let percent = |s: Score| s.scaled(100.0);
+    let (counts, actions, rejected) = match reading {
+        Some(r) => (Some(r.counts), r.actions, r.rejected),
+        None => (None, Vec::new(), Vec::new()),
+    };
     let mut reimplemented = Vec::new();
     let mut unknown_targets = Vec::new();
     for kind in [&score.repo, &score.self_targets] {
@@ -764,12 +781,29 @@ fn turn_row(
             .flat_map(|kind| {
                 kind.targets.iter().map(|outcome| TargetRow {
                     kind: kind.kind,
-                    outcome: outcome.clone(),
+                    outcome: with_recall_evidence(outcome, &actions),
                 })
             })
             .collect(),
-        trajectory,
+        trajectory: counts,
+        rejected,
+        actions,
     }
+}
+
+/// `outcome` with the actions whose shown lines hit its definition (what made it recalled).
+fn with_recall_evidence(outcome: &TargetOutcome, actions: &[ActionRecord]) -> TargetOutcome {
+    let mut outcome = outcome.clone();
+    if outcome.recalled == Some(true)
+        && let Some(definition) = &outcome.definition
+    {
+        outcome.recalled_by = actions
+            .iter()
+            .filter(|a| definition.shown_in(&a.shown))
+            .map(|a| a.index)
+            .collect();
+    }
+    outcome
 }
 
 fn collect_targets(

@@ -29,10 +29,17 @@ use formats::{generic, mini_swe_agent, opencode};
 
 pub mod formats;
 mod interpret;
+mod not_understood;
 mod shell;
 mod taxonomy;
+mod unparsed;
 
+pub use not_understood::{MAX_NAME_CHARS, NotUnderstood};
 pub use taxonomy::{ActionKind, Category};
+pub use unparsed::{
+    EXAMPLES_PER_REASON, MAX_EXAMPLE_COMMAND, MAX_REASONS, ReasonCount, UnparsedExample,
+    UnparsedReport, UnparsedTally,
+};
 
 pub use interpret::{
     ACTION_STEPS_BASE, ACTION_STEPS_PER_BYTE, InterpretOptions, MAX_UNSEEN_RANGE, interpret_action,
@@ -95,6 +102,15 @@ pub enum RawAction {
     Tool(ToolCall),
 }
 
+/// A model response the harness rejected, and where it was.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Rejected {
+    /// Its position in the file's message list (0-based, as in the file).
+    pub message: usize,
+    /// How many actions came before it.
+    pub after_action: usize,
+}
+
 /// A trajectory read from a harness's file.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Trajectory {
@@ -102,6 +118,10 @@ pub struct Trajectory {
     pub actions: Vec<RawAction>,
     /// Model responses the harness rejected (zero or several actions): they never ran.
     pub rejected_responses: usize,
+    /// Where each rejected response was, when the format says (mini-SWE-agent does;
+    /// `generic-1` gives only the count).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rejected: Vec<Rejected>,
     pub instance_id: Option<String>,
     pub exit_status: Option<String>,
 }
@@ -188,11 +208,116 @@ pub struct InterpretedAction {
     /// False when some part of the action was not understood (unknown command, shell
     /// control structure, unparsable quoting); such parts count as kind/category other.
     pub interpreted: bool,
+    /// Why it was not understood (the first reason met); `None` exactly when `interpreted`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub not_understood: Option<NotUnderstood>,
     /// Several commands printed into one observation and, without a workspace, decoded
     /// lines could not be attributed to one of them: the union was taken (D13).
     pub ambiguous: bool,
     /// The command (shell actions) or `tool(args)` (tool calls), for reports.
     pub command: String,
+}
+
+impl InterpretedAction {
+    /// Marks (part of) the action as not understood, keeping the first reason.
+    pub(crate) fn mark_not_understood(&mut self, reason: NotUnderstood) {
+        self.interpreted = false;
+        self.not_understood.get_or_insert(reason);
+    }
+}
+
+/// The longest command an [`ActionRecord`] keeps, in bytes: the whole command is in the
+/// trajectory, and a heredoc that writes a file must not make every report that large.
+pub const MAX_RECORDED_COMMAND: usize = 1000;
+
+/// One action's interpretation as reports show it: its position and what it counted.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ActionRecord {
+    /// 1-based position among the trajectory's actions.
+    pub index: usize,
+    /// The command as run, cut at [`MAX_RECORDED_COMMAND`] bytes (`…` marks the cut).
+    pub command: String,
+    pub kind: ActionKind,
+    pub category: Category,
+    /// D14: the files it counts.
+    pub files: BTreeSet<String>,
+    /// D13: the lines it showed, per file, as inclusive ranges.
+    pub shown: ShownLines,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub not_understood: Option<NotUnderstood>,
+    /// Several commands printed into one observation and its lines could not be told
+    /// apart: each was given the union (D13).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub ambiguous: bool,
+}
+
+impl ActionRecord {
+    /// The record of the `index`-th (1-based) action.
+    pub fn new(index: usize, action: &InterpretedAction) -> Self {
+        let command = unparsed::cut(&action.command, MAX_RECORDED_COMMAND);
+        Self {
+            index,
+            command,
+            kind: action.kind,
+            category: action.category,
+            files: action.files.clone(),
+            shown: action.shown.clone(),
+            not_understood: action.not_understood.clone(),
+            ambiguous: action.ambiguous,
+        }
+    }
+
+    /// Records of every action, in order.
+    pub fn all(actions: &[InterpretedAction]) -> Vec<Self> {
+        actions
+            .iter()
+            .enumerate()
+            .map(|(i, a)| Self::new(i + 1, a))
+            .collect()
+    }
+}
+
+/// One trajectory read and interpreted action by action: what `wheelwright trajectory`
+/// prints, so a researcher can audit how every action was counted.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TrajectoryReport {
+    pub format: TrajectoryFormat,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub instance_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exit_status: Option<String>,
+    /// The directory the agent's shell started in: paths are relative to it.
+    pub workdir: String,
+    /// Whether a workspace was given: without one, line counts and grep hits come from
+    /// the observations alone.
+    pub workspace: bool,
+    pub summary: TrajectorySummary,
+    pub actions: Vec<ActionRecord>,
+    /// Where the rejected responses were, when the format says.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rejected: Vec<Rejected>,
+    pub unparsed: UnparsedReport,
+}
+
+impl TrajectoryReport {
+    /// Interprets `trajectory` with `options` and reports every action.
+    pub fn new(trajectory: &Trajectory, options: &InterpretOptions<'_>) -> Self {
+        let interpreted = interpret_trajectory(trajectory, options);
+        let actions = ActionRecord::all(&interpreted);
+        let mut unparsed = UnparsedTally::new();
+        unparsed.add("", &actions, trajectory.rejected_responses);
+        Self {
+            format: trajectory.format,
+            instance_id: trajectory.instance_id.clone(),
+            exit_status: trajectory.exit_status.clone(),
+            workdir: options.workdir.clone(),
+            workspace: options.workspace.is_some(),
+            summary: TrajectorySummary::new(&interpreted, trajectory.rejected_responses),
+            actions,
+            rejected: trajectory.rejected.clone(),
+            unparsed: unparsed.finish(),
+        }
+    }
 }
 
 /// Per-trajectory counts (descriptive statistics of section 1).

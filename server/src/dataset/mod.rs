@@ -30,9 +30,9 @@ pub const MAX_FILE_BYTES: u64 = 8 << 20;
 pub const MAX_DIR_FILES: usize = 256;
 /// Largest number of turns in a chain.
 pub const MAX_TURNS: usize = 1000;
-/// Largest number of `.py` files in a local repository.
+/// Largest number of files (Python sources and text files) in a local repository.
 pub const MAX_REPOSITORY_FILES: usize = 50_000;
-/// Largest total size of a local repository's `.py` files.
+/// Largest total size of a local repository's files.
 pub const MAX_REPOSITORY_BYTES: u64 = 512 << 20;
 
 /// Why a dataset could not be read or used. Every message names the file and what to do.
@@ -288,9 +288,8 @@ fn invalid(dir: &Path, file: &str, message: String) -> DatasetError {
     }
 }
 
-/// The `.py` files under a local repository's directory (paths relative to it, sorted),
-/// `__pycache__` and hidden directories skipped. The directory must lie inside the dataset
-/// directory, and so must everything a symbolic link under it points to.
+/// The files of a local repository's directory ([`read_source_tree`]); the directory
+/// must lie inside the dataset directory.
 fn read_local_repository(
     dir: &Path,
     repo: &LocalRepository,
@@ -309,11 +308,6 @@ fn read_local_repository(
             ),
         ));
     }
-    let io = |path: &Path| {
-        let path = path.to_owned();
-        move |source| DatasetError::Io { path, source }
-    };
-    let root = dir.canonicalize().map_err(io(dir))?;
     let repo_dir = dir.join(&repo.path);
     if !repo_dir.is_dir() {
         return Err(DatasetError::Missing {
@@ -321,15 +315,34 @@ fn read_local_repository(
             hint: "\"repository.path\" in dataset.json names a directory of the dataset holding the repository's sources",
         });
     }
+    read_source_tree(dir, &repo_dir, repo.path.trim_end_matches('/'))
+}
+
+/// The files of the repository at `repo_dir` a workspace keeps (paths relative to it,
+/// sorted): its `.py` files and its text files (`workspace::text_file`), `__pycache__` and
+/// hidden directories skipped, within [`MAX_REPOSITORY_FILES`] and
+/// [`MAX_REPOSITORY_BYTES`]. `repo_dir` must lie inside `dir`, and so must everything a
+/// symbolic link under it points to; errors name files as `<shown_as>/<path>`.
+pub(crate) fn read_source_tree(
+    dir: &Path,
+    repo_dir: &Path,
+    shown_as: &str,
+) -> Result<Vec<(String, String)>, DatasetError> {
+    let io = |path: &Path| {
+        let path = path.to_owned();
+        move |source| DatasetError::Io { path, source }
+    };
+    let root = dir.canonicalize().map_err(io(dir))?;
+    let repo_dir = repo_dir.to_owned();
     let mut files = Vec::new();
     let mut total = 0u64;
-    let mut pending = vec![(repo_dir, String::new())];
+    let mut pending = vec![(repo_dir.clone(), String::new())];
     while let Some((current, prefix)) = pending.pop() {
         let real = current.canonicalize().map_err(io(&current))?;
         if !real.starts_with(&root) {
             return Err(invalid(
                 dir,
-                &format!("{}/{prefix}", repo.path.trim_end_matches('/')),
+                &format!("{shown_as}/{prefix}"),
                 "is a symbolic link to outside the dataset directory; copy the files in instead"
                     .to_owned(),
             ));
@@ -348,29 +361,41 @@ fn read_local_repository(
                 }
                 continue;
             }
-            if !meta.is_file() || !name.ends_with(".py") {
+            let python = name.ends_with(".py");
+            // Other files are kept when they are text, for the line counts of reads.
+            if !meta.is_file()
+                || (!python && meta.len() > wheelwright_core::workspace::MAX_TEXT_FILE_BYTES as u64)
+            {
                 continue;
             }
             let real = path.canonicalize().map_err(io(&path))?;
             if !real.starts_with(&root) {
                 return Err(invalid(
                     dir,
-                    &format!("{}/{rel}", repo.path.trim_end_matches('/')),
+                    &format!("{shown_as}/{rel}"),
                     "is a symbolic link to outside the dataset directory; copy the file in instead"
                         .to_owned(),
                 ));
             }
             if files.len() == MAX_REPOSITORY_FILES {
                 return Err(DatasetError::TooManyFiles {
-                    path: dir.join(&repo.path),
+                    path: repo_dir.clone(),
                     limit: MAX_REPOSITORY_FILES,
                 });
             }
-            let text = read_text(&path)?;
+            let text = if python {
+                read_text(&path)?
+            } else {
+                let bytes = std::fs::read(&path).map_err(io(&path))?;
+                match wheelwright_core::workspace::text_file(&bytes) {
+                    Some(text) => text.to_owned(),
+                    None => continue,
+                }
+            };
             total += text.len() as u64;
             if total > MAX_REPOSITORY_BYTES {
                 return Err(DatasetError::TooLarge {
-                    path: dir.join(&repo.path),
+                    path: repo_dir.clone(),
                     size: total,
                     limit: MAX_REPOSITORY_BYTES,
                 });

@@ -11,6 +11,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use wheelwright_core::reporeuse::dataset::PypiRepository;
+use wheelwright_core::workspace::{MAX_TEXT_FILE_BYTES, text_file};
 
 use super::DatasetError;
 
@@ -191,7 +192,7 @@ fn find_wheel(dir: &Path) -> Option<PathBuf> {
     wheels.into_iter().next()
 }
 
-/// The `.py` files of a wheel by their path in it (`networkx/__init__.py`), which is their
+/// The `.py` files (and the text files, [`text_file`]) of a wheel by their path in it (`networkx/__init__.py`), which is their
 /// path relative to `site-packages`. Metadata directories are skipped; entries with
 /// absolute paths, `..` or backslashes are refused; sizes and counts are limited.
 pub fn wheel_sources(path: &Path) -> Result<BTreeMap<String, String>, DatasetError> {
@@ -221,7 +222,10 @@ pub fn wheel_sources(path: &Path) -> Result<BTreeMap<String, String>, DatasetErr
             .by_index(i)
             .map_err(|e| bad(format!("entry {i} cannot be read: {e}")))?;
         let name = entry.name().to_owned();
-        if !entry.is_file() || !name.ends_with(".py") {
+        let python = name.ends_with(".py");
+        // Other files are kept when they are text (package data, `py.typed`), for the line
+        // counts of reads.
+        if !entry.is_file() || (!python && entry.size() > MAX_TEXT_FILE_BYTES as u64) {
             continue;
         }
         if name.starts_with('/')
@@ -252,10 +256,14 @@ pub fn wheel_sources(path: &Path) -> Result<BTreeMap<String, String>, DatasetErr
         if bytes.len() as u64 > MAX_WHEEL_FILE_BYTES || total > MAX_WHEEL_TOTAL_BYTES {
             return Err(bad(format!("{name}: the sources exceed the size limits")));
         }
-        // Non-UTF-8 Python files are rare; they are read lossily rather than dropped.
-        files.insert(name, String::from_utf8_lossy(&bytes).into_owned());
+        if python {
+            // Non-UTF-8 Python files are rare; they are read lossily rather than dropped.
+            files.insert(name, String::from_utf8_lossy(&bytes).into_owned());
+        } else if let Some(text) = text_file(&bytes) {
+            files.insert(name, text.to_owned());
+        }
     }
-    if files.is_empty() {
+    if !files.keys().any(|name| name.ends_with(".py")) {
         return Err(bad("the wheel holds no Python files".to_owned()));
     }
     Ok(files)

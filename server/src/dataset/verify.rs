@@ -98,7 +98,7 @@ pub fn check_targets(
             }
             check.undeclared = analysis
                 .references
-                .iter()
+                .keys()
                 .filter(|r| !declared.contains(*r))
                 .filter(|r| {
                     r.starts_with(&import_prefix)

@@ -353,6 +353,8 @@ fn turn_row(score: &str) -> Result<TurnRow, AppError> {
     let mut score = parse_json(score)?;
     if let Some(map) = score.as_object_mut() {
         map.remove("targets");
+        map.remove("actions");
+        map.remove("rejected");
         let reimplemented: Vec<Value> = map
             .remove("reimplemented")
             .and_then(|v| v.as_array().cloned())
@@ -367,12 +369,13 @@ fn turn_row(score: &str) -> Result<TurnRow, AppError> {
 
 async fn detail(state: &AppState, id: i64) -> Result<RunDetail, AppError> {
     let summary = summary(state, id).await?;
-    let (series, diagnostics) = state.store.run_series(id).await?;
+    let (series, diagnostics, unparsed) = state.store.run_series(id).await?;
     let chains = state.store.run_chains(id).await?;
     Ok(RunDetail {
         summary,
         series: parse_json(&series)?,
         diagnostics: wire(parse_json(&diagnostics)?)?,
+        unparsed: unparsed.map(|u| wire(parse_json(&u)?)).transpose()?,
         chains,
     })
 }
@@ -573,6 +576,8 @@ pub(crate) async fn turn(
     let targets = take(&mut score, "targets");
     let unknown_targets = take(&mut score, "unknown_targets");
     let counts = take(&mut score, "trajectory");
+    let actions = take(&mut score, "actions");
+    let rejected = take(&mut score, "rejected");
     take(&mut score, "reimplemented");
     let trajectory = TurnTrajectory {
         present: trajectory_size.is_some(),
@@ -582,6 +587,16 @@ pub(crate) async fn turn(
         lines: wire(score["lines"].clone())?,
         recall_repo: wire(score["recall_repo"].clone())?,
         recall_self: wire(score["recall_self"].clone())?,
+        actions: if actions.is_null() {
+            Vec::new()
+        } else {
+            wire(actions)?
+        },
+        rejected: if rejected.is_null() {
+            Vec::new()
+        } else {
+            wire(rejected)?
+        },
     };
     let reference = dataset_turn.reference.clone();
     Ok(Json(TurnDetail {

@@ -6,6 +6,8 @@
 //! (no trajectory). Example: `pkg.io.load` spans lines 10–14 of `pkg/io.py`; the agent ran
 //! `sed -n '1,12p' pkg/io.py`: recalled.
 
+use serde::{Deserialize, Serialize};
+
 use crate::python::index::{Fuel, RepoIndex};
 use crate::workspace::ShownLines;
 
@@ -14,22 +16,35 @@ use super::{Score, Undefined};
 
 /// Whether any span of the canonical definition was shown (`false` for unknown targets).
 pub fn is_recalled(index: &RepoIndex, canonical: Option<&str>, shown: &ShownLines) -> bool {
-    is_recalled_with(index, canonical, shown, &Fuel::default())
+    canonical
+        .and_then(|c| definition_of(index, c, &Fuel::default()))
+        .is_some_and(|d| d.shown_in(shown))
 }
 
-/// [`is_recalled`] drawing on a turn's fuel.
-pub(crate) fn is_recalled_with(
-    index: &RepoIndex,
-    canonical: Option<&str>,
-    shown: &ShownLines,
-    fuel: &Fuel,
-) -> bool {
-    canonical
-        .and_then(|c| index.spans(c, fuel))
-        .is_some_and(|(path, spans)| {
-            spans
-                .iter()
-                .any(|span| shown.any_in(path, span.start, span.end))
+/// Where a target is defined: the file and the D1 spans recall looks for.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Definition {
+    pub path: String,
+    /// Inclusive 1-based line ranges, one per definition of the name in the file.
+    pub spans: Vec<(u32, u32)>,
+}
+
+impl Definition {
+    /// Whether `shown` has a line of any span.
+    pub fn shown_in(&self, shown: &ShownLines) -> bool {
+        self.spans
+            .iter()
+            .any(|&(start, end)| shown.any_in(&self.path, start, end))
+    }
+}
+
+/// The definition of `canonical` in W_{t-1}, drawing on the turn's fuel.
+pub(crate) fn definition_of(index: &RepoIndex, canonical: &str, fuel: &Fuel) -> Option<Definition> {
+    index
+        .spans(canonical, fuel)
+        .map(|(path, spans)| Definition {
+            path: path.to_owned(),
+            spans: spans.iter().map(|s| (s.start, s.end)).collect(),
         })
 }
 

@@ -11,12 +11,12 @@ use serde::Serialize;
 
 use crate::budget::{Cancel, Cancelled};
 use crate::python::index::{Fuel, RepoIndex, Resolution};
-use crate::python::references::{SubmissionAnalysis, analyse_parsed, analyse_submission};
+use crate::python::references::{SubmissionAnalysis, UseSite, analyse_parsed, analyse_submission};
 use crate::python::scope::{self, FileAnalysis};
 use crate::workspace::ShownLines;
 
 use super::pass_rate::pass_rate;
-use super::recall::{is_recalled_with, recall};
+use super::recall::{Definition, definition_of, recall};
 use super::reimplementation::{Reimplementation, reimplementation};
 use super::resolve_rate::resolve;
 use super::reuse_rate::reuse_rate;
@@ -61,8 +61,19 @@ pub struct TargetOutcome {
     /// Its definition after following re-exports; `None`: names no definition (unknown).
     pub canonical: Option<String>,
     pub referenced: bool,
+    /// Where the submission uses it (the first few uses, with the import binding each):
+    /// empty when it is not referenced.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub uses: Vec<UseSite>,
     /// `None` when no shown lines were given.
     pub recalled: Option<bool>,
+    /// Where it is defined, the spans recall looks for; given with shown lines only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub definition: Option<Definition>,
+    /// The actions (1-based, in trajectory order) whose shown lines hit the definition;
+    /// filled in by the run scorer, which has the actions.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub recalled_by: Vec<usize>,
     /// Evidence; `None` for referenced and unknown targets, which are never re-implemented.
     pub reimplementation: Option<Reimplementation>,
 }
@@ -250,9 +261,18 @@ fn score_kind(
                 _ => None,
             };
             let referenced = canonical.as_deref().is_some_and(|c| analysis.references(c));
+            let uses = canonical
+                .as_deref()
+                .map(|c| analysis.uses(c).to_vec())
+                .unwrap_or_default();
+            // Only with shown lines: the spans draw on the turn's fuel, as recall always has.
+            let definition = input
+                .shown
+                .and(canonical.as_deref())
+                .and_then(|c| definition_of(index, c, fuel));
             let recalled = input
                 .shown
-                .map(|shown| is_recalled_with(index, canonical.as_deref(), shown, fuel));
+                .map(|shown| definition.as_ref().is_some_and(|d| d.shown_in(shown)));
             let evidence = canonical.as_deref().filter(|_| !referenced).map(|c| {
                 let callees = crate::python::index::non_builtin(index.callees(c, fuel));
                 reimplementation(&callees, calls)
@@ -261,7 +281,10 @@ fn score_kind(
                 target: target.clone(),
                 canonical,
                 referenced,
+                uses,
                 recalled,
+                definition,
+                recalled_by: Vec::new(),
                 reimplementation: evidence,
             }
         })

@@ -72,6 +72,7 @@ pub(crate) fn parse(value: &Value) -> Result<Trajectory, TrajectoryError> {
     Ok(Trajectory {
         format: TrajectoryFormat::Generic1,
         actions,
+        rejected: Vec::new(),
         rejected_responses: value
             .get("rejected_responses")
             .and_then(Value::as_u64)

@@ -21,7 +21,9 @@ use std::borrow::Cow;
 use std::collections::{HashMap, VecDeque};
 
 use super::json::{Borrowed, Json, messages_of};
-use crate::trajectory::{RawAction, ShellAction, Trajectory, TrajectoryError, TrajectoryFormat};
+use crate::trajectory::{
+    RawAction, Rejected, ShellAction, Trajectory, TrajectoryError, TrajectoryFormat,
+};
 
 const TIMEOUT_PREFIX: &str = "The last command <command>";
 
@@ -79,11 +81,17 @@ pub(crate) fn parse<J: Json>(value: &J, v11: bool) -> Result<Trajectory, Traject
                 || matches!(role(m), "tool" | "exit")
         });
     let mut actions: Vec<RawAction> = Vec::new();
-    let mut rejected = 0usize;
+    let mut rejected: Vec<Rejected> = Vec::new();
     // Actions of the latest assistant message still waiting for observations.
     let mut waiting = Waiting::default();
     let mut last_was_rejected = false;
-    for msg in messages {
+    for (message, msg) in messages.iter().enumerate() {
+        let reject = |rejected: &mut Vec<Rejected>, actions: &[RawAction]| {
+            rejected.push(Rejected {
+                message,
+                after_action: actions.len(),
+            });
+        };
         match role(msg) {
             "assistant" => {
                 waiting.clear();
@@ -100,7 +108,7 @@ pub(crate) fn parse<J: Json>(value: &J, v11: bool) -> Result<Trajectory, Traject
                         }
                     }
                     None => {
-                        rejected += 1;
+                        reject(&mut rejected, &actions);
                         last_was_rejected = true;
                     }
                 }
@@ -115,7 +123,7 @@ pub(crate) fn parse<J: Json>(value: &J, v11: bool) -> Result<Trajectory, Traject
                 let interrupt = extra(msg, "interrupt_type").and_then(J::as_str);
                 if interrupt == Some("FormatError") {
                     if !last_was_rejected {
-                        rejected += 1;
+                        reject(&mut rejected, &actions);
                     }
                     last_was_rejected = false;
                     waiting.clear();
@@ -145,7 +153,8 @@ pub(crate) fn parse<J: Json>(value: &J, v11: bool) -> Result<Trajectory, Traject
     Ok(Trajectory {
         format,
         actions,
-        rejected_responses: rejected,
+        rejected_responses: rejected.len(),
+        rejected,
         instance_id: value
             .field("instance_id")
             .and_then(J::as_str)

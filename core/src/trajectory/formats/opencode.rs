@@ -96,6 +96,7 @@ pub(crate) fn parse(value: &Value) -> Result<Trajectory, TrajectoryError> {
     Ok(Trajectory {
         format: TrajectoryFormat::OpenCode,
         actions,
+        rejected: Vec::new(),
         rejected_responses: 0,
         instance_id: value
             .pointer("/info/id")

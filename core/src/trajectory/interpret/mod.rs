@@ -16,7 +16,8 @@ use serde_json::Value;
 
 use super::shell::{self, Pipeline, RedirectOp, Word};
 use super::{
-    ActionKind, Category, InterpretedAction, RawAction, ShellAction, ToolCall, Trajectory,
+    ActionKind, Category, InterpretedAction, NotUnderstood, RawAction, ShellAction, ToolCall,
+    Trajectory,
 };
 use crate::budget::{Cancel, Cancelled};
 use crate::workspace::{LineSet, ShownLines, Workspace, normalise_path};
@@ -169,7 +170,7 @@ impl<'a> Ctx<'a> {
             RawAction::Tool(t) => interpret_tool(t, self),
         };
         if self.exhausted.get() {
-            result.interpreted = false;
+            result.mark_not_understood(NotUnderstood::OverBudget);
         }
         result
     }
@@ -280,6 +281,7 @@ fn blank(command: String) -> InterpretedAction {
         files: BTreeSet::new(),
         shown: ShownLines::new(),
         interpreted: true,
+        not_understood: None,
         ambiguous: false,
         command,
     }

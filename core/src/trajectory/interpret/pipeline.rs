@@ -22,7 +22,8 @@ pub(super) enum Shows {
 pub(super) struct Part {
     pub(super) kind: ActionKind,
     pub(super) category: Category,
-    pub(super) interpreted: bool,
+    /// Why some command of it was not understood (the first such).
+    pub(super) not_understood: Option<NotUnderstood>,
     pub(super) operands: Vec<Operand>,
     pub(super) shows: Shows,
     /// Prints into the observation.
@@ -34,7 +35,7 @@ pub(super) fn plan_pipeline(ctx: &Ctx<'_>, cwd: &mut String, p: &Pipeline) -> Pa
     let mut part = Part {
         kind: ActionKind::Other,
         category: Category::Other,
-        interpreted: true,
+        not_understood: None,
         operands: Vec::new(),
         shows: Shows::Nothing,
         prints: true,
@@ -157,7 +158,11 @@ pub(super) fn plan_pipeline(ctx: &Ctx<'_>, cwd: &mut String, p: &Pipeline) -> Pa
             }
             Cmd::Unknown => {
                 silent = false;
-                part.interpreted = false;
+                let reason = match strip_prefixes(&cmd.words).first() {
+                    Some(first) if !first.expands => NotUnderstood::unknown_command(&first.text),
+                    _ => NotUnderstood::ExpandedCommand,
+                };
+                part.not_understood.get_or_insert(reason);
                 part.shows = Shows::Nothing;
             }
         }

@@ -6,8 +6,12 @@ pub(super) fn interpret_shell(action: &ShellAction, ctx: &Ctx<'_>) -> Interprete
     let mut result = blank(action.command.clone());
     let pipelines = match shell::parse(&action.command) {
         Ok(p) => p,
-        Err(_) => {
-            result.interpreted = false;
+        Err(e) => {
+            result.mark_not_understood(match e {
+                shell::ShellError::Control => NotUnderstood::ShellControl,
+                shell::ShellError::Unterminated => NotUnderstood::ShellUnterminated,
+                shell::ShellError::Syntax => NotUnderstood::ShellSyntax,
+            });
             return result;
         }
     };
@@ -40,7 +44,9 @@ pub(super) fn interpret_shell(action: &ShellAction, ctx: &Ctx<'_>) -> Interprete
     for part in &parts {
         result.kind = result.kind.stronger(part.kind);
         result.category = result.category.stronger(part.category);
-        result.interpreted &= part.interpreted;
+        if let Some(reason) = &part.not_understood {
+            result.mark_not_understood(reason.clone());
+        }
         let res = resolve_part(ctx, part, &obs);
         result.ambiguous |= res.ambiguous;
         let mut dropped = BTreeSet::new();

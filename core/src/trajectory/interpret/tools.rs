@@ -27,7 +27,7 @@ pub(super) fn interpret_tool(call: &ToolCall, ctx: &Ctx<'_>) -> InterpretedActio
             result.kind = ActionKind::Read;
             result.category = Category::Read;
             let Some(path) = path_of(&["filePath", "file_path", "path"]) else {
-                result.interpreted = false;
+                result.mark_not_understood(NotUnderstood::missing_argument(&call.name));
                 return result;
             };
             result.files.insert(path.clone());
@@ -113,7 +113,7 @@ pub(super) fn interpret_tool(call: &ToolCall, ctx: &Ctx<'_>) -> InterpretedActio
             return interpret_shell(&shell, ctx);
         }
         "todowrite" | "todoread" | "think" | "task" | "webfetch" | "websearch" => {}
-        _ => result.interpreted = false,
+        _ => result.mark_not_understood(NotUnderstood::unknown_tool(&call.name)),
     }
     result
 }

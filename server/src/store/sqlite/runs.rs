@@ -64,8 +64,8 @@ impl Store {
             "INSERT INTO run (origin, baseline, benchmark, dataset_name, dataset_version,
                  dataset_sha256, bundle_sha256, model, harness, memory, run_date, cost_usd,
                  scaffold_version, notes, scorer_version, grammar_version, chains, turns,
-                 overall, series, diagnostics, created_at)
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, {NOW})
+                 overall, series, diagnostics, unparsed, created_at)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, {NOW})
              RETURNING id"
         ))
         .bind(run.origin)
@@ -89,6 +89,7 @@ impl Store {
         .bind(json(&report.overall)?)
         .bind(json(&report.series)?)
         .bind(json(&report.diagnostics)?)
+        .bind(json(&report.unparsed)?)
         .fetch_one(&mut *tx)
         .await?;
         for row in &report.turns {
@@ -112,13 +113,16 @@ impl Store {
         run: i64,
         report: &RunReport,
     ) -> anyhow::Result<()> {
-        sqlx::query("UPDATE run SET overall = ?, series = ?, diagnostics = ? WHERE id = ?")
-            .bind(json(&report.overall)?)
-            .bind(json(&report.series)?)
-            .bind(json(&report.diagnostics)?)
-            .bind(run)
-            .execute(&mut **tx)
-            .await?;
+        sqlx::query(
+            "UPDATE run SET overall = ?, series = ?, diagnostics = ?, unparsed = ? WHERE id = ?",
+        )
+        .bind(json(&report.overall)?)
+        .bind(json(&report.series)?)
+        .bind(json(&report.diagnostics)?)
+        .bind(json(&report.unparsed)?)
+        .bind(run)
+        .execute(&mut **tx)
+        .await?;
         for row in &report.turns {
             sqlx::query(
                 "UPDATE run_turn SET score = ? WHERE run_id = ? AND chain = ? AND turn = ?",
@@ -246,10 +250,14 @@ impl Store {
             .transpose()
     }
 
-    /// Run `id`'s series and diagnostics, as JSON.
-    pub(crate) async fn run_series(&self, id: i64) -> anyhow::Result<(String, String)> {
+    /// Run `id`'s series, diagnostics and report of unparsed actions (`None` for a run
+    /// scored before it was kept), as JSON.
+    pub(crate) async fn run_series(
+        &self,
+        id: i64,
+    ) -> anyhow::Result<(String, String, Option<String>)> {
         Ok(
-            sqlx::query_as("SELECT series, diagnostics FROM run WHERE id = ?")
+            sqlx::query_as("SELECT series, diagnostics, unparsed FROM run WHERE id = ?")
                 .bind(id)
                 .fetch_one(&self.pool)
                 .await?,
