@@ -5,6 +5,7 @@
 //! how the two are guaranteed to agree. Only [`syntax`] touches tree-sitter.
 
 pub mod api;
+pub mod archive;
 pub mod benchmark;
 pub mod budget;
 pub mod bundle;

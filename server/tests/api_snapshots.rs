@@ -299,6 +299,12 @@ async fn every_reading_route_answers_as_its_snapshot_says() {
             "dataset-score-fixture-source",
             "/api/v1/datasets/score-fixture/1/source",
         ),
+        // What the browser scores with: no hidden test in it (plain JSON: this client
+        // does not ask for gzip).
+        get_case(
+            "dataset-score-fixture-scoring",
+            "/api/v1/datasets/score-fixture/1/scoring",
+        ),
         get_case(
             "dataset-networkx-source-range",
             "/api/v1/datasets/reporeuse-networkx/1/source?path=networkx/utils/misc.py&start=1&end=30",
