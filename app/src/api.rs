@@ -131,6 +131,78 @@ pub(crate) async fn turn(run: i64, chain: &str, turn: i64) -> Result<TurnDetail,
     .await
 }
 
+/// What the browser scores a run of dataset `name` `version` with (`GET .../scoring`).
+/// The server sends it gzip-compressed with its content hash as the `ETag`, so the
+/// browser's cache asks again cheaply (a 304) and the page gets it from the cache.
+pub(crate) async fn scoring_kit(
+    name: &str,
+    version: &str,
+) -> Result<wheelwright_core::api::ScoringKit, ApiError> {
+    get_json(&format!(
+        "/api/v1/datasets/{}/{}/scoring",
+        js_sys::encode_uri_component(name),
+        js_sys::encode_uri_component(version)
+    ))
+    .await
+}
+
+/// Where the server keeps a submitted run.
+pub(crate) struct Submitted {
+    pub(crate) id: i64,
+    /// Stored now; `false`: the same bundle was stored before, as run `id`.
+    pub(crate) new: bool,
+}
+
+/// Submits a run bundle as a browser form (`POST /api/v1/runs`, the bundle in the field
+/// `bundle`); the server reads and scores it itself.
+pub(crate) async fn submit(form: web_sys::FormData) -> Result<Submitted, ApiError> {
+    let response = Request::post("/api/v1/runs")
+        .body(form)
+        .map_err(|e| ApiError(format!("could not send the bundle: {e}")))?
+        .send()
+        .await
+        .map_err(|e| ApiError(format!("the server did not answer: {e}")))?;
+    if response.status() == 409 {
+        // "... already stored as run {id}; GET /api/v1/runs/{id} shows it"
+        let message = response
+            .json::<ErrorBody>()
+            .await
+            .map(|b| b.error)
+            .unwrap_or_default();
+        return duplicate_of(&message)
+            .map(|id| Submitted { id, new: false })
+            .ok_or(ApiError(message));
+    }
+    read_json::<RunDetail>(response).await.map(|run| Submitted {
+        id: run.summary.id,
+        new: true,
+    })
+}
+
+/// The run a 409's message names (`... GET /api/v1/runs/{id} shows it`).
+fn duplicate_of(message: &str) -> Option<i64> {
+    let (_, after) = message.rsplit_once("/api/v1/runs/")?;
+    after
+        .split(|c: char| !c.is_ascii_digit())
+        .next()?
+        .parse()
+        .ok()
+}
+
+/// Every turn row of run `run`, page after page.
+pub(crate) async fn all_turns(run: i64) -> Result<Vec<TurnRow>, ApiError> {
+    let mut rows = Vec::new();
+    loop {
+        let page = turns(run, rows.len()).await?;
+        let done = page.items.is_empty()
+            || usize::try_from(page.total).is_ok_and(|t| rows.len() + page.items.len() >= t);
+        rows.extend(page.items);
+        if done {
+            return Ok(rows);
+        }
+    }
+}
+
 /// A hidden-test job's progress (`GET /api/v1/jobs/{id}` and each `progress` event).
 pub(crate) use wheelwright_core::hidden_tests::JobProgress as Progress;
 

@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, bail};
 use fantoccini::{Client, ClientBuilder};
 use hyper_util::client::legacy::connect::HttpConnector;
+use serde_json::Value;
 use tempfile::TempDir;
 use tokio::sync::oneshot;
 use wheelwright_server::{AppState, ServeConfig};
@@ -32,6 +33,35 @@ pub fn output_dir(test: &str) -> PathBuf {
 pub async fn screenshot(client: &Client, test: &str, name: &str) -> anyhow::Result<()> {
     std::fs::write(output_dir(test).join(name), client.screenshot().await?)?;
     Ok(())
+}
+
+/// Runs `script` (a function body that returns a value) until it returns `expected`.
+pub async fn wait_for(
+    client: &Client,
+    script: &str,
+    expected: &Value,
+    timeout: Duration,
+) -> anyhow::Result<()> {
+    let deadline = Instant::now() + timeout;
+    loop {
+        let value = client.execute(script, vec![]).await?;
+        if &value == expected {
+            return Ok(());
+        }
+        if Instant::now() > deadline {
+            bail!("waited {timeout:?} for {script:?} to give {expected}, it gives {value}");
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+/// `GET` of an API path on `server`, as JSON (an error status fails).
+pub async fn api(server: &Server, path: &str) -> anyhow::Result<Value> {
+    Ok(reqwest::get(server.url(path))
+        .await?
+        .error_for_status()?
+        .json()
+        .await?)
 }
 
 /// The built app: `WHEELWRIGHT_APP_DIR` or `dist/` at the workspace root.

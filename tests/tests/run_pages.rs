@@ -7,35 +7,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, bail};
 use fantoccini::{Client, Locator};
 use serde_json::Value;
-use wheelwright_tests::{Chromedriver, Server, screenshot};
-
-/// Runs `script` (a function body that returns a value) until it returns `expected`.
-async fn wait_for(
-    client: &Client,
-    script: &str,
-    expected: &Value,
-    timeout: Duration,
-) -> anyhow::Result<()> {
-    let deadline = Instant::now() + timeout;
-    loop {
-        let value = client.execute(script, vec![]).await?;
-        if &value == expected {
-            return Ok(());
-        }
-        if Instant::now() > deadline {
-            bail!("waited {timeout:?} for {script:?} to give {expected}, it gives {value}");
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-}
-
-async fn api(server: &Server, path: &str) -> anyhow::Result<Value> {
-    Ok(reqwest::get(server.url(path))
-        .await?
-        .error_for_status()?
-        .json()
-        .await?)
-}
+use wheelwright_tests::{Chromedriver, Server, api, screenshot, wait_for};
 
 /// A run's id by its baseline name, from `GET /api/v1/runs`.
 async fn baseline_run(server: &Server, baseline: &str) -> anyhow::Result<i64> {

@@ -6,4 +6,5 @@ pub(crate) mod leaderboard;
 pub(crate) mod not_found;
 pub(crate) mod run;
 pub(crate) mod runs;
+pub(crate) mod submit;
 pub(crate) mod turn_case;

@@ -352,6 +352,96 @@ fn actions_table(actions: &[ActionRecord], rejected: &[Rejected]) -> impl IntoVi
     }
 }
 
+/// A turn's case: its scores, requirement, files, targets and trajectory. The same for a
+/// stored run's turn and one scored in the browser (whose files are never cut short).
+pub(crate) fn case_content(detail: TurnDetail) -> AnyView {
+    let scores = COLUMNS
+        .iter()
+        .map(|c| view! { <ScoreCell column=c score=api::score_of(&detail.scores, c) /> })
+        .collect_view();
+    let unknown = (!detail.unknown_targets.is_empty()).then(|| {
+        let names = detail
+            .unknown_targets
+            .iter()
+            .map(|u| view! { <code>{u.clone()}</code> " " })
+            .collect_view();
+        view! {
+            <p class="warning">
+                "Targets that name no definition in the repository (not counted): " {names}
+            </p>
+        }
+    });
+    let others = detail
+        .other_files
+        .iter()
+        .map(|f| {
+            let text = f.text.clone().unwrap_or_default();
+            let cut = truncated_note(&detail, f);
+            view! {
+                <details class="other-file">
+                    <summary><code>{f.path.clone()}</code></summary>
+                    {cut}
+                    <SourceView text=text />
+                </details>
+            }
+        })
+        .collect_view();
+    let unlisted = usize::try_from(detail.other_file_count)
+        .unwrap_or(0)
+        .saturating_sub(detail.other_files.len());
+    let unlisted = (unlisted > 0).then(|| {
+        let href = format!(
+            "/api/v1/runs/{}/chains/{}/turns/{}/files?limit=1000",
+            detail.run,
+            js_sys::encode_uri_component(&detail.chain),
+            detail.turn
+        );
+        view! {
+            <p class="muted">
+                {format!("and {unlisted} more files, not shown here: ")}
+                <a href=href>"the list of all of them"</a>
+            </p>
+        }
+    });
+    let others = (!detail.other_files.is_empty()).then(|| {
+        view! {
+            <h2>"Other files the agent left"</h2>
+            {others}
+            {unlisted}
+        }
+    });
+    view! {
+        <header class="run-head">
+            <h1>{detail.title.clone()}</h1>
+            <div class="run-badges muted">
+                {format!("run {} · chain {} · turn {}", detail.run, detail.chain, detail.turn)}
+            </div>
+        </header>
+        <div class="table-scroll">
+            <table class="data" id="turn-scores">
+                <thead><tr>{score_headers()}</tr></thead>
+                <tbody><tr>{scores}</tr></tbody>
+            </table>
+        </div>
+        <h2>"Requirement"</h2>
+        <pre class="requirement" id="requirement">{detail.requirement.clone()}</pre>
+        <h2>"Files"</h2>
+        {files(&detail)}
+        {others}
+        <h2>"Targets"</h2>
+        <p class="muted">
+            "Reused: the file references the target. Recalled: the agent was shown the "
+            "target's lines. Re-implemented: not reused, yet the file calls at least 80% of "
+            "the target's (3 or more) callees; matched callees are highlighted."
+        </p>
+        {targets_table(&detail)}
+        {unknown}
+        <h2>"Trajectory"</h2>
+        {trajectory(&detail)}
+    }
+    .into_any()
+}
+
 #[component]
 pub(crate) fn TurnCasePage() -> impl IntoView {
     let params = use_params_map();
@@ -373,93 +463,7 @@ pub(crate) fn TurnCasePage() -> impl IntoView {
             }
         }
     });
-    let content = |detail: TurnDetail| {
-        let scores = COLUMNS
-            .iter()
-            .map(|c| view! { <ScoreCell column=c score=api::score_of(&detail.scores, c) /> })
-            .collect_view();
-        let unknown = (!detail.unknown_targets.is_empty()).then(|| {
-            let names = detail
-                .unknown_targets
-                .iter()
-                .map(|u| view! { <code>{u.clone()}</code> " " })
-                .collect_view();
-            view! {
-                <p class="warning">
-                    "Targets that name no definition in the repository (not counted): " {names}
-                </p>
-            }
-        });
-        let others = detail
-            .other_files
-            .iter()
-            .map(|f| {
-                let text = f.text.clone().unwrap_or_default();
-                let cut = truncated_note(&detail, f);
-                view! {
-                    <details class="other-file">
-                        <summary><code>{f.path.clone()}</code></summary>
-                        {cut}
-                        <SourceView text=text />
-                    </details>
-                }
-            })
-            .collect_view();
-        let unlisted = usize::try_from(detail.other_file_count)
-            .unwrap_or(0)
-            .saturating_sub(detail.other_files.len());
-        let unlisted = (unlisted > 0).then(|| {
-            let href = format!(
-                "/api/v1/runs/{}/chains/{}/turns/{}/files?limit=1000",
-                detail.run,
-                js_sys::encode_uri_component(&detail.chain),
-                detail.turn
-            );
-            view! {
-                <p class="muted">
-                    {format!("and {unlisted} more files, not shown here: ")}
-                    <a href=href>"the list of all of them"</a>
-                </p>
-            }
-        });
-        let others = (!detail.other_files.is_empty()).then(|| {
-            view! {
-                <h2>"Other files the agent left"</h2>
-                {others}
-                {unlisted}
-            }
-        });
-        view! {
-            <header class="run-head">
-                <h1>{detail.title.clone()}</h1>
-                <div class="run-badges muted">
-                    {format!("run {} · chain {} · turn {}", detail.run, detail.chain, detail.turn)}
-                </div>
-            </header>
-            <div class="table-scroll">
-                <table class="data" id="turn-scores">
-                    <thead><tr>{score_headers()}</tr></thead>
-                    <tbody><tr>{scores}</tr></tbody>
-                </table>
-            </div>
-            <h2>"Requirement"</h2>
-            <pre class="requirement" id="requirement">{detail.requirement.clone()}</pre>
-            <h2>"Files"</h2>
-            {files(&detail)}
-            {others}
-            <h2>"Targets"</h2>
-            <p class="muted">
-                "Reused: the file references the target. Recalled: the agent was shown the "
-                "target's lines. Re-implemented: not reused, yet the file calls at least 80% of "
-                "the target's (3 or more) callees; matched callees are highlighted."
-            </p>
-            {targets_table(&detail)}
-            {unknown}
-            <h2>"Trajectory"</h2>
-            {trajectory(&detail)}
-        }
-        .into_any()
-    };
+    let content = case_content;
     view! {
         <section class="case-page">
             <nav class="breadcrumbs">
@@ -470,6 +474,46 @@ pub(crate) fn TurnCasePage() -> impl IntoView {
                 {move || key.get().map(|(_, chain, turn)| format!("{chain}, turn {turn}"))}
             </nav>
             {loaded(detail, content)}
+        </section>
+    }
+}
+
+/// A turn's case of the run scored in this page (`/submit/{chain}/{turn}`), from the
+/// browser's own result: nothing is fetched but what the page already has.
+#[component]
+pub(crate) fn LocalCasePage() -> impl IntoView {
+    let params = use_params_map();
+    let slot = expect_context::<crate::pages::submit::LocalSlot>().0;
+    let case = move || {
+        let p = params.read();
+        let chain = p.get("chain")?;
+        let turn = p.get("turn")?.parse::<usize>().ok()?;
+        let run = slot.get()?;
+        Some((chain.clone(), turn, run.case(&chain, turn)))
+    };
+    view! {
+        <section class="case-page">
+            <nav class="breadcrumbs">
+                <a href="/submit">"Submit"</a>
+                " / "
+                {move || case().map(|(chain, turn, _)| format!("{chain}, turn {turn}"))}
+                " "
+                <span class="badge origin local">"scored in your browser, not submitted"</span>
+            </nav>
+            {move || match case() {
+                Some((_, _, Some(detail))) => case_content(detail),
+                Some((chain, turn, None)) => view! {
+                    <p class="error">{format!("The run scored here has no turn {turn} of chain {chain}.")}</p>
+                }
+                .into_any(),
+                None => view! {
+                    <p class="muted">
+                        "Nothing is scored in this page yet (a run scored in the browser lives only "
+                        "as long as the page): " <a href="/submit">"drop a bundle"</a> "."
+                    </p>
+                }
+                .into_any(),
+            }}
         </section>
     }
 }
