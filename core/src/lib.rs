@@ -14,6 +14,7 @@ pub mod leaderboard;
 pub mod metric;
 pub mod outline;
 mod parallel;
+pub mod present;
 pub mod published;
 pub mod python;
 pub mod recube;
