@@ -289,6 +289,33 @@ impl TurnDetail {
     }
 }
 
+/// What each action of a turn's trajectory printed
+/// (`GET /api/v1/runs/{id}/chains/{chain}/turns/{turn}/observations`), each cut at
+/// [`crate::trajectory::MAX_SHOWN_OUTPUT`] bytes.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TurnObservations {
+    pub observations: Vec<crate::trajectory::Observation>,
+    /// Why the trajectory could not be read (then there are none).
+    pub error: Option<String>,
+}
+
+impl TurnObservations {
+    /// The observations of a trajectory as submitted.
+    pub fn of(trajectory_text: &str) -> Self {
+        use crate::trajectory::{MAX_SHOWN_OUTPUT, observations, parse_trajectory};
+        match parse_trajectory(trajectory_text) {
+            Ok(trajectory) => Self {
+                observations: observations(&trajectory, MAX_SHOWN_OUTPUT),
+                error: None,
+            },
+            Err(e) => Self {
+                observations: Vec::new(),
+                error: Some(e.to_string()),
+            },
+        }
+    }
+}
+
 /// One turn's hidden-test result.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct TurnTests {

@@ -380,6 +380,14 @@ async fn every_reading_route_answers_as_its_snapshot_says() {
             format!("/api/v1/runs/{run}/chains/slugs/turns/1/files?path=textkit/slug.py"),
         ),
         get_case(
+            "observations-fixture-slugs-1",
+            format!("/api/v1/runs/{run}/chains/slugs/turns/1/observations"),
+        ),
+        get_case(
+            "observations-fixture-tokens-1",
+            format!("/api/v1/runs/{run}/chains/tokens/turns/1/observations"),
+        ),
+        get_case(
             "files-fixture-unknown-path",
             format!("/api/v1/runs/{run}/chains/slugs/turns/1/files?path=nope.py"),
         ),

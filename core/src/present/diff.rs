@@ -60,9 +60,8 @@ pub fn aligned_diff(old: &str, new: &str) -> FileDiff {
     if old_lines.len() > MAX_LINES || new_lines.len() > MAX_LINES {
         return FileDiff::default();
     }
-    let key = |lines: &[&str]| -> Vec<String> {
-        lines.iter().map(|l| l.trim_end().to_owned()).collect()
-    };
+    let key =
+        |lines: &[&str]| -> Vec<String> { lines.iter().map(|l| l.trim_end().to_owned()).collect() };
     let ops = capture_diff_slices(Algorithm::Patience, &key(&old_lines), &key(&new_lines));
     let mut diff = FileDiff {
         compared: true,
@@ -75,7 +74,14 @@ pub fn aligned_diff(old: &str, new: &str) -> FileDiff {
                 old_index,
                 new_index,
                 len,
-            } => same(&mut diff.rows, old_index, new_index, len, at == 0, at == last),
+            } => same(
+                &mut diff.rows,
+                old_index,
+                new_index,
+                len,
+                at == 0,
+                at == last,
+            ),
             DiffOp::Delete {
                 old_index, old_len, ..
             } => {
@@ -297,7 +303,10 @@ mod tests {
         check(
             "x\ngone\n",
             "x\n",
-            &[DiffRow::Same { old: 1, new: 1 }, DiffRow::Removed(line(2, &[]))],
+            &[
+                DiffRow::Same { old: 1, new: 1 },
+                DiffRow::Removed(line(2, &[])),
+            ],
             1,
             0,
         );
@@ -323,17 +332,41 @@ mod tests {
         let new = old.replace("l10\n", "l10 changed\n");
         let diff = aligned_diff(&old, &new);
         // Lines 1-6 fold (no change before them), 7-9 stay, 10 changed, 11-13 stay, 14-20 fold.
-        assert_eq!(diff.rows.first(), Some(&DiffRow::Folded { old: 1, new: 1, count: 6 }));
+        assert_eq!(
+            diff.rows.first(),
+            Some(&DiffRow::Folded {
+                old: 1,
+                new: 1,
+                count: 6
+            })
+        );
         assert_eq!(diff.rows[1], DiffRow::Same { old: 7, new: 7 });
         assert!(matches!(diff.rows[4], DiffRow::Changed { .. }));
         assert_eq!(diff.rows[7], DiffRow::Same { old: 13, new: 13 });
-        assert_eq!(diff.rows.last(), Some(&DiffRow::Folded { old: 14, new: 14, count: 7 }));
+        assert_eq!(
+            diff.rows.last(),
+            Some(&DiffRow::Folded {
+                old: 14,
+                new: 14,
+                count: 7
+            })
+        );
         assert_eq!(diff.rows.len(), 9);
     }
 
     #[test]
     fn identical_files_are_one_fold_and_trailing_spaces_do_not_count() {
-        check("a\nb\nc\n", "a  \nb\nc\n", &[DiffRow::Folded { old: 1, new: 1, count: 3 }], 0, 0);
+        check(
+            "a\nb\nc\n",
+            "a  \nb\nc\n",
+            &[DiffRow::Folded {
+                old: 1,
+                new: 1,
+                count: 3,
+            }],
+            0,
+            0,
+        );
         check("", "", &[], 0, 0);
         check("a", "a", &[DiffRow::Same { old: 1, new: 1 }], 0, 0);
     }
@@ -350,6 +383,9 @@ mod tests {
     fn words_split_names_numbers_spaces_and_punctuation() {
         let line = "nx.path(G, 10)  é";
         let got: Vec<&str> = words(line).iter().map(|&(a, b)| &line[a..b]).collect();
-        assert_eq!(got, ["nx", ".", "path", "(", "G", ",", " ", "10", ")", "  ", "é"]);
+        assert_eq!(
+            got,
+            ["nx", ".", "path", "(", "G", ",", " ", "10", ")", "  ", "é"]
+        );
     }
 }

@@ -38,9 +38,10 @@ pub fn markdown_html(text: &str) -> String {
                 id,
             }))
         }
-        Event::End(TagEnd::Link | TagEnd::Image) => {
-            open.pop().unwrap_or(false).then_some(Event::End(TagEnd::Link))
-        }
+        Event::End(TagEnd::Link | TagEnd::Image) => open
+            .pop()
+            .unwrap_or(false)
+            .then_some(Event::End(TagEnd::Link)),
         other => Some(other),
     });
     let mut out = String::with_capacity(text.len() + text.len() / 4);
@@ -68,7 +69,10 @@ mod tests {
 
     /// Each case: Markdown in, the HTML expected out.
     const CASES: &[(&str, &str)] = &[
-        ("Use **`nx.Graph`**", "<p>Use <strong><code>nx.Graph</code></strong></p>\n"),
+        (
+            "Use **`nx.Graph`**",
+            "<p>Use <strong><code>nx.Graph</code></strong></p>\n",
+        ),
         (
             "- a\n- b\n\n```python\nx = 1\n```\n",
             "<ul>\n<li>a</li>\n<li>b</li>\n</ul>\n<pre><code class=\"language-python\">x = 1\n</code></pre>\n",
@@ -82,7 +86,10 @@ mod tests {
             "<script>alert(1)</script>\n",
             "&lt;script&gt;alert(1)&lt;/script&gt;\n",
         ),
-        ("a <img src=x onerror=alert(1)> b", "<p>a &lt;img src=x onerror=alert(1)&gt; b</p>\n"),
+        (
+            "a <img src=x onerror=alert(1)> b",
+            "<p>a &lt;img src=x onerror=alert(1)&gt; b</p>\n",
+        ),
         // Links: the web, mail, this site and fragments are kept; scripts are not.
         (
             "[docs](https://networkx.org/) [m](mailto:a@b.c) [s](/runs) [f](#x) [r](a/b:c)",

@@ -33,7 +33,10 @@ fn lines_of(source: &str, marks: &[Highlight]) -> Vec<Vec<Run>> {
         while marks.next_if(|m| (m.end as usize) <= line_start).is_some() {}
         let mut pending = marks.clone();
         while let Some(m) = pending.next_if(|m| (m.start as usize) < line_end) {
-            let (start, end) = ((m.start as usize).max(line_start), (m.end as usize).min(line_end));
+            let (start, end) = (
+                (m.start as usize).max(line_start),
+                (m.end as usize).min(line_end),
+            );
             if start > at {
                 runs.push(plain(at - line_start, start - line_start));
             }

@@ -65,6 +65,10 @@ pub fn router(state: AppState) -> Router {
             "/runs/{id}/chains/{chain}/turns/{turn}/files",
             get(runs::turn_files),
         )
+        .route(
+            "/runs/{id}/chains/{chain}/turns/{turn}/observations",
+            get(runs::turn_observations),
+        )
         .route("/runs/{id}/tests", get(jobs::results).post(jobs::queue))
         .route("/jobs/{id}", get(jobs::get))
         .route("/jobs/{id}/events", get(jobs::events))

@@ -37,7 +37,7 @@ use crate::error::AppError;
 use crate::storage::{self, PART_BYTES};
 use crate::store::{RunFilter, RunSummary, Store, StoredText};
 use wheelwright_core::api::{
-    CaseFiles, FileEntry, Page, RunDetail, SourceFile, TurnDetail, TurnRow,
+    CaseFiles, FileEntry, Page, RunDetail, SourceFile, TurnDetail, TurnObservations, TurnRow,
 };
 
 /// Largest run bundle accepted by upload (compressed, as sent).
@@ -646,6 +646,35 @@ pub(crate) async fn turn(
     let detail = TurnDetail::from_scored(parse_json(&score)?, files)
         .map_err(|e| AppError::Internal(e.into()))?;
     Ok(Json(detail))
+}
+
+/// `GET .../turns/{turn}/observations`: what each action of the turn's trajectory printed,
+/// each cut for a step list (the trajectory's summary and actions are in the turn's case).
+pub(crate) async fn turn_observations(
+    State(state): State<AppState>,
+    Path((id, chain, turn)): Path<(String, String, String)>,
+    Query(params): Query<BTreeMap<String, String>>,
+) -> Result<Json<TurnObservations>, AppError> {
+    let id = super::positive_id(&id, "run")?;
+    let number = turn_number(&turn)?;
+    no_other_params(&params, "none: this route takes no query parameters")?;
+    summary(&state, id).await?;
+    turn_score(&state, id, &chain, number).await?;
+    let stored = state
+        .store
+        .turn_text((id, chain.as_str(), number), None)
+        .await?
+        .ok_or_else(|| {
+            AppError::not_found(format!(
+                "turn {number} of chain {chain:?} of run {id} was submitted without a trajectory"
+            ))
+        })?;
+    let text = storage::whole(&state.store, &stored).await?;
+    // Parsing is CPU work over up to a bundle's largest trajectory: off the async threads.
+    let observations = tokio::task::spawn_blocking(move || TurnObservations::of(&text))
+        .await
+        .map_err(|e| AppError::Internal(e.into()))?;
+    Ok(Json(observations))
 }
 
 /// `GET .../turns/{turn}/files`: a page of the turn's files; with `?path=`, that file's
