@@ -131,6 +131,76 @@ pub(crate) async fn turn(run: i64, chain: &str, turn: i64) -> Result<TurnDetail,
     .await
 }
 
+/// What each action of a stored turn's trajectory printed (`.../observations`).
+pub(crate) async fn observations(
+    run: i64,
+    chain: &str,
+    turn: i64,
+) -> Result<wheelwright_core::api::TurnObservations, ApiError> {
+    get_json(&format!(
+        "/api/v1/runs/{run}/chains/{}/turns/{turn}/observations",
+        js_sys::encode_uri_component(chain)
+    ))
+    .await
+}
+
+/// Lines of a file of a dataset's repository (`.../source?path=`).
+pub(crate) async fn source(
+    name: &str,
+    version: &str,
+    path: &str,
+) -> Result<wheelwright_core::api::SourceLines, ApiError> {
+    get_json(&format!(
+        "/api/v1/datasets/{}/{}/source?path={}",
+        js_sys::encode_uri_component(name),
+        js_sys::encode_uri_component(version),
+        js_sys::encode_uri_component(path)
+    ))
+    .await
+}
+
+/// The paths of the files of a dataset's repository (`.../source` without `path`).
+pub(crate) async fn source_files(
+    name: &str,
+    version: &str,
+) -> Result<wheelwright_core::api::SourceFiles, ApiError> {
+    get_json(&format!(
+        "/api/v1/datasets/{}/{}/source",
+        js_sys::encode_uri_component(name),
+        js_sys::encode_uri_component(version)
+    ))
+    .await
+}
+
+/// Where the page showing the definition of the dotted `name` in a dataset's repository is.
+pub(crate) fn definition_page(name: &str, version: &str, definition: &str) -> String {
+    format!(
+        "/datasets/{}/{}/source?name={}",
+        js_sys::encode_uri_component(name),
+        js_sys::encode_uri_component(version),
+        js_sys::encode_uri_component(definition)
+    )
+}
+
+/// Where the page showing a file of a dataset's repository is, with lines `span`
+/// (inclusive) marked and scrolled to.
+pub(crate) fn source_page(
+    name: &str,
+    version: &str,
+    path: &str,
+    span: Option<(u32, u32)>,
+) -> String {
+    let lines = span
+        .map(|(a, b)| format!("&line={a}&end={b}"))
+        .unwrap_or_default();
+    format!(
+        "/datasets/{}/{}/source?path={}{lines}",
+        js_sys::encode_uri_component(name),
+        js_sys::encode_uri_component(version),
+        js_sys::encode_uri_component(path)
+    )
+}
+
 /// What the browser scores a run of dataset `name` `version` with (`GET .../scoring`).
 /// The server sends it gzip-compressed with its content hash as the `ETag`, so the
 /// browser's cache asks again cheaply (a 304) and the page gets it from the cache.

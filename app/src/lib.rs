@@ -39,6 +39,10 @@ pub fn App() -> impl IntoView {
                         path=path!("/submit/:chain/:turn")
                         view=pages::turn_case::LocalCasePage
                     />
+                    <Route
+                        path=path!("/datasets/:name/:version/source")
+                        view=pages::source::SourcePage
+                    />
                     <Route path=path!("/runs/:id") view=pages::run::RunPage />
                     <Route
                         path=path!("/runs/:id/:chain/:turn")

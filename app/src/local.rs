@@ -16,7 +16,8 @@ use std::rc::Rc;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 use wheelwright_core::api::{
-    CaseFiles, ChainTurns, RunDetail, RunSummary, ScoringKit, SourceFile, TurnDetail, TurnRow,
+    CaseFiles, ChainTurns, RunDetail, RunSummary, ScoringKit, SourceFile, TurnDetail,
+    TurnObservations, TurnRow,
 };
 use wheelwright_core::budget::Cancel;
 use wheelwright_core::bundle::{Budget, BundleError, LIMITS};
@@ -279,6 +280,22 @@ impl LocalRun {
             .iter()
             .filter_map(|row| TurnRow::from_scored(serde_json::to_value(row).ok()?).ok())
             .collect()
+    }
+
+    /// The agent's files of turn `turn` of `chain` by path (none for turn 0, or a turn the
+    /// bundle has not).
+    pub(crate) fn files(&self, chain: &str, turn: usize) -> BTreeMap<String, String> {
+        self.bundle
+            .predictions
+            .get(&TurnId::new(chain, turn))
+            .map(|p| p.files.clone().into_iter().collect())
+            .unwrap_or_default()
+    }
+
+    /// What each action of the turn's trajectory printed; `None` without a trajectory.
+    pub(crate) fn observations(&self, chain: &str, turn: usize) -> Option<TurnObservations> {
+        let prediction = self.bundle.predictions.get(&TurnId::new(chain, turn))?;
+        prediction.trajectory.as_deref().map(TurnObservations::of)
     }
 
     /// Turn `turn` of chain `chain` as its case page shows it; `None` when the run has no

@@ -171,6 +171,12 @@ impl Chromedriver {
 
     /// A new headless Chromium session with its own empty profile.
     pub async fn browser(&self, profile: &Path) -> anyhow::Result<Client> {
+        self.browser_with(profile, Scheme::Light).await
+    }
+
+    /// A new headless Chromium session whose pages see `scheme` as the user's preferred
+    /// colour scheme (`prefers-color-scheme`).
+    pub async fn browser_with(&self, profile: &Path, scheme: Scheme) -> anyhow::Result<Client> {
         let mut caps = serde_json::Map::new();
         let mut args: Vec<String> = [
             "--headless",
@@ -186,6 +192,10 @@ impl Chromedriver {
         .map(str::to_owned)
         .to_vec();
         args.push(format!("--user-data-dir={}", profile.display()));
+        if scheme == Scheme::Dark {
+            // Blink's own setting: 0 is dark (`--force-dark-mode` alone leaves headless light).
+            args.push("--blink-settings=preferredColorScheme=0".to_owned());
+        }
         let mut chrome = serde_json::json!({ "args": args });
         if let Ok(binary) = std::env::var("CHROMIUM") {
             chrome["binary"] = serde_json::Value::String(binary);
@@ -197,6 +207,13 @@ impl Chromedriver {
             .await
             .context("cannot open a Chromium session through chromedriver")
     }
+}
+
+/// The colour scheme a browser session prefers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scheme {
+    Light,
+    Dark,
 }
 
 impl Drop for Chromedriver {

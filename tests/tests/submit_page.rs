@@ -214,7 +214,7 @@ async fn a_bundle_is_scored_in_the_browser_then_submitted_and_the_server_agrees(
                     .await?;
                 text_of(&client, "#targets").await?;
                 assert_eq!(client.current_url().await?.path(), "/submit/road-audit/2");
-                text_of(&client, "#actions").await?;
+                text_of(&client, "#steps").await?;
                 screenshot(&client, test, "submit-case.png").await?;
                 client.back().await?;
                 text_of(&client, "#local-state").await?;

@@ -14,12 +14,15 @@ pub const MAX_LINES: usize = 20_000;
 /// Longest line whose words are compared; a longer changed line is marked as a whole.
 pub const MAX_WORDS_LINE: usize = 2_000;
 
+/// Byte range within a line, half-open.
+pub type Span = (u32, u32);
+
 /// One line of one side: its number (1-based) and the byte ranges (half-open, within the
 /// line) that differ from the line it is paired with.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct DiffLine {
     pub line: u32,
-    pub changed: Vec<(u32, u32)>,
+    pub changed: Vec<Span>,
 }
 
 /// A row of the aligned diff.
@@ -199,7 +202,7 @@ fn words(line: &str) -> Vec<(usize, usize)> {
 /// The byte ranges of `old` and of `new` that differ, word by word. When less than half of
 /// the longer line's words are shared, the lines are unrelated and nothing is marked (the
 /// row already says the line changed); a line over [`MAX_WORDS_LINE`] is marked whole.
-fn changed_words(old: &str, new: &str) -> (Vec<(u32, u32)>, Vec<(u32, u32)>) {
+fn changed_words(old: &str, new: &str) -> (Vec<Span>, Vec<Span>) {
     let span = |s: &str| vec![(0, u32::try_from(s.len()).unwrap_or(u32::MAX))];
     if old.len() > MAX_WORDS_LINE || new.len() > MAX_WORDS_LINE {
         return (span(old), span(new));
@@ -236,7 +239,7 @@ fn changed_words(old: &str, new: &str) -> (Vec<(u32, u32)>, Vec<(u32, u32)>) {
 }
 
 /// Adds the span of `words` to `marks`, joined to the previous mark when they touch.
-fn mark(marks: &mut Vec<(u32, u32)>, words: &[(usize, usize)]) {
+fn mark(marks: &mut Vec<Span>, words: &[(usize, usize)]) {
     let (Some(first), Some(last)) = (words.first(), words.last()) else {
         return;
     };

@@ -64,6 +64,25 @@ fn lines_of(source: &str, marks: &[Highlight]) -> Vec<Vec<Run>> {
     out
 }
 
+/// Where the dotted `name` (`pkg.mod.Class.method`) is defined among a repository's files,
+/// as the file's path and the name's qualified name in it (`pkg/mod.py`, `Class.method`):
+/// the longest prefix of the name that is a module (`a/b.py`, or a package's
+/// `a/b/__init__.py`), the rest qualified within it. `None` when no prefix is a module.
+/// Example: with `networkx/classes/graph.py` among the files,
+/// `networkx.classes.graph.Graph.add_edge` is `("networkx/classes/graph.py",
+/// "Graph.add_edge")`.
+pub fn module_of(name: &str, is_file: impl Fn(&str) -> bool) -> Option<(String, String)> {
+    let parts: Vec<&str> = name.split('.').collect();
+    (1..parts.len()).rev().find_map(|split| {
+        let module = parts[..split].join("/");
+        let rest = parts[split..].join(".");
+        [format!("{module}.py"), format!("{module}/__init__.py")]
+            .into_iter()
+            .find(|path| is_file(path))
+            .map(|path| (path, rest))
+    })
+}
+
 fn plain(start: usize, end: usize) -> Run {
     Run {
         start: to_u32(start),
@@ -78,7 +97,24 @@ fn to_u32(n: usize) -> u32 {
 
 #[cfg(test)]
 mod tests {
-    use super::highlighted_lines;
+    use super::{highlighted_lines, module_of};
+
+    #[test]
+    fn a_dotted_name_is_found_in_the_longest_module_prefix() {
+        let files = ["pkg/__init__.py", "pkg/mod.py", "pkg/sub/__init__.py"];
+        let find = |name: &str| module_of(name, |p| files.contains(&p));
+        let found = |path: &str, rest: &str| Some((path.to_owned(), rest.to_owned()));
+        assert_eq!(find("pkg.mod.C.m"), found("pkg/mod.py", "C.m"));
+        assert_eq!(find("pkg.mod.f"), found("pkg/mod.py", "f"));
+        // A package's name is defined in its __init__.py.
+        assert_eq!(find("pkg.sub.g"), found("pkg/sub/__init__.py", "g"));
+        assert_eq!(find("pkg.helper"), found("pkg/__init__.py", "helper"));
+        // A module itself is looked for in its package (where no definition has its name);
+        // a name outside the repository is nowhere.
+        assert_eq!(find("pkg.mod"), found("pkg/__init__.py", "mod"));
+        assert_eq!(find("numpy.array"), None);
+        assert_eq!(find("pkg"), None);
+    }
 
     /// `source`'s lines as (text, class) runs.
     fn runs(source: &str) -> Vec<Vec<(&str, Option<&'static str>)>> {
