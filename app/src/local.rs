@@ -185,27 +185,50 @@ pub(crate) async fn indexed(name: &str, version: &str) -> Result<Rc<Indexed>, St
     Ok(indexed)
 }
 
+/// A run's report as the page scored it, and how long each chain's scoring took.
+pub(crate) struct Scored {
+    pub(crate) report: RunReport,
+    /// Milliseconds of scoring per chain, in order (the frames the page is handed back
+    /// between chains are not counted).
+    pub(crate) chain_ms: Vec<f64>,
+    /// Milliseconds of scoring in all: the chains and the run's summary.
+    pub(crate) score_ms: f64,
+}
+
 /// Scores `bundle` against `indexed` a chain at a time, handing the page back between
 /// chains; `progress` gets (turns done, turns in all) after each.
 pub(crate) async fn score(
     indexed: &Indexed,
     bundle: &RepoReuseBundle,
     progress: impl Fn(usize, usize),
-) -> Result<RunReport, String> {
+) -> Result<Scored, String> {
     let dataset = &indexed.kit.dataset;
+    let start = now_ms();
     bundle.check_against(dataset).map_err(|e| e.to_string())?;
     let run = bundle.to_run(dataset);
     let mut scoring = indexed.prepared.chain_by_chain();
     let cancel = Cancel::never();
+    let mut chain_ms = Vec::with_capacity(run.chains.len());
+    let mut working = now_ms() - start;
     for (id, chain) in &run.chains {
+        let began = now_ms();
         scoring.add(id, chain, &cancel).map_err(|e| e.to_string())?;
+        let took = now_ms() - began;
+        chain_ms.push(took);
+        working += took;
         let (done, total) = scoring.turns();
         progress(done, total);
         next_frame().await;
     }
-    scoring
+    let began = now_ms();
+    let report = scoring
         .finish(&cancel)
-        .map_err(|_| "the scoring was cancelled".to_owned())
+        .map_err(|_| "the scoring was cancelled".to_owned())?;
+    Ok(Scored {
+        report,
+        chain_ms,
+        score_ms: working + (now_ms() - began),
+    })
 }
 
 /// A run scored in this page: what the run and case views show, and what is submitted.
@@ -216,8 +239,9 @@ pub(crate) struct LocalRun {
     pub(crate) indexed: Rc<Indexed>,
     /// The bundle's name as the user gave it.
     pub(crate) name: String,
-    /// How long the scoring took, in milliseconds.
+    /// Milliseconds of scoring in all, and per chain.
     pub(crate) score_ms: f64,
+    pub(crate) chain_ms: Vec<f64>,
 }
 
 impl LocalRun {

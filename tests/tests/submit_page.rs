@@ -288,3 +288,70 @@ async fn a_bundle_is_scored_in_the_browser_then_submitted_and_the_server_agrees(
     server.stop().await?;
     result
 }
+
+/// The median of `values`.
+fn median(mut values: Vec<f64>) -> f64 {
+    values.sort_by(f64::total_cmp);
+    values.get(values.len() / 2).copied().unwrap_or(f64::NAN)
+}
+
+/// The browser benchmark of `/submit` (`scripts/bench/browser-scoring`, numbers in
+/// `docs/performance.md`): the shipped dataset's 20-turn reference run with real
+/// trajectories, dropped into a fresh page `ROUNDS` times (a new browser profile each time,
+/// so the dataset is fetched cold). What the page measured itself (`#local-state`'s data):
+/// fetching the scoring kit, indexing it in wasm, scoring the run, the slowest chain.
+#[tokio::test]
+#[ignore = "a benchmark: scripts/bench/browser-scoring runs it"]
+async fn bench_scoring_in_the_browser() -> anyhow::Result<()> {
+    const ROUNDS: usize = 7;
+    let server = Server::start().await?;
+    let driver = Chromedriver::start()?;
+    let files = tempfile::tempdir()?;
+    let [_, _, jsonl] = spellings(&bundle()?, files.path())?;
+    let mut measured: Vec<Value> = Vec::new();
+    for _ in 0..ROUNDS {
+        let profile = tempfile::tempdir()?;
+        let client = driver.browser(profile.path()).await?;
+        let round = async {
+            client.goto(&server.url("/submit")).await?;
+            client
+                .wait()
+                .at_most(Duration::from_secs(30))
+                .for_element(Locator::Css("#bundle-file"))
+                .await?;
+            choose(&client, "#bundle-file", &jsonl).await?;
+            text_of(&client, "#local-state").await?;
+            let numbers = client
+                .execute(
+                    "const d = document.querySelector('#local-state').dataset;
+                     return {fetch: +d.fetchMs, index: +d.indexMs, score: +d.scoreMs,
+                             slowest_chain: +d.slowestChainMs, turns: +d.turns};",
+                    vec![],
+                )
+                .await?;
+            anyhow::Ok(numbers)
+        }
+        .await;
+        client.close().await?;
+        measured.push(round?);
+    }
+    server.stop().await?;
+    let column =
+        |key: &str| -> Vec<f64> { measured.iter().filter_map(|m| m[key].as_f64()).collect() };
+    for key in ["fetch", "index", "score", "slowest_chain"] {
+        let values = column(key);
+        let all: Vec<String> = values.iter().map(|v| format!("{v:.0}")).collect();
+        println!(
+            "{key:>13}: median {:.0} ms  (all: {})",
+            median(values.clone()),
+            all.join(", ")
+        );
+    }
+    let fetch_and_index: Vec<f64> = measured
+        .iter()
+        .filter_map(|m| Some(m["fetch"].as_f64()? + m["index"].as_f64()?))
+        .collect();
+    println!("fetch + index: median {:.0} ms", median(fetch_and_index));
+    println!("turns scored: {}", measured[0]["turns"]);
+    Ok(())
+}
