@@ -295,7 +295,7 @@ impl TurnDetail {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TurnObservations {
     pub observations: Vec<crate::trajectory::Observation>,
-    /// Why the trajectory could not be read (then there are none).
+    /// Why there are none: the turn has no trajectory, or it could not be read.
     pub error: Option<String>,
 }
 

@@ -660,15 +660,20 @@ pub(crate) async fn turn_observations(
     no_other_params(&params, "none: this route takes no query parameters")?;
     summary(&state, id).await?;
     turn_score(&state, id, &chain, number).await?;
-    let stored = state
+    // A turn without a trajectory has no observations: an empty list saying why (the
+    // turn itself exists, so this is not a 404).
+    let Some(stored) = state
         .store
         .turn_text((id, chain.as_str(), number), None)
         .await?
-        .ok_or_else(|| {
-            AppError::not_found(format!(
+    else {
+        return Ok(Json(TurnObservations {
+            observations: Vec::new(),
+            error: Some(format!(
                 "turn {number} of chain {chain:?} of run {id} was submitted without a trajectory"
-            ))
-        })?;
+            )),
+        }));
+    };
     let text = storage::whole(&state.store, &stored).await?;
     // Parsing is CPU work over up to a bundle's largest trajectory: off the async threads.
     let observations = tokio::task::spawn_blocking(move || TurnObservations::of(&text))
