@@ -131,6 +131,148 @@ pub(crate) async fn turn(run: i64, chain: &str, turn: i64) -> Result<TurnDetail,
     .await
 }
 
+/// What each action of a stored turn's trajectory printed (`.../observations`).
+pub(crate) async fn observations(
+    run: i64,
+    chain: &str,
+    turn: i64,
+) -> Result<wheelwright_core::api::TurnObservations, ApiError> {
+    get_json(&format!(
+        "/api/v1/runs/{run}/chains/{}/turns/{turn}/observations",
+        js_sys::encode_uri_component(chain)
+    ))
+    .await
+}
+
+/// Lines of a file of a dataset's repository (`.../source?path=`).
+pub(crate) async fn source(
+    name: &str,
+    version: &str,
+    path: &str,
+) -> Result<wheelwright_core::api::SourceLines, ApiError> {
+    get_json(&format!(
+        "/api/v1/datasets/{}/{}/source?path={}",
+        js_sys::encode_uri_component(name),
+        js_sys::encode_uri_component(version),
+        js_sys::encode_uri_component(path)
+    ))
+    .await
+}
+
+/// The paths of the files of a dataset's repository (`.../source` without `path`).
+pub(crate) async fn source_files(
+    name: &str,
+    version: &str,
+) -> Result<wheelwright_core::api::SourceFiles, ApiError> {
+    get_json(&format!(
+        "/api/v1/datasets/{}/{}/source",
+        js_sys::encode_uri_component(name),
+        js_sys::encode_uri_component(version)
+    ))
+    .await
+}
+
+/// Where the page showing the definition of the dotted `name` in a dataset's repository is.
+pub(crate) fn definition_page(name: &str, version: &str, definition: &str) -> String {
+    format!(
+        "/datasets/{}/{}/source?name={}",
+        js_sys::encode_uri_component(name),
+        js_sys::encode_uri_component(version),
+        js_sys::encode_uri_component(definition)
+    )
+}
+
+/// Where the page showing a file of a dataset's repository is, with lines `span`
+/// (inclusive) marked and scrolled to.
+pub(crate) fn source_page(
+    name: &str,
+    version: &str,
+    path: &str,
+    span: Option<(u32, u32)>,
+) -> String {
+    let lines = span
+        .map(|(a, b)| format!("&line={a}&end={b}"))
+        .unwrap_or_default();
+    format!(
+        "/datasets/{}/{}/source?path={}{lines}",
+        js_sys::encode_uri_component(name),
+        js_sys::encode_uri_component(version),
+        js_sys::encode_uri_component(path)
+    )
+}
+
+/// What the browser scores a run of dataset `name` `version` with (`GET .../scoring`).
+/// The server sends it gzip-compressed with its content hash as the `ETag`, so the
+/// browser's cache asks again cheaply (a 304) and the page gets it from the cache.
+pub(crate) async fn scoring_kit(
+    name: &str,
+    version: &str,
+) -> Result<wheelwright_core::api::ScoringKit, ApiError> {
+    get_json(&format!(
+        "/api/v1/datasets/{}/{}/scoring",
+        js_sys::encode_uri_component(name),
+        js_sys::encode_uri_component(version)
+    ))
+    .await
+}
+
+/// Where the server keeps a submitted run.
+pub(crate) struct Submitted {
+    pub(crate) id: i64,
+    /// Stored now; `false`: the same bundle was stored before, as run `id`.
+    pub(crate) new: bool,
+}
+
+/// Submits a run bundle as a browser form (`POST /api/v1/runs`, the bundle in the field
+/// `bundle`); the server reads and scores it itself.
+pub(crate) async fn submit(form: web_sys::FormData) -> Result<Submitted, ApiError> {
+    let response = Request::post("/api/v1/runs")
+        .body(form)
+        .map_err(|e| ApiError(format!("could not send the bundle: {e}")))?
+        .send()
+        .await
+        .map_err(|e| ApiError(format!("the server did not answer: {e}")))?;
+    if response.status() == 409 {
+        // "... already stored as run {id}; GET /api/v1/runs/{id} shows it"
+        let message = response
+            .json::<ErrorBody>()
+            .await
+            .map(|b| b.error)
+            .unwrap_or_default();
+        return duplicate_of(&message)
+            .map(|id| Submitted { id, new: false })
+            .ok_or(ApiError(message));
+    }
+    read_json::<RunDetail>(response).await.map(|run| Submitted {
+        id: run.summary.id,
+        new: true,
+    })
+}
+
+/// The run a 409's message names (`... GET /api/v1/runs/{id} shows it`).
+fn duplicate_of(message: &str) -> Option<i64> {
+    let (_, after) = message.rsplit_once("/api/v1/runs/")?;
+    after
+        .split(|c: char| !c.is_ascii_digit())
+        .next()?
+        .parse()
+        .ok()
+}
+
+/// Every turn row of run `run`, page after page.
+pub(crate) async fn all_turns(run: i64) -> Result<Vec<TurnRow>, ApiError> {
+    let mut rows = Vec::new();
+    loop {
+        let page = turns(run, rows.len()).await?;
+        let done = page.items.is_empty()
+            || usize::try_from(page.total).is_ok_and(|t| rows.len() + page.items.len() >= t);
+        rows.extend(page.items);
+        if done {
+            return Ok(rows);
+        }
+    }
+}
+
 /// A hidden-test job's progress (`GET /api/v1/jobs/{id}` and each `progress` event).
 pub(crate) use wheelwright_core::hidden_tests::JobProgress as Progress;
 

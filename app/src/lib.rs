@@ -8,6 +8,7 @@
 
 mod api;
 mod components;
+mod local;
 mod pages;
 
 use leptos::prelude::*;
@@ -19,6 +20,8 @@ pub use pages::analyze::AnalyzePage;
 /// The whole app: header, routes, footer.
 #[component]
 pub fn App() -> impl IntoView {
+    // The run scored in the browser, kept while the page lives (never stored).
+    provide_context(pages::submit::LocalSlot(RwSignal::new_local(None)));
     view! {
         <Router>
             <components::header::Header />
@@ -31,6 +34,15 @@ pub fn App() -> impl IntoView {
                         view=pages::leaderboard::LeaderboardPage
                     />
                     <Route path=path!("/runs") view=pages::runs::RunsPage />
+                    <Route path=path!("/submit") view=pages::submit::SubmitPage />
+                    <Route
+                        path=path!("/submit/:chain/:turn")
+                        view=pages::turn_case::LocalCasePage
+                    />
+                    <Route
+                        path=path!("/datasets/:name/:version/source")
+                        view=pages::source::SourcePage
+                    />
                     <Route path=path!("/runs/:id") view=pages::run::RunPage />
                     <Route
                         path=path!("/runs/:id/:chain/:turn")

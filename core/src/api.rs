@@ -14,6 +14,7 @@ use crate::hidden_tests::JobProgress;
 use crate::leaderboard::LeaderboardRow;
 use crate::metric::Score;
 use crate::python::references::UseSite;
+use crate::reporeuse::dataset::RepoReuseDataset;
 use crate::reporeuse::metrics::recall::Definition;
 use crate::trajectory::{ActionRecord, Rejected, UnparsedReport};
 
@@ -101,6 +102,32 @@ pub struct TurnRow {
     pub columns: BTreeMap<String, serde_json::Value>,
 }
 
+impl TurnRow {
+    /// A run's turn-table row from the scorer's row of the turn as JSON (what a report's
+    /// `turns` hold and the server stores): without the bulky evidence (targets, actions),
+    /// the re-implemented targets by name. The server and the browser both make their rows
+    /// this way, so a run scored in the page shows as the stored run does.
+    pub fn from_scored(mut score: serde_json::Value) -> Result<Self, serde_json::Error> {
+        if let Some(map) = score.as_object_mut() {
+            map.remove("targets");
+            map.remove("actions");
+            map.remove("rejected");
+            let reimplemented: Vec<serde_json::Value> = map
+                .remove("reimplemented")
+                .and_then(|v| v.as_array().cloned())
+                .unwrap_or_default()
+                .into_iter()
+                .filter_map(|r| r.get("target").cloned())
+                .collect();
+            map.insert(
+                "reimplemented".to_owned(),
+                serde_json::Value::Array(reimplemented),
+            );
+        }
+        serde_json::from_value(score)
+    }
+}
+
 /// A file of a case; `text` is `None` when the agent left no file there, and only the
 /// file's beginning when `truncated` (the whole file is at `.../turns/{turn}/files?path=`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -185,6 +212,108 @@ pub struct TurnDetail {
     /// The turn's row: every column's score, submission status, syntax errors.
     pub scores: BTreeMap<String, serde_json::Value>,
     pub trajectory: TurnTrajectory,
+}
+
+/// What a turn's case shows beside its scored row: where the turn is, what the dataset
+/// asked, and the files as the case shows them (the server inlines stored files up to its
+/// limits; the browser has the bundle itself).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CaseFiles {
+    pub run: i64,
+    pub chain: String,
+    pub turn: i64,
+    pub title: String,
+    pub requirement: String,
+    pub submission: SourceFile,
+    pub other_files: Vec<SourceFile>,
+    pub other_file_count: i64,
+    pub reference: SourceFile,
+    /// The trajectory's size as submitted; `None` without one.
+    pub trajectory_bytes: Option<u64>,
+}
+
+impl TurnDetail {
+    /// A turn's case from the scorer's row of the turn as JSON and its [`CaseFiles`]: the
+    /// targets with their evidence, the trajectory's counts and actions, and the scores.
+    pub fn from_scored(
+        mut score: serde_json::Value,
+        files: CaseFiles,
+    ) -> Result<Self, serde_json::Error> {
+        use serde_json::Value;
+        let mut take = |key: &str| {
+            score
+                .as_object_mut()
+                .and_then(|m| m.remove(key))
+                .unwrap_or(Value::Null)
+        };
+        let targets = take("targets");
+        let unknown_targets = take("unknown_targets");
+        let counts = take("trajectory");
+        let actions = take("actions");
+        let rejected = take("rejected");
+        take("reimplemented");
+        // Rows without a trajectory leave the lists out.
+        let listed = |value: Value| {
+            if value.is_null() {
+                Value::Array(Vec::new())
+            } else {
+                value
+            }
+        };
+        let trajectory = TurnTrajectory {
+            present: files.trajectory_bytes.is_some(),
+            bytes: files.trajectory_bytes.unwrap_or(0),
+            counts: serde_json::from_value(counts)?,
+            files: serde_json::from_value(score["files"].clone())?,
+            lines: serde_json::from_value(score["lines"].clone())?,
+            recall_repo: serde_json::from_value(score["recall_repo"].clone())?,
+            recall_self: serde_json::from_value(score["recall_self"].clone())?,
+            actions: serde_json::from_value(listed(actions))?,
+            rejected: serde_json::from_value(listed(rejected))?,
+        };
+        Ok(Self {
+            run: files.run,
+            chain: files.chain,
+            turn: files.turn,
+            title: files.title,
+            requirement: files.requirement,
+            submission: files.submission,
+            other_files: files.other_files,
+            other_file_count: files.other_file_count,
+            reference: files.reference,
+            targets: serde_json::from_value(targets)?,
+            unknown_targets: serde_json::from_value(unknown_targets)?,
+            scores: serde_json::from_value(score)?,
+            trajectory,
+        })
+    }
+}
+
+/// What each action of a turn's trajectory printed
+/// (`GET /api/v1/runs/{id}/chains/{chain}/turns/{turn}/observations`), each cut at
+/// [`crate::trajectory::MAX_SHOWN_OUTPUT`] bytes.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TurnObservations {
+    pub observations: Vec<crate::trajectory::Observation>,
+    /// Why there are none: the turn has no trajectory, or it could not be read.
+    pub error: Option<String>,
+}
+
+impl TurnObservations {
+    /// The observations of a trajectory as submitted.
+    pub fn of(trajectory_text: &str) -> Self {
+        use crate::trajectory::{MAX_SHOWN_OUTPUT, observations, parse_trajectory};
+        match parse_trajectory(trajectory_text) {
+            Ok(trajectory) => Self {
+                observations: observations(&trajectory, MAX_SHOWN_OUTPUT),
+                error: None,
+            },
+            Err(e) => Self {
+                observations: Vec::new(),
+                error: Some(e.to_string()),
+            },
+        }
+    }
 }
 
 /// One turn's hidden-test result.
@@ -350,6 +479,19 @@ pub struct SourceFiles {
 pub struct FileEntry {
     pub path: String,
     pub bytes: i64,
+}
+
+/// What the browser scores a run with, as the server does
+/// (`GET /api/v1/datasets/{name}/{version}/scoring`): the dataset without its hidden tests
+/// ([`RepoReuseDataset::without_hidden_tests`]) and its repository's files (W0).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ScoringKit {
+    /// The content hash of the whole dataset, hidden tests included: the one stored runs
+    /// record, so a page can tell its copy is the server's.
+    pub content_sha256: String,
+    pub dataset: RepoReuseDataset,
+    /// W0: the repository's files by path (`networkx/__init__.py`, ...).
+    pub repository: BTreeMap<String, String>,
 }
 
 /// The body of `POST /api/v1/analyze`: one Python source file to outline.

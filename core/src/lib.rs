@@ -5,6 +5,7 @@
 //! how the two are guaranteed to agree. Only [`syntax`] touches tree-sitter.
 
 pub mod api;
+pub mod archive;
 pub mod benchmark;
 pub mod budget;
 pub mod bundle;
@@ -13,6 +14,7 @@ pub mod leaderboard;
 pub mod metric;
 pub mod outline;
 mod parallel;
+pub mod present;
 pub mod published;
 pub mod python;
 pub mod recube;

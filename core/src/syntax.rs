@@ -291,6 +291,89 @@ pub fn parse_floor(source: &str) -> usize {
     }
 }
 
+/// A run of source that tree-sitter-python's own highlights query names: byte offsets
+/// (half-open) and the query's capture name (`keyword`, `string`, `function.builtin`, ...).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Highlight {
+    pub start: u32,
+    pub end: u32,
+    pub class: &'static str,
+}
+
+/// The highlights query, compiled once.
+fn highlights_query() -> Option<&'static tree_sitter::Query> {
+    static QUERY: OnceLock<Option<tree_sitter::Query>> = OnceLock::new();
+    QUERY
+        .get_or_init(|| {
+            tree_sitter::Query::new(&language(), tree_sitter_python::HIGHLIGHTS_QUERY).ok()
+        })
+        .as_ref()
+}
+
+/// Most query matches tree-sitter keeps in progress at once while highlighting a file: it
+/// bounds the cursor's memory (the grammar's own query needs far fewer).
+const HIGHLIGHT_MATCHES: u32 = 64;
+
+/// How `source` is highlighted, as tree-sitter-python's own query
+/// (`queries/highlights.scm`) says: runs in source order, never overlapping. Where two
+/// captures cover the same node the later pattern wins (the query lists `(identifier)
+/// @variable` before its special cases), and a node inside another (an escape in a string)
+/// takes its own class over its parent's. Example: `x = len(y)` has `len` as
+/// `function.builtin`. Never fails: a file over the parse budget, or one the query cannot
+/// run on, has no highlights.
+pub fn highlights(source: &str) -> Vec<Highlight> {
+    use tree_sitter::StreamingIterator;
+    let (Some(query), Parsed::Tree(tree)) = (
+        highlights_query(),
+        parse_tree(source, &Cancel::never(), ParseBudget::BUDGET),
+    ) else {
+        return Vec::new();
+    };
+    let names = query.capture_names();
+    // (start, end, pattern, capture): the last pattern of a node wins.
+    let mut found: Vec<(usize, usize, usize, usize)> = Vec::new();
+    let mut cursor = tree_sitter::QueryCursor::new();
+    cursor.set_match_limit(HIGHLIGHT_MATCHES);
+    let mut captures = cursor.captures(query, tree.root_node(), source.as_bytes());
+    while let Some((found_match, index)) = captures.next() {
+        let Some(capture) = found_match.captures().get(*index) else {
+            continue;
+        };
+        let node = capture.node;
+        found.push((
+            node.start_byte(),
+            node.end_byte(),
+            found_match.pattern_index,
+            capture.index as usize,
+        ));
+    }
+    // Outer runs first, so inner ones paint over them; for one node, patterns in order.
+    found.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)).then(a.2.cmp(&b.2)));
+    // One byte per source byte: the capture's index plus one (0: not highlighted). The
+    // grammar's query has a few dozen capture names, far below 255.
+    let mut painted = vec![0u8; source.len()];
+    for (start, end, _, index) in found {
+        if let (Some(bytes), Ok(paint)) = (painted.get_mut(start..end), u8::try_from(index + 1)) {
+            bytes.fill(paint);
+        }
+    }
+    let mut runs: Vec<Highlight> = Vec::new();
+    for (at, paint) in painted.into_iter().enumerate() {
+        let Some(class) = usize::from(paint).checked_sub(1).and_then(|i| names.get(i)) else {
+            continue;
+        };
+        match runs.last_mut() {
+            Some(last) if last.end as usize == at && last.class == *class => last.end += 1,
+            _ => runs.push(Highlight {
+                start: to_u32(at),
+                end: to_u32(at + 1),
+                class,
+            }),
+        }
+    }
+    runs
+}
+
 /// The budget of one parse (a type of its own so tests can use small ones).
 #[derive(Clone, Copy, Debug)]
 struct ParseBudget {
@@ -817,6 +900,55 @@ mod tests {
             convert(&source, &tree, &cancel, ParseBudget::BUDGET).unwrap_err(),
             Cancelled
         );
+    }
+
+    /// The classes of `source`'s highlighted runs, as (text, class).
+    fn classes(source: &str) -> Vec<(&str, &'static str)> {
+        highlights(source)
+            .into_iter()
+            .map(|h| (&source[h.start as usize..h.end as usize], h.class))
+            .collect()
+    }
+
+    #[test]
+    fn highlights_follow_the_grammars_own_query() {
+        assert_eq!(
+            classes("def f(x):\n    return len(x)  # n\n"),
+            [
+                ("def", "keyword"),
+                ("f", "function"),
+                ("x", "variable"),
+                ("return", "keyword"),
+                ("len", "function.builtin"),
+                ("x", "variable"),
+                ("# n", "comment"),
+            ]
+        );
+        // An escape inside a string keeps its own class; the string's quotes stay strings.
+        assert_eq!(
+            classes("s = 'a\\nb'\n"),
+            [
+                ("s", "variable"),
+                ("=", "operator"),
+                ("'a", "string"),
+                ("\\n", "escape"),
+                ("b'", "string"),
+            ]
+        );
+        // The later pattern wins: a capitalised name is a constructor, an upper-case one a
+        // constant, and a call of either a function.
+        assert_eq!(
+            classes("G = Graph\nGraph()\n"),
+            [
+                ("G", "constant"),
+                ("=", "operator"),
+                ("Graph", "constructor"),
+                ("Graph", "function"),
+            ]
+        );
+        // Broken code is highlighted around the error; nothing is no highlight.
+        assert!(classes("def (:\n").iter().any(|(_, c)| *c == "keyword"));
+        assert!(highlights("").is_empty());
     }
 
     #[test]

@@ -13,8 +13,8 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 use wheelwright_core::api::{
     BenchmarkSummary, DatasetDetail, DatasetSummary, ErrorBody, FileEntry, Health, Leaderboard,
-    Page, Published, RunDetail, RunSummary, RunTests, SourceFiles, SourceLines, TurnDetail,
-    TurnRow,
+    Page, Published, RunDetail, RunSummary, RunTests, ScoringKit, SourceFiles, SourceLines,
+    TurnDetail, TurnObservations, TurnRow,
 };
 use wheelwright_core::outline::Outline;
 
@@ -43,9 +43,11 @@ fn wire_type(name: &str) -> Option<Check> {
         "health" => round_trips::<Health>,
         n if n.ends_with("-source-range") => round_trips::<SourceLines>,
         n if n.starts_with("dataset-") && n.ends_with("-source") => round_trips::<SourceFiles>,
+        n if n.starts_with("dataset-") && n.ends_with("-scoring") => round_trips::<ScoringKit>,
         n if n.starts_with("dataset-") => round_trips::<DatasetDetail>,
         n if n.starts_with("files-") => round_trips::<Page<FileEntry>>,
         n if n.starts_with("leaderboard-") => round_trips::<Leaderboard>,
+        n if n.starts_with("observations-") => round_trips::<TurnObservations>,
         n if n.starts_with("published-") => round_trips::<Published>,
         n if n.starts_with("run-") && n.contains("-turns") => round_trips::<Page<TurnRow>>,
         n if n.starts_with("run-") => round_trips::<RunDetail>,

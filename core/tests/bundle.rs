@@ -85,6 +85,38 @@ fn every_spelling_is_the_same_bundle_with_the_same_hash() {
         dir.content_hash()
     );
 
+    // Written back in its directory spelling, it reads as itself, trajectories and all.
+    assert_eq!(RepoReuseBundle::from_files(dir.to_files()).unwrap(), dir);
+    let written: Vec<String> = dir.to_files().into_iter().map(|(path, _)| path).collect();
+    let read: Vec<String> = read_dir(&fixtures().join("valid"))
+        .into_iter()
+        .map(|(path, _)| path)
+        .filter(|path| !path.ends_with("README.md"))
+        .collect();
+    assert_eq!(written, read, "the fixture folder's own layout");
+    // And from its bytes, whatever the packing: a zip of the folder, JSON Lines, gzipped.
+    let limits = wheelwright_core::bundle::LIMITS;
+    let gzipped = {
+        use std::io::Write;
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        gz.write_all(dir.to_jsonl().as_bytes()).unwrap();
+        gz.finish().unwrap()
+    };
+    for (name, bytes) in [
+        ("run.jsonl", dir.to_jsonl().into_bytes()),
+        ("run.jsonl.gz", gzipped),
+    ] {
+        let read = RepoReuseBundle::from_bytes(&bytes, name, limits).unwrap();
+        assert_eq!(read.content_hash(), dir.content_hash(), "{name}");
+    }
+    let refused = RepoReuseBundle::from_bytes(b"\xff\xfe", "run.bin", limits).unwrap_err();
+    assert!(
+        refused
+            .to_string()
+            .contains("run.bin: is neither a zip archive nor UTF-8 JSON Lines"),
+        "{refused}"
+    );
+
     // Any change to what the agent left changes the hash.
     let mut changed = dir.clone();
     changed

@@ -11,8 +11,8 @@ use wheelwright_core::metric::{Score, Undefined};
 use wheelwright_core::python::index::{IndexOptions, RepoIndex};
 use wheelwright_core::reporeuse::metrics::turn::{SubmissionStatus, TurnInput, score_turn};
 use wheelwright_core::reporeuse::scoring::{
-    ChainRun, ChainSpec, Dataset, InconsistentDataset, Phase, Progress, Repository, Run, RunReport,
-    TurnRun, TurnSpec, score_chains, score_run,
+    ChainRun, ChainSpec, Dataset, InconsistentDataset, Phase, PreparedDataset, Progress,
+    Repository, Run, RunReport, TurnRun, TurnSpec, score_chains, score_run,
 };
 use wheelwright_core::workspace::Workspace;
 
@@ -94,7 +94,8 @@ fn run(chains: Vec<(&str, Vec<TurnRun>)>) -> Run {
 
 /// The report of `run`, which must also be the report of the run streamed chain by chain
 /// (in reverse order, so no chain comes where the dataset has it), as the command line
-/// scores a bundle.
+/// scores a bundle, and of the run given to a prepared dataset a chain at a time with the
+/// last chain left out (then scored as missing), as the browser scores one.
 fn score(dataset: &Dataset, run: &Run) -> RunReport {
     let whole = score_run(dataset, run, &mut |_| {}).expect("a valid dataset");
     assert_eq!(
@@ -102,6 +103,34 @@ fn score(dataset: &Dataset, run: &Run) -> RunReport {
         whole,
         "streamed and whole reports differ"
     );
+    let prepared = PreparedDataset::new(dataset, &Cancel::never()).expect("a valid dataset");
+    let mut by_chain = prepared.chain_by_chain();
+    for (id, chain) in run.chains.iter().rev() {
+        by_chain
+            .add(id, chain, &Cancel::never())
+            .expect("each chain once");
+    }
+    assert_eq!(
+        by_chain.finish(&Cancel::never()).expect("never cancelled"),
+        whole,
+        "chain by chain and whole reports differ"
+    );
+    // A chain the run lacks is scored as missing in both.
+    if let Some(last) = run.chains.keys().next_back() {
+        let mut fewer = run.clone();
+        fewer.chains.remove(last);
+        let mut by_chain = prepared.chain_by_chain();
+        for (id, chain) in &fewer.chains {
+            by_chain
+                .add(id, chain, &Cancel::never())
+                .expect("each chain once");
+        }
+        assert_eq!(
+            by_chain.finish(&Cancel::never()).expect("never cancelled"),
+            score_run(dataset, &fewer, &mut |_| {}).expect("a valid dataset"),
+            "chain by chain and whole reports of a run lacking a chain differ"
+        );
+    }
     whole
 }
 
@@ -628,4 +657,16 @@ fn chains_scored_in_parallel_give_the_sequential_report_byte_for_byte() {
             ("chain-09", None),
         ]
     );
+}
+
+#[test]
+fn a_chain_given_twice_chain_by_chain_is_refused() {
+    let d = dataset(vec![chain("a", vec![turn("pkg/m.py", &[], &[])])]);
+    let prepared = PreparedDataset::new(&d, &Cancel::never()).unwrap();
+    let mut by_chain = prepared.chain_by_chain();
+    let run = ChainRun::default();
+    by_chain.add("a", &run, &Cancel::never()).unwrap();
+    assert_eq!(by_chain.turns(), (1, 1));
+    let err = by_chain.add("a", &run, &Cancel::never()).unwrap_err();
+    assert!(err.to_string().contains("chain a: is given twice"), "{err}");
 }

@@ -240,6 +240,18 @@ pub(crate) async fn prefix(
     Ok((shown.to_owned(), truncated))
 }
 
+/// The whole of `text`, decompressed part by part.
+pub(crate) async fn whole(store: &Store, text: &StoredText) -> anyhow::Result<String> {
+    let mut bytes = Vec::with_capacity(usize::try_from(text.size).unwrap_or(0));
+    let mut next = 0;
+    while let Some(part) = part(store, text.id, next).await? {
+        bytes.extend_from_slice(&part);
+        next += 1;
+    }
+    String::from_utf8(bytes)
+        .map_err(|_| anyhow::anyhow!("stored text {} ({:?}) is not UTF-8", text.id, text.path))
+}
+
 /// What one stored turn left.
 #[derive(Clone, Debug, Default)]
 pub struct TurnTexts {

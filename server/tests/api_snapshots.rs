@@ -299,6 +299,12 @@ async fn every_reading_route_answers_as_its_snapshot_says() {
             "dataset-score-fixture-source",
             "/api/v1/datasets/score-fixture/1/source",
         ),
+        // What the browser scores with: no hidden test in it (plain JSON: this client
+        // does not ask for gzip).
+        get_case(
+            "dataset-score-fixture-scoring",
+            "/api/v1/datasets/score-fixture/1/scoring",
+        ),
         get_case(
             "dataset-networkx-source-range",
             "/api/v1/datasets/reporeuse-networkx/1/source?path=networkx/utils/misc.py&start=1&end=30",
@@ -372,6 +378,14 @@ async fn every_reading_route_answers_as_its_snapshot_says() {
         get_case(
             "files-fixture-slugs-1-one",
             format!("/api/v1/runs/{run}/chains/slugs/turns/1/files?path=textkit/slug.py"),
+        ),
+        get_case(
+            "observations-fixture-slugs-1",
+            format!("/api/v1/runs/{run}/chains/slugs/turns/1/observations"),
+        ),
+        get_case(
+            "observations-fixture-tokens-1",
+            format!("/api/v1/runs/{run}/chains/tokens/turns/1/observations"),
         ),
         get_case(
             "files-fixture-unknown-path",

@@ -1,5 +1,5 @@
-//! `GET /api/v1/datasets` and `GET /api/v1/datasets/{name}/{version}`: the shipped dataset,
-//! imported at start, as its files say.
+//! `GET /api/v1/datasets`, `GET /api/v1/datasets/{name}/{version}` and its `scoring` kit: the
+//! shipped dataset, imported at start, as its files say.
 
 mod common;
 
@@ -75,6 +75,64 @@ async fn a_dataset_lists_every_turn_with_its_requirement_and_targets() {
         })
         .collect();
     assert_eq!(served, expected);
+}
+
+/// `GET` of `uri` with these request headers.
+async fn get_with(app: &common::TestApp, uri: &str, headers: &[(&str, &str)]) -> common::Reply {
+    let mut request = axum::http::Request::get(uri);
+    for (name, value) in headers {
+        request = request.header(*name, *value);
+    }
+    common::send(app, request.body(axum::body::Body::empty()).unwrap()).await
+}
+
+#[tokio::test]
+async fn the_scoring_kit_is_the_dataset_without_its_hidden_tests_gzipped_and_revalidated() {
+    let app = app().await;
+    let files = load_dir(&real_dataset()).unwrap();
+    let uri = format!(
+        "/api/v1/datasets/{}/{}/scoring",
+        files.manifest.name, files.manifest.version
+    );
+    let gzipped = get_with(&app, &uri, &[("accept-encoding", "br, gzip;q=0.8")]).await;
+    assert_eq!(gzipped.status, StatusCode::OK, "{}", gzipped.text());
+    assert_eq!(gzipped.headers["content-encoding"], "gzip");
+    let etag = format!("\"{}\"", files.content_hash());
+    assert_eq!(gzipped.headers["etag"], etag.as_str());
+    let mut text = Vec::new();
+    std::io::Read::read_to_end(
+        &mut flate2::read::GzDecoder::new(&gzipped.body[..]),
+        &mut text,
+    )
+    .unwrap();
+    let kit: wheelwright_core::api::ScoringKit = serde_json::from_slice(&text).unwrap();
+    assert_eq!(kit.content_sha256, files.content_hash());
+    assert_eq!(kit.dataset, files.without_hidden_tests());
+    // Nothing that judges a run reaches the browser: no test, case or expected value.
+    for turn in kit.dataset.chains.iter().flat_map(|c| &c.turns) {
+        assert!(
+            turn.tests.is_empty() && turn.cases_json.is_empty() && turn.expected_json.is_empty()
+        );
+        assert!(!turn.requirement.is_empty() && !turn.reference.is_empty());
+    }
+    assert!(kit.dataset.tools.is_empty());
+    let hidden = files.chains[0].turns[0].expected_json.clone();
+    assert!(!String::from_utf8_lossy(&text).contains(hidden.trim()));
+    assert!(kit.repository.contains_key("networkx/__init__.py"));
+
+    // Without gzip the same JSON, plain.
+    let plain = get_with(&app, &uri, &[]).await;
+    assert_eq!(plain.status, StatusCode::OK);
+    assert!(plain.headers.get("content-encoding").is_none());
+    assert_eq!(plain.body, text);
+    // A browser that has it gets a 304 without a body.
+    let again = get_with(&app, &uri, &[("if-none-match", etag.as_str())]).await;
+    assert_eq!(again.status, StatusCode::NOT_MODIFIED);
+    assert!(again.body.is_empty());
+    let stale = get_with(&app, &uri, &[("if-none-match", "\"old\"")]).await;
+    assert_eq!(stale.status, StatusCode::OK);
+    let unknown = get(&app, "/api/v1/datasets/nope/1/scoring").await;
+    assert_api_error(&unknown, StatusCode::NOT_FOUND, "no dataset \"nope\"");
 }
 
 #[tokio::test]

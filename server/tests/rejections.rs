@@ -29,17 +29,10 @@ fn post(uri: &str, content_type: &str, body: impl Into<Body>) -> Request<Body> {
         .unwrap()
 }
 
-/// What a browser's `<form enctype="multipart/form-data">` sends for a file field.
-fn multipart_upload() -> Request<Body> {
-    let boundary = "----WebKitFormBoundary7MA4YWxkTrZu0gW";
-    let body = format!(
-        "--{boundary}\r\nContent-Disposition: form-data; name=\"bundle\"; filename=\"run.jsonl\"\r\nContent-Type: application/octet-stream\r\n\r\n{{\"metadata\": {{}}}}\r\n--{boundary}--\r\n"
-    );
-    post(
-        "/api/v1/runs",
-        &format!("multipart/form-data; boundary={boundary}"),
-        body,
-    )
+/// An upload as a browser's multipart form.
+fn multipart_upload(fields: &[(&str, &[u8])]) -> Request<Body> {
+    let (content_type, body) = common::multipart_form(fields);
+    post("/api/v1/runs", &content_type, body)
 }
 
 fn cases() -> Vec<Refused> {
@@ -65,15 +58,50 @@ fn cases() -> Vec<Refused> {
             words: &["larger than 96 MiB"],
         },
         Refused {
-            name: "an upload as a multipart form",
-            request: multipart_upload(),
-            status: StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            words: &[
-                "multipart form",
-                "request body",
-                "application/zip",
-                "application/x-ndjson",
-            ],
+            name: "a multipart form whose field is not named bundle",
+            request: multipart_upload(&[("file", b"{}")]),
+            status: StatusCode::BAD_REQUEST,
+            words: &["field \"file\"", "named \"bundle\""],
+        },
+        Refused {
+            name: "a multipart form with two bundles",
+            request: multipart_upload(&[("bundle", b"{}"), ("bundle", b"{}")]),
+            status: StatusCode::BAD_REQUEST,
+            words: &["\"bundle\" twice", "one run bundle per upload"],
+        },
+        Refused {
+            name: "a multipart form without fields",
+            request: multipart_upload(&[]),
+            status: StatusCode::BAD_REQUEST,
+            words: &["no field \"bundle\""],
+        },
+        Refused {
+            name: "a multipart form with an empty bundle",
+            request: multipart_upload(&[("bundle", b"")]),
+            status: StatusCode::BAD_REQUEST,
+            words: &["body is empty"],
+        },
+        Refused {
+            name: "a multipart form whose bundle is not one",
+            request: multipart_upload(&[("bundle", b"{\"metadata\": {}}")]),
+            status: StatusCode::UNPROCESSABLE_ENTITY,
+            words: &["metadata"],
+        },
+        Refused {
+            name: "a multipart form over the limit",
+            request: multipart_upload(&[("bundle", &vec![b'x'; UPLOAD_LIMIT + 1])]),
+            status: StatusCode::PAYLOAD_TOO_LARGE,
+            words: &["larger than", "upload limit"],
+        },
+        Refused {
+            name: "a multipart form whose boundary never ends",
+            request: post(
+                "/api/v1/runs",
+                "multipart/form-data; boundary=xyz",
+                "--xyz\r\nContent-Disposition: form-data; name=\"bundle\"\r\n\r\nabc",
+            ),
+            status: StatusCode::BAD_REQUEST,
+            words: &["multipart form could not be read"],
         },
         Refused {
             name: "an empty upload",

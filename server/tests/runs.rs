@@ -1,11 +1,14 @@
-//! `/api/v1/runs`: upload (JSON Lines and zip), baselines, run, turn table and turn case, and every kind of bad upload.
+//! `/api/v1/runs`: upload (JSON Lines, zip and a browser form), baselines, run, turn table and turn case, and every kind of bad upload.
 
 mod common;
 
 use axum::http::StatusCode;
-use common::{TestApp, app, assert_api_error, get, post_bytes, real_dataset, run_count, zip_of};
+use common::{
+    TestApp, app, assert_api_error, get, multipart_form, post_bytes, real_dataset, run_count, send,
+    zip_of,
+};
 use serde_json::{Value, json};
-use wheelwright_core::reporeuse::bundle::{RepoReuseBundle, TurnId};
+use wheelwright_core::reporeuse::bundle::RepoReuseBundle;
 
 fn dataset() -> wheelwright_core::reporeuse::dataset::RepoReuseDataset {
     wheelwright_server::dataset::load_dir(&real_dataset()).unwrap()
@@ -168,18 +171,12 @@ async fn a_json_lines_upload_is_scored_stored_and_served_down_to_each_turn() {
 async fn a_zip_upload_of_a_bundle_folder_is_the_same_run_as_its_json_lines() {
     let app = app().await;
     let bundle = agent_bundle("model-zip");
-    let mut entries: Vec<(String, Vec<u8>)> = vec![(
-        "my-run/metadata.json".to_owned(),
-        serde_json::to_vec(&bundle.metadata).unwrap(),
-    )];
-    for (TurnId { chain, turn }, files) in &bundle.predictions {
-        for (path, text) in &files.files {
-            entries.push((
-                format!("my-run/chains/{chain}/turn-{turn}/files/{path}"),
-                text.clone().into_bytes(),
-            ));
-        }
-    }
+    // Every entry under one folder, as zipping the bundle's folder gives.
+    let entries: Vec<(String, Vec<u8>)> = bundle
+        .to_files()
+        .into_iter()
+        .map(|(path, bytes)| (format!("my-run/{path}"), bytes))
+        .collect();
     let refs: Vec<(&str, &[u8])> = entries
         .iter()
         .map(|(p, b)| (p.as_str(), b.as_slice()))
@@ -187,6 +184,24 @@ async fn a_zip_upload_of_a_bundle_folder_is_the_same_run_as_its_json_lines() {
     let reply = post_bytes(&app, "/api/v1/runs", zip_of(&refs)).await;
     assert_eq!(reply.status, StatusCode::CREATED, "{}", reply.text());
     // The JSON Lines spelling of the same bundle is recognised as the same run.
+    let again = post_bytes(&app, "/api/v1/runs", bundle.to_jsonl()).await;
+    assert_api_error(&again, StatusCode::CONFLICT, "already stored");
+}
+
+#[tokio::test]
+async fn a_browser_form_upload_is_the_same_run_as_the_bundle_sent_as_the_body() {
+    let app = app().await;
+    let bundle = agent_bundle("model-form");
+    let (content_type, form) = multipart_form(&[("bundle", bundle.to_jsonl().as_bytes())]);
+    let request = axum::http::Request::post("/api/v1/runs")
+        .header(axum::http::header::CONTENT_TYPE, content_type)
+        .body(axum::body::Body::from(form))
+        .unwrap();
+    let reply = send(&app, request).await;
+    assert_eq!(reply.status, StatusCode::CREATED, "{}", reply.text());
+    let stored = reply.json();
+    assert_eq!(stored["model"], "model-form");
+    assert_eq!(stored["turn_count"], 20);
     let again = post_bytes(&app, "/api/v1/runs", bundle.to_jsonl()).await;
     assert_api_error(&again, StatusCode::CONFLICT, "already stored");
 }
@@ -232,18 +247,7 @@ fn replace_all(bytes: &[u8], from: &[u8], to: &[u8]) -> Vec<u8> {
 
 /// `bundle` as a zip of its directory spelling, with `extra` entries (path, bytes).
 fn bundle_zip(bundle: &RepoReuseBundle, extra: &[(String, Vec<u8>)]) -> Vec<u8> {
-    let mut entries: Vec<(String, Vec<u8>)> = vec![(
-        "metadata.json".to_owned(),
-        serde_json::to_vec(&bundle.metadata).unwrap(),
-    )];
-    for (TurnId { chain, turn }, files) in &bundle.predictions {
-        for (path, text) in &files.files {
-            entries.push((
-                format!("chains/{chain}/turn-{turn}/files/{path}"),
-                text.clone().into_bytes(),
-            ));
-        }
-    }
+    let mut entries = bundle.to_files();
     entries.extend_from_slice(extra);
     let refs: Vec<(&str, &[u8])> = entries
         .iter()

@@ -97,22 +97,7 @@ fn start_upload(app: &TestApp, body: Vec<u8>) -> tokio::task::JoinHandle<common:
 }
 
 async fn reply(response: axum::response::Response) -> common::Reply {
-    let status = response.status();
-    let content_type = response
-        .headers()
-        .get(header::CONTENT_TYPE)
-        .map(|v| v.to_str().unwrap().to_owned())
-        .unwrap_or_default();
-    let body = http_body_util::BodyExt::collect(response.into_body())
-        .await
-        .unwrap()
-        .to_bytes()
-        .to_vec();
-    common::Reply {
-        status,
-        content_type,
-        body,
-    }
+    common::reply_of(response).await
 }
 
 /// Starts the slow upload and waits until it holds the slot: the first 503 an analysis

@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, bail};
 use fantoccini::{Client, ClientBuilder};
 use hyper_util::client::legacy::connect::HttpConnector;
+use serde_json::Value;
 use tempfile::TempDir;
 use tokio::sync::oneshot;
 use wheelwright_server::{AppState, ServeConfig};
@@ -32,6 +33,35 @@ pub fn output_dir(test: &str) -> PathBuf {
 pub async fn screenshot(client: &Client, test: &str, name: &str) -> anyhow::Result<()> {
     std::fs::write(output_dir(test).join(name), client.screenshot().await?)?;
     Ok(())
+}
+
+/// Runs `script` (a function body that returns a value) until it returns `expected`.
+pub async fn wait_for(
+    client: &Client,
+    script: &str,
+    expected: &Value,
+    timeout: Duration,
+) -> anyhow::Result<()> {
+    let deadline = Instant::now() + timeout;
+    loop {
+        let value = client.execute(script, vec![]).await?;
+        if &value == expected {
+            return Ok(());
+        }
+        if Instant::now() > deadline {
+            bail!("waited {timeout:?} for {script:?} to give {expected}, it gives {value}");
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+/// `GET` of an API path on `server`, as JSON (an error status fails).
+pub async fn api(server: &Server, path: &str) -> anyhow::Result<Value> {
+    Ok(reqwest::get(server.url(path))
+        .await?
+        .error_for_status()?
+        .json()
+        .await?)
 }
 
 /// The built app: `WHEELWRIGHT_APP_DIR` or `dist/` at the workspace root.
@@ -141,6 +171,12 @@ impl Chromedriver {
 
     /// A new headless Chromium session with its own empty profile.
     pub async fn browser(&self, profile: &Path) -> anyhow::Result<Client> {
+        self.browser_with(profile, Scheme::Light).await
+    }
+
+    /// A new headless Chromium session whose pages see `scheme` as the user's preferred
+    /// colour scheme (`prefers-color-scheme`).
+    pub async fn browser_with(&self, profile: &Path, scheme: Scheme) -> anyhow::Result<Client> {
         let mut caps = serde_json::Map::new();
         let mut args: Vec<String> = [
             "--headless",
@@ -156,6 +192,10 @@ impl Chromedriver {
         .map(str::to_owned)
         .to_vec();
         args.push(format!("--user-data-dir={}", profile.display()));
+        if scheme == Scheme::Dark {
+            // Blink's own setting: 0 is dark (`--force-dark-mode` alone leaves headless light).
+            args.push("--blink-settings=preferredColorScheme=0".to_owned());
+        }
         let mut chrome = serde_json::json!({ "args": args });
         if let Ok(binary) = std::env::var("CHROMIUM") {
             chrome["binary"] = serde_json::Value::String(binary);
@@ -167,6 +207,13 @@ impl Chromedriver {
             .await
             .context("cannot open a Chromium session through chromedriver")
     }
+}
+
+/// The colour scheme a browser session prefers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scheme {
+    Light,
+    Dark,
 }
 
 impl Drop for Chromedriver {

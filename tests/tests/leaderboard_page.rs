@@ -69,8 +69,11 @@ async fn the_leaderboard_sorts_filters_and_keeps_the_view_in_the_url() -> anyhow
     let client = driver.browser(profile.path()).await?;
     let result = async {
         client.goto(&server.url("/")).await?;
+        // The header exists once the app's wasm has loaded and mounted.
         client
-            .find(Locator::LinkText("Leaderboard"))
+            .wait()
+            .at_most(std::time::Duration::from_secs(30))
+            .for_element(Locator::LinkText("Leaderboard"))
             .await?
             .click()
             .await?;

@@ -15,6 +15,7 @@ pub(crate) fn Header() -> impl IntoView {
                 <A href="/" exact=true>"Benchmarks"</A>
                 <A href="/leaderboard/reporeuse">"Leaderboard"</A>
                 <A href="/runs">"Runs"</A>
+                <A href="/submit">"Submit"</A>
                 <A href="/analyze">"Analyze"</A>
                 <a href="/api/v1/health">"API status"</a>
             </nav>

@@ -42,7 +42,10 @@ pub(crate) fn HomePage() -> impl IntoView {
                 "The scorer runs in your browser: drop in Python and see what it finds, with "
                 "nothing uploaded until you ask."
             </p>
-            <a class="button primary" href="/analyze">"Analyze Python in the browser"</a>
+            <div class="hero-actions">
+                <a class="button primary" href="/submit">"Score and submit a run"</a>
+                <a class="button" href="/analyze">"Analyze Python in the browser"</a>
+            </div>
         </section>
         <section class="cards">
             {PITCHES

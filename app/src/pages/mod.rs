@@ -1,9 +1,12 @@
 //! One module per page of the site.
 
 pub(crate) mod analyze;
+pub(crate) mod case_study;
 pub(crate) mod home;
 pub(crate) mod leaderboard;
 pub(crate) mod not_found;
 pub(crate) mod run;
 pub(crate) mod runs;
+pub(crate) mod source;
+pub(crate) mod submit;
 pub(crate) mod turn_case;

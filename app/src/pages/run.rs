@@ -36,9 +36,31 @@ async fn load(id: Option<i64>) -> Result<Loaded, ApiError> {
     Ok(Loaded { run, turns, tests })
 }
 
+/// Where a run's pages are: a stored run's under `/runs/{id}`, a run scored in the browser
+/// (not submitted) under `/submit`. The same views show both, linked by this.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum RunLinks {
+    Stored(i64),
+    Local,
+}
+
+impl RunLinks {
+    /// The page of one turn's case.
+    pub(crate) fn case(self, chain: &str, turn: impl std::fmt::Display) -> String {
+        let chain = js_sys::encode_uri_component(chain);
+        match self {
+            Self::Stored(id) => format!("/runs/{id}/{chain}/{turn}"),
+            Self::Local => format!("/submit/{chain}/{turn}"),
+        }
+    }
+}
+
 /// The run's report of unparsed actions (spec 1: counted, never silently dropped): how
 /// many actions were not understood, by reason, with links to examples.
-fn unparsed_report(run_id: i64, report: Option<&UnparsedReport>) -> impl IntoView + use<> {
+pub(crate) fn unparsed_report(
+    links: RunLinks,
+    report: Option<&UnparsedReport>,
+) -> impl IntoView + use<> {
     let Some(report) = report else {
         return view! {
             <h2>"Actions not understood"</h2>
@@ -59,11 +81,7 @@ fn unparsed_report(run_id: i64, report: Option<&UnparsedReport>) -> impl IntoVie
                 .iter()
                 .map(|e| {
                     let (chain, turn) = e.turn.rsplit_once("/turn-").unwrap_or((&e.turn, ""));
-                    let href = format!(
-                        "/runs/{run_id}/{}/{turn}#action-{}",
-                        js_sys::encode_uri_component(chain),
-                        e.action
-                    );
+                    let href = format!("{}#action-{}", links.case(chain, turn), e.action);
                     view! {
                         <div><a href=href>{format!("{} #{}", e.turn, e.action)}</a> " " <code>{e.command.clone()}</code></div>
                     }
@@ -99,6 +117,187 @@ fn unparsed_report(run_id: i64, report: Option<&UnparsedReport>) -> impl IntoVie
         </div>
     }
     .into_any()
+}
+
+/// A run's head: its model, badge and label, what it was run with, its notes and
+/// diagnostics, and its overall row.
+pub(crate) fn run_summary(
+    detail: &RunDetail,
+    badge: AnyView,
+    label: String,
+) -> impl IntoView + use<> {
+    let summary = &detail.summary;
+    let overall = COLUMNS
+        .iter()
+        .map(|c| view! { <ScoreCell column=c score=summary.overall.get(*c).cloned() /> })
+        .collect_view();
+    let meta = [
+        ("benchmark", summary.benchmark.clone()),
+        (
+            "dataset",
+            format!("{} {}", summary.dataset_name, summary.dataset_version),
+        ),
+        ("harness", summary.harness.clone()),
+        ("memory", summary.memory.clone()),
+        ("run date", summary.run_date.clone()),
+        (
+            "size",
+            format!(
+                "{} chains, {} turns",
+                summary.chain_count, summary.turn_count
+            ),
+        ),
+        (
+            "scorer",
+            format!("{} · {}", summary.scorer_version, summary.grammar_version),
+        ),
+    ]
+    .into_iter()
+    .chain(summary.cost_usd.map(|c| ("cost", format!("${c:.2}"))))
+    .map(|(k, v)| view! { <dt>{k}</dt><dd>{v}</dd> })
+    .collect_view();
+    let notes = summary
+        .notes
+        .clone()
+        .map(|n| view! { <p class="muted notes">{n}</p> });
+    let diagnostics = (!detail.diagnostics.is_empty()).then(|| {
+        let items = detail
+            .diagnostics
+            .iter()
+            .map(|d| {
+                let text = d
+                    .get("message")
+                    .and_then(|m| m.as_str())
+                    .map_or_else(|| d.to_string(), str::to_owned);
+                view! { <li>{text}</li> }
+            })
+            .collect_view();
+        view! {
+            <details class="diagnostics">
+                <summary>{format!("{} diagnostics", detail.diagnostics.len())}</summary>
+                <ul>{items}</ul>
+            </details>
+        }
+    });
+    let model = summary.model.clone();
+    view! {
+        <header class="run-head">
+            <h1>{model}</h1>
+            <div class="run-badges">
+                {badge}
+                <span class="muted">{label}</span>
+            </div>
+        </header>
+        <dl class="meta">{meta}</dl>
+        {notes}
+        {diagnostics}
+        <h2>"Overall"</h2>
+        <div class="table-scroll">
+            <table class="data" id="overall">
+                <thead><tr>{score_headers()}</tr></thead>
+                <tbody><tr>{overall}</tr></tbody>
+            </table>
+        </div>
+    }
+}
+
+/// Per turn, by (chain, turn): the hidden tests' passed and total, and whether the sandbox
+/// found them tampered with.
+pub(crate) type TurnTests = BTreeMap<(String, i64), (i64, i64, bool)>;
+
+/// The turns table: `rows` grouped by chain (they come chain after chain, in order), each
+/// turn linking to its case, with its scores and hidden tests.
+pub(crate) fn turns_table(
+    links: RunLinks,
+    rows: Vec<TurnRow>,
+    turn_counts: &BTreeMap<String, i64>,
+    turn_tests: &TurnTests,
+) -> impl IntoView + use<> {
+    let mut groups: Vec<(String, Vec<TurnRow>)> = Vec::new();
+    for row in rows {
+        match groups.last_mut() {
+            Some((chain, rows)) if *chain == row.chain => rows.push(row),
+            _ => groups.push((row.chain.clone(), vec![row])),
+        }
+    }
+    let chains = groups
+        .into_iter()
+        .map(|(chain, chain_turns)| {
+            let rows = chain_turns
+                .iter()
+                .map(|t| {
+                    let href = links.case(&t.chain, t.turn);
+                    let scores = COLUMNS
+                        .iter()
+                        .map(|c| {
+                            view! { <ScoreCell column=c score=api::score_of(&t.columns, c) /> }
+                        })
+                        .collect_view();
+                    let tested = turn_tests.get(&(t.chain.clone(), t.turn)).map_or_else(
+                        || "—".to_owned(),
+                        |(passed, total, tampered)| {
+                            if *tampered {
+                                format!("{passed}/{total} (tampered)")
+                            } else {
+                                format!("{passed}/{total}")
+                            }
+                        },
+                    );
+                    // Only an unusual submission gets a badge: missing, or broken.
+                    let status = if t.submission != "present" {
+                        Some(view! { <span class="badge missing">{t.submission.clone()}</span> }.into_any())
+                    } else if t.syntax_errors {
+                        Some(view! { <span class="badge warn">"syntax errors"</span> }.into_any())
+                    } else {
+                        None
+                    };
+                    let reimplemented = t
+                        .reimplemented
+                        .iter()
+                        .map(|r| view! { <code>{r.clone()}</code> " " })
+                        .collect_view();
+                    view! {
+                        <tr class="turn-row" data-chain=t.chain.clone() data-turn=t.turn>
+                            <td class="num"><a class="case-link" href=href>{format!("turn {}", t.turn)}</a></td>
+                            <td class="path"><code>{t.path.clone()}</code> {status}</td>
+                            {scores}
+                            <td class="num tests">{tested}</td>
+                            <td class="reimplemented">{reimplemented}</td>
+                        </tr>
+                    }
+                })
+                .collect_view();
+            view! {
+                <tbody class="chain" data-chain=chain.clone()>
+                    <tr class="chain-head">
+                        <th colspan="13">
+                            {match turn_counts.get(&chain) {
+                                Some(n) => format!("chain {chain} · {n} turns"),
+                                None => format!("chain {chain}"),
+                            }}
+                        </th>
+                    </tr>
+                    {rows}
+                </tbody>
+            }
+        })
+        .collect_view();
+    view! {
+        <div class="table-scroll">
+            <table class="data turns" id="turns">
+                <thead>
+                    <tr>
+                        <th>"case"</th>
+                        <th>"file"</th>
+                        {score_headers()}
+                        <th class="num">"tests"</th>
+                        <th>"re-implemented"</th>
+                    </tr>
+                </thead>
+                {chains}
+            </table>
+        </div>
+    }
 }
 
 #[component]
@@ -219,7 +418,7 @@ pub(crate) fn RunPage() -> impl IntoView {
     // results; it follows "Show more" and the tests finishing without reloading the page.
     let turn_table = move |run_id: i64, turn_counts: &BTreeMap<String, i64>| {
         // Per turn: the hidden tests' passed/total, once there are results.
-        let turn_tests: BTreeMap<(String, i64), (i64, i64, bool)> = tests
+        let turn_tests: TurnTests = tests
             .get()
             .map(|t| {
                 t.turns
@@ -240,80 +439,7 @@ pub(crate) fn RunPage() -> impl IntoView {
             None => (Vec::new(), 0, None),
         };
         let shown = rows.len();
-        let mut groups: Vec<(String, Vec<TurnRow>)> = Vec::new();
-        for row in rows {
-            match groups.last_mut() {
-                Some((chain, rows)) if *chain == row.chain => rows.push(row),
-                _ => groups.push((row.chain.clone(), vec![row])),
-            }
-        }
-        let chains = groups
-            .into_iter()
-            .map(|(chain, chain_turns)| {
-                let rows = chain_turns
-                    .iter()
-                    .map(|t| {
-                        let href = format!(
-                            "/runs/{run_id}/{}/{}",
-                            js_sys::encode_uri_component(&t.chain),
-                            t.turn
-                        );
-                        let scores = COLUMNS
-                            .iter()
-                            .map(|c| {
-                                view! { <ScoreCell column=c score=api::score_of(&t.columns, c) /> }
-                            })
-                            .collect_view();
-                        let tested = turn_tests.get(&(t.chain.clone(), t.turn)).map_or_else(
-                            || "—".to_owned(),
-                            |(passed, total, tampered)| {
-                                if *tampered {
-                                    format!("{passed}/{total} (tampered)")
-                                } else {
-                                    format!("{passed}/{total}")
-                                }
-                            },
-                        );
-                        // Only an unusual submission gets a badge: missing, or broken.
-                        let status = if t.submission != "present" {
-                            Some(view! { <span class="badge missing">{t.submission.clone()}</span> }.into_any())
-                        } else if t.syntax_errors {
-                            Some(view! { <span class="badge warn">"syntax errors"</span> }.into_any())
-                        } else {
-                            None
-                        };
-                        let reimplemented = t
-                            .reimplemented
-                            .iter()
-                            .map(|r| view! { <code>{r.clone()}</code> " " })
-                            .collect_view();
-                        view! {
-                            <tr class="turn-row" data-chain=t.chain.clone() data-turn=t.turn>
-                                <td class="num"><a class="case-link" href=href>{format!("turn {}", t.turn)}</a></td>
-                                <td class="path"><code>{t.path.clone()}</code> {status}</td>
-                                {scores}
-                                <td class="num tests">{tested}</td>
-                                <td class="reimplemented">{reimplemented}</td>
-                            </tr>
-                        }
-                    })
-                    .collect_view();
-                view! {
-                    <tbody class="chain" data-chain=chain.clone()>
-                        <tr class="chain-head">
-                            <th colspan="13">
-                                {match turn_counts.get(&chain) {
-                                    Some(n) => format!("chain {chain} · {n} turns"),
-                                    None => format!("chain {chain}"),
-                                }}
-                            </th>
-                        </tr>
-                        {rows}
-                    </tbody>
-                }
-            })
-            .collect_view();
-
+        let table = turns_table(RunLinks::Stored(run_id), rows, turn_counts, &turn_tests);
         let rest = usize::try_from(turn_total)
             .unwrap_or(0)
             .saturating_sub(shown);
@@ -333,20 +459,7 @@ pub(crate) fn RunPage() -> impl IntoView {
             }
         });
         view! {
-            <div class="table-scroll">
-            <table class="data turns" id="turns">
-                <thead>
-                    <tr>
-                        <th>"case"</th>
-                        <th>"file"</th>
-                        {score_headers()}
-                        <th class="num">"tests"</th>
-                        <th>"re-implemented"</th>
-                    </tr>
-                </thead>
-                {chains}
-            </table>
-        </div>
+        {table}
         {turn_error.map(|e| view! { <p class="error">{e}</p> })}
         {more_turns_button}
         }
@@ -356,82 +469,14 @@ pub(crate) fn RunPage() -> impl IntoView {
         let detail = loaded.run;
         let summary = &detail.summary;
         let run_id = summary.id;
-        let overall = COLUMNS
-            .iter()
-            .map(|c| view! { <ScoreCell column=c score=summary.overall.get(*c).cloned() /> })
-            .collect_view();
-        let meta = [
-            ("benchmark", summary.benchmark.clone()),
-            (
-                "dataset",
-                format!("{} {}", summary.dataset_name, summary.dataset_version),
-            ),
-            ("harness", summary.harness.clone()),
-            ("memory", summary.memory.clone()),
-            ("run date", summary.run_date.clone()),
-            (
-                "size",
-                format!(
-                    "{} chains, {} turns",
-                    summary.chain_count, summary.turn_count
-                ),
-            ),
-            (
-                "scorer",
-                format!("{} · {}", summary.scorer_version, summary.grammar_version),
-            ),
-        ]
-        .into_iter()
-        .chain(summary.cost_usd.map(|c| ("cost", format!("${c:.2}"))))
-        .map(|(k, v)| view! { <dt>{k}</dt><dd>{v}</dd> })
-        .collect_view();
-        let notes = summary
-            .notes
-            .clone()
-            .map(|n| view! { <p class="muted notes">{n}</p> });
-        let diagnostics = (!detail.diagnostics.is_empty()).then(|| {
-            let items = detail
-                .diagnostics
-                .iter()
-                .map(|d| {
-                    let text = d
-                        .get("message")
-                        .and_then(|m| m.as_str())
-                        .map_or_else(|| d.to_string(), str::to_owned);
-                    view! { <li>{text}</li> }
-                })
-                .collect_view();
-            view! {
-                <details class="diagnostics">
-                    <summary>{format!("{} diagnostics", detail.diagnostics.len())}</summary>
-                    <ul>{items}</ul>
-                </details>
-            }
-        });
-        let unparsed = unparsed_report(run_id, detail.unparsed.as_ref());
+        let unparsed = unparsed_report(RunLinks::Stored(run_id), detail.unparsed.as_ref());
         let turn_counts: BTreeMap<String, i64> = detail
             .chains
             .iter()
             .map(|c| (c.chain.clone(), c.turn_count))
             .collect();
         view! {
-            <header class="run-head">
-                <h1>{summary.model.clone()}</h1>
-                <div class="run-badges">
-                    {origin_badge(summary)}
-                    <span class="muted">{format!("run {run_id}")}</span>
-                </div>
-            </header>
-            <dl class="meta">{meta}</dl>
-            {notes}
-            {diagnostics}
-            <h2>"Overall"</h2>
-            <div class="table-scroll">
-                <table class="data" id="overall">
-                    <thead><tr>{score_headers()}</tr></thead>
-                    <tbody><tr>{overall}</tr></tbody>
-                </table>
-            </div>
+            {run_summary(&detail, origin_badge(summary).into_any(), format!("run {run_id}"))}
             <div class="downloads">
                 "Download the turns: "
                 <a href=format!("/api/v1/runs/{run_id}/turns?format=csv") download="">"CSV"</a>

@@ -1,16 +1,77 @@
-//! The case of one turn: the requirement, the agent's file beside the reference (lines one
-//! has and the other lacks are marked), the targets with the evidence for each verdict
-//! (where the file uses each, which actions showed it), and the trajectory action by action.
+//! The case of one turn, as a researcher reads it: the chain's turns as a strip (`j`/`k`
+//! move along it), the requirement as Markdown, the agent's file and the reference
+//! highlighted with the lines that use a target marked, their aligned diff, the targets
+//! with the evidence for each verdict, the hidden tests' results, and the trajectory as a
+//! step list (each action's command, what it showed and printed, the steps that showed a
+//! target flagged).
+
+use std::collections::{BTreeMap, BTreeSet};
 
 use leptos::prelude::*;
-use leptos_router::hooks::use_params_map;
+use leptos_router::hooks::{use_navigate, use_params_map};
 
-use crate::api::{self, ApiError, Target, TurnDetail};
+use crate::api::{self, ApiError, RunDetail, Target, TurnDetail};
+use crate::components::diff_view::DiffView;
 use crate::components::loaded::loaded;
 use crate::components::score::{COLUMNS, ScoreCell, score_headers, score_text};
-use crate::components::source_view::{SourceView, changed_lines};
+use crate::components::source_view::{LineMark, SourceView};
+use crate::pages::case_study::CaseStudy;
+use wheelwright_core::api::TurnObservations;
+use wheelwright_core::present::markdown::markdown_html;
 use wheelwright_core::python::references::UseRule;
-use wheelwright_core::trajectory::{ActionRecord, Rejected};
+use wheelwright_core::trajectory::{ActionRecord, Observation, Rejected};
+
+/// Where a case sits and where what it links to lives.
+#[derive(Clone, Debug)]
+pub(crate) struct CaseNav {
+    /// The run's page: a turn's case is `{base}/{chain}/{turn}`.
+    pub(crate) base: String,
+    /// How many turns the case's chain has.
+    pub(crate) turn_count: i64,
+    /// The dataset's name and version, for links into its repository's source.
+    pub(crate) dataset: (String, String),
+    pub(crate) origin: CaseOrigin,
+}
+
+/// Whether the case is of a stored run (its hidden tests and observations are on the
+/// server) or of one scored in this page (the bundle's trajectory is here).
+#[derive(Clone, Debug)]
+pub(crate) enum CaseOrigin {
+    Stored(i64),
+    Local {
+        observations: Option<TurnObservations>,
+        /// The agent's files of the turn before, by path (where its own targets are).
+        earlier_files: BTreeMap<String, String>,
+    },
+}
+
+impl CaseNav {
+    /// The nav of a turn of `run` (a stored run, or the one scored here).
+    pub(crate) fn of(run: &RunDetail, chain: &str, base: String, origin: CaseOrigin) -> Self {
+        let turn_count = run
+            .chains
+            .iter()
+            .find(|c| c.chain == chain)
+            .map_or(0, |c| c.turn_count);
+        Self {
+            base,
+            turn_count,
+            dataset: (
+                run.summary.dataset_name.clone(),
+                run.summary.dataset_version.clone(),
+            ),
+            origin,
+        }
+    }
+
+    fn turn_href(&self, chain: &str, turn: i64) -> String {
+        format!(
+            "{}/{}/{turn}",
+            self.base,
+            js_sys::encode_uri_component(chain)
+        )
+    }
+}
 
 /// The longest command an actions row shows (the whole one is its tooltip).
 const ROW_COMMAND_CHARS: usize = 160;
@@ -102,25 +163,41 @@ fn uses(target: &Target) -> Option<impl IntoView + use<>> {
     })
 }
 
-/// What made a target recalled: the actions that showed its definition's lines.
-fn recalled_by(target: &Target) -> Option<impl IntoView + use<>> {
+/// What made a target recalled: the actions that showed its definition's lines. A
+/// repository target's definition links to the repository's source at its first line; a
+/// target the agent wrote earlier links to the previous turn's case.
+fn recalled_by(
+    target: &Target,
+    detail: &TurnDetail,
+    nav: &CaseNav,
+) -> Option<impl IntoView + use<>> {
     let definition = target.definition.as_ref()?;
     let spans: Vec<String> = definition
         .spans
         .iter()
         .map(|(a, b)| format!("{a}-{b}"))
         .collect();
-    let place = format!("{}:{}", definition.path, spans.join(","));
+    let text = format!("{}:{}", definition.path, spans.join(","));
+    let first = definition.spans.first().copied();
+    let href = if target.kind == "repo" {
+        api::source_page(&nav.dataset.0, &nav.dataset.1, &definition.path, first)
+    } else {
+        format!(
+            "{}#submission",
+            nav.turn_href(&detail.chain, (detail.turn - 1).max(1))
+        )
+    };
+    let place = view! { <a class="definition" href=href><code>{text}</code></a> };
     let actions = target
         .recalled_by
         .iter()
         .map(|i| view! { " " <a href=format!("#action-{i}")>{format!("#{i}")}</a> })
         .collect_view();
     let by = (!target.recalled_by.is_empty()).then(|| view! { " shown by" {actions} });
-    Some(view! { <div class="muted why"><code>{place}</code>{by}</div> })
+    Some(view! { <div class="muted why">{place}{by}</div> })
 }
 
-fn targets_table(detail: &TurnDetail) -> impl IntoView + use<> {
+fn targets_table(detail: &TurnDetail, nav: &CaseNav) -> impl IntoView + use<> {
     let rows = detail
         .targets
         .iter()
@@ -130,13 +207,40 @@ fn targets_table(detail: &TurnDetail) -> impl IntoView + use<> {
                 .clone()
                 .filter(|c| *c != t.target)
                 .map(|c| view! { <div class="muted canonical">"→ " <code>{c}</code></div> });
+            // The target's definition: in the repository's source (where the scorer found
+            // it, or found by its name in the browser), or in the agent's earlier file.
+            let href = match (&t.definition, t.kind.as_str()) {
+                (Some(d), "repo") => api::source_page(
+                    &nav.dataset.0,
+                    &nav.dataset.1,
+                    &d.path,
+                    d.spans.first().copied(),
+                ),
+                (None, "repo") => api::definition_page(
+                    &nav.dataset.0,
+                    &nav.dataset.1,
+                    t.canonical.as_deref().unwrap_or(&t.target),
+                ),
+                _ => format!(
+                    "{}#submission",
+                    nav.turn_href(&detail.chain, (detail.turn - 1).max(1))
+                ),
+            };
+            let title = if t.kind == "repo" {
+                "its definition in the repository"
+            } else {
+                "the agent's earlier file"
+            };
             let reimplemented = t.reimplementation.as_ref().map(|r| r.reimplemented);
             view! {
                 <tr class="target-row" data-target=t.target.clone()>
                     <td><span class=format!("badge kind {}", t.kind)>{t.kind.clone()}</span></td>
-                    <td class="target-name"><code>{dotted(&t.target)}</code>{canonical}</td>
+                    <td class="target-name">
+                        <a class="definition" href=href title=title><code>{dotted(&t.target)}</code></a>
+                        {canonical}
+                    </td>
                     <td class="reused">{flag(Some(t.referenced), "reused", "not reused")}{uses(t)}</td>
-                    <td class="recalled">{flag(t.recalled, "recalled", "not recalled")}{recalled_by(t)}</td>
+                    <td class="recalled">{flag(t.recalled, "recalled", "not recalled")}{recalled_by(t, detail, nav)}</td>
                     <td class="reimplemented">
                         {match reimplemented {
                             Some(true) => view! { <span class="flag bad">"re-implemented"</span> }.into_any(),
@@ -168,34 +272,56 @@ fn targets_table(detail: &TurnDetail) -> impl IntoView + use<> {
     }
 }
 
+/// The lines of the agent's file that use a target, each titled with what it uses.
+fn use_marks(detail: &TurnDetail) -> BTreeMap<u32, LineMark> {
+    let mut used: BTreeMap<u32, BTreeSet<&str>> = BTreeMap::new();
+    for target in &detail.targets {
+        for site in &target.uses {
+            used.entry(site.line).or_default().insert(&target.target);
+        }
+    }
+    used.into_iter()
+        .map(|(line, targets)| {
+            let names: Vec<&str> = targets.into_iter().collect();
+            let mark = LineMark {
+                class: "uses",
+                title: format!("uses {}", names.join(", ")),
+            };
+            (line, mark)
+        })
+        .collect()
+}
+
 fn files(detail: &TurnDetail) -> impl IntoView + use<> {
     let reference = detail.reference.text.clone().unwrap_or_default();
     let submission = detail.submission.text.clone();
-    let marks = submission
-        .as_deref()
-        .and_then(|s| changed_lines(s, &reference));
-    let (mine, theirs) = marks.unwrap_or_default();
-    let changed = mine.iter().filter(|m| **m).count();
-    let missing = theirs.iter().filter(|m| **m).count();
-    let diff_note = submission.as_ref().map(|_| {
-        if changed == 0 && missing == 0 {
-            "The agent's file is the reference, line for line.".to_owned()
-        } else {
-            format!(
-                "Marked: {changed} lines only the agent's file has, {missing} only the reference has."
-            )
+    let marks = use_marks(detail);
+    let uses_note = (!marks.is_empty()).then(|| {
+        view! {
+            <p class="muted">
+                <span class="legend uses"></span>
+                {format!(" {} lines of the agent's file use a target (hover one to see which).", marks.len())}
+            </p>
         }
     });
     let cut = truncated_note(detail, &detail.submission);
-    let left = match submission {
-        Some(text) => view! { {cut} <SourceView text=text marked=mine mark="added" /> }.into_any(),
+    let left = match submission.clone() {
+        Some(text) => {
+            view! { {cut} <SourceView text=text marks=marks anchor="submission" /> }.into_any()
+        }
         None => view! {
             <p class="missing-file">"The agent left no file at this path."</p>
         }
         .into_any(),
     };
+    let diff = submission.map(|text| {
+        view! {
+            <h2>"Diff against the reference"</h2>
+            <DiffView old=reference.clone() new=text />
+        }
+    });
     view! {
-        <p class="muted">{diff_note}</p>
+        {uses_note}
         <div class="side-by-side">
             <div class="file" id="submission">
                 <h3>"The agent's file " <code>{detail.submission.path.clone()}</code></h3>
@@ -203,9 +329,10 @@ fn files(detail: &TurnDetail) -> impl IntoView + use<> {
             </div>
             <div class="file" id="reference">
                 <h3>"Reference " <code>{detail.reference.path.clone()}</code></h3>
-                <SourceView text=reference marked=theirs mark="removed" />
+                <SourceView text=reference.clone() anchor="reference" />
             </div>
         </div>
+        {diff}
     }
 }
 
@@ -223,7 +350,7 @@ fn truncated_note(detail: &TurnDetail, file: &api::SourceFile) -> Option<impl In
     })
 }
 
-fn trajectory(detail: &TurnDetail) -> impl IntoView + use<> {
+fn trajectory(detail: &TurnDetail, nav: &CaseNav) -> impl IntoView + use<> {
     let t = &detail.trajectory;
     if !t.present {
         return view! {
@@ -259,7 +386,42 @@ fn trajectory(detail: &TurnDetail) -> impl IntoView + use<> {
         view! { <dt>{label}</dt><dd title=reason>{text}</dd> }
     })
     .collect_view();
-    let actions = (!t.actions.is_empty()).then(|| actions_table(&t.actions, &t.rejected));
+    // Which targets' definitions each action showed (what made them recalled).
+    let mut showed: BTreeMap<usize, Vec<String>> = BTreeMap::new();
+    for target in &detail.targets {
+        for &action in &target.recalled_by {
+            showed
+                .entry(action)
+                .or_default()
+                .push(target.target.clone());
+        }
+    }
+    let observations: Signal<Option<Result<TurnObservations, String>>> = match &nav.origin {
+        CaseOrigin::Stored(run) => {
+            let (run, chain, turn) = (*run, detail.chain.clone(), detail.turn);
+            let loaded = LocalResource::new(move || {
+                let chain = chain.clone();
+                async move { api::observations(run, &chain, turn).await }
+            });
+            Signal::derive(move || loaded.get().map(|r| r.map_err(|e| e.to_string())))
+        }
+        CaseOrigin::Local { observations, .. } => Signal::stored(
+            observations
+                .clone()
+                .map(Ok)
+                .or_else(|| Some(Err("the bundle has no trajectory for this turn".to_owned()))),
+        ),
+    };
+    let steps = (!t.actions.is_empty()).then(|| {
+        view! {
+            <Steps
+                actions=t.actions.clone()
+                rejected=t.rejected.clone()
+                showed=showed
+                observations=observations
+            />
+        }
+    });
     view! {
         <dl class="meta" id="trajectory">
             <dt>"size"</dt>
@@ -269,18 +431,53 @@ fn trajectory(detail: &TurnDetail) -> impl IntoView + use<> {
         </dl>
         <p class="muted">
             "Each action as the scorer read it (spec D10–D14): what it counts as, the lines it "
-            "showed per file, and, when it was not understood, why (it then showed nothing)."
+            "showed per file, and, when it was not understood, why (it then showed nothing). "
+            "Open a step to see what it printed; a step's number links to it."
         </p>
-        {actions}
+        {steps}
     }
     .into_any()
 }
 
-/// One row of the actions table.
-fn action_row(action: &ActionRecord) -> impl IntoView + use<> {
-    let name = |v: serde_json::Value| v.as_str().unwrap_or_default().to_owned();
-    let kind = name(serde_json::to_value(action.kind).unwrap_or_default());
-    let category = name(serde_json::to_value(action.category).unwrap_or_default());
+/// What a step list shows: every step, one category, the steps that showed a target, or
+/// the ones not understood.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum StepFilter {
+    All,
+    Category(String),
+    ShowedTarget,
+    NotUnderstood,
+}
+
+impl StepFilter {
+    fn parse(value: &str) -> Self {
+        match value {
+            "" | "all" => Self::All,
+            "targets" => Self::ShowedTarget,
+            "not-understood" => Self::NotUnderstood,
+            other => Self::Category(other.to_owned()),
+        }
+    }
+}
+
+/// A serialised enum's name (`read`, `navigate`).
+fn name_of(value: impl serde::Serialize) -> String {
+    serde_json::to_value(value)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_owned))
+        .unwrap_or_default()
+}
+
+/// One step: its number (a permalink), kind, category, command, what it showed, the targets
+/// it showed, and its output folded.
+fn step(
+    action: &ActionRecord,
+    showed: Option<&Vec<String>>,
+    filter: RwSignal<StepFilter>,
+    observations: Signal<Option<Result<TurnObservations, String>>>,
+) -> AnyView {
+    let kind = name_of(action.kind);
+    let category = name_of(action.category);
     let full = action.command.clone();
     let short = match full.char_indices().nth(ROW_COMMAND_CHARS) {
         Some((at, _)) => format!("{}…", &full[..at]),
@@ -302,54 +499,453 @@ fn action_row(action: &ActionRecord) -> impl IntoView + use<> {
     let ambiguous = action.ambiguous.then(|| {
         view! { <div class="muted">"several commands printed here; each got the union of the lines"</div> }
     });
+    let targets = showed.cloned().unwrap_or_default();
+    let flagged = !targets.is_empty();
+    let target_flag = flagged.then(|| {
+        view! {
+            <div class="flag yes showed-target">
+                {format!("showed the definition of {}", targets.join(", "))}
+            </div>
+        }
+    });
+    let shown_line =
+        (!shown.is_empty()).then(|| view! { <div class="shown"><code>{shown}</code></div> });
+    let not_understood = action.not_understood.is_some();
+    let hidden = {
+        let category = category.clone();
+        move || match filter.get() {
+            StepFilter::All => false,
+            StepFilter::Category(c) => c != category,
+            StepFilter::ShowedTarget => !flagged,
+            StepFilter::NotUnderstood => !not_understood,
+        }
+    };
+    let index = action.index;
+    let output = move || match observations.get() {
+        None => view! { <p class="muted">"Loading…"</p> }.into_any(),
+        Some(Err(e)) => view! { <p class="muted">{format!("Not available: {e}")}</p> }.into_any(),
+        Some(Ok(all)) => match all.observations.get(index - 1) {
+            Some(o) => observation(o).into_any(),
+            None => view! { <p class="muted">"The trajectory has no output for this step."</p> }
+                .into_any(),
+        },
+    };
     view! {
-        <tr id=format!("action-{}", action.index) class:not-understood=action.not_understood.is_some()>
-            <td class="num">{action.index}</td>
-            <td>{kind}</td>
-            <td>{category}</td>
-            <td class="command"><code title=full>{short}</code></td>
-            <td class="shown"><code>{shown}</code>{counted}{why}{ambiguous}</td>
-        </tr>
+        <li
+            class="step"
+            id=format!("action-{index}")
+            data-category=category.clone()
+            class:flagged=flagged
+            class:not-understood=not_understood
+            class:hidden=hidden
+        >
+            <div class="step-head">
+                <a class="step-number" href=format!("#action-{index}") title="a link to this step">
+                    {format!("#{index}")}
+                </a>
+                <span class="badge kind">{kind}</span>
+                <span class=format!("badge category {category}")>{category.clone()}</span>
+                <code class="command" title=full>{short}</code>
+            </div>
+            {target_flag}
+            {shown_line}
+            {counted}
+            {why}
+            {ambiguous}
+            <details class="observation">
+                <summary>"output"</summary>
+                {output}
+            </details>
+        </li>
+    }
+    .into_any()
+}
+
+/// What one step printed: its exit code, size, and the text (cut, as the server sends it).
+fn observation(o: &Observation) -> impl IntoView + use<> {
+    let mut facts = vec![format!("{} bytes", o.bytes)];
+    if let Some(code) = o.returncode {
+        facts.push(format!("exit code {code}"));
+    }
+    if o.elided {
+        facts.push("the harness elided part of it".to_owned());
+    }
+    if o.timed_out {
+        facts.push("timed out".to_owned());
+    }
+    let text = match &o.output {
+        Some(text) if !text.is_empty() => {
+            view! { <pre class="output">{text.clone()}</pre> }.into_any()
+        }
+        Some(_) => view! { <p class="muted">"(printed nothing)"</p> }.into_any(),
+        None => view! { <p class="muted">"(no output recorded)"</p> }.into_any(),
+    };
+    view! {
+        <div class="muted">{facts.join(" · ")}</div>
+        {text}
     }
 }
 
-fn actions_table(actions: &[ActionRecord], rejected: &[Rejected]) -> impl IntoView + use<> {
-    let mut rows = Vec::new();
+/// The trajectory as a list of steps, with a filter. Steps off screen are not laid out
+/// (`content-visibility: auto` in the style sheet), so a list of hundreds scrolls smoothly;
+/// outputs are folded until opened.
+#[component]
+fn Steps(
+    actions: Vec<ActionRecord>,
+    rejected: Vec<Rejected>,
+    showed: BTreeMap<usize, Vec<String>>,
+    observations: Signal<Option<Result<TurnObservations, String>>>,
+) -> impl IntoView {
+    let filter = RwSignal::new(StepFilter::All);
+    let mut categories: BTreeMap<String, usize> = BTreeMap::new();
+    for action in &actions {
+        *categories.entry(name_of(action.category)).or_default() += 1;
+    }
+    let flagged = actions
+        .iter()
+        .filter(|a| showed.contains_key(&a.index))
+        .count();
+    let not_understood = actions
+        .iter()
+        .filter(|a| a.not_understood.is_some())
+        .count();
+    let options = categories
+        .into_iter()
+        .map(|(c, n)| view! { <option value=c.clone()>{format!("{c} ({n})")}</option> })
+        .collect_view();
+    let mut items = Vec::new();
     let mut pending = rejected.iter().peekable();
-    let rejected_row = |r: &Rejected| {
+    let rejected_item = |r: &Rejected| {
         view! {
-            <tr class="rejected">
-                <td></td>
-                <td colspan="4" class="muted">
-                    {format!("a response the harness rejected (message {}): it ran nothing", r.message)}
-                </td>
-            </tr>
+            <li class="step rejected muted">
+                {format!("a response the harness rejected (message {}): it ran nothing", r.message)}
+            </li>
         }
         .into_any()
     };
-    for action in actions {
+    for action in &actions {
         while let Some(r) = pending.next_if(|r| r.after_action < action.index) {
-            rows.push(rejected_row(r));
+            items.push(rejected_item(r));
         }
-        rows.push(action_row(action).into_any());
+        items.push(step(
+            action,
+            showed.get(&action.index),
+            filter,
+            observations,
+        ));
     }
-    rows.extend(pending.map(rejected_row));
+    items.extend(pending.map(rejected_item));
+    let total = actions.len();
     view! {
-        <div class="table-scroll">
-            <table class="data actions" id="actions">
-                <thead>
+        <div class="step-filter">
+            <label>
+                "Show "
+                <select
+                    id="step-filter"
+                    on:change=move |ev| filter.set(StepFilter::parse(&event_target_value(&ev)))
+                >
+                    <option value="all">{format!("every step ({total})")}</option>
+                    <option value="targets">{format!("steps that showed a target ({flagged})")}</option>
+                    <option value="not-understood">{format!("steps not understood ({not_understood})")}</option>
+                    {options}
+                </select>
+            </label>
+        </div>
+        <ol class="steps" id="steps">{items}</ol>
+    }
+}
+
+/// A case study of each target the turn re-implemented, as the paper's figures show them.
+fn case_studies(detail: &TurnDetail, nav: &CaseNav) -> Option<impl IntoView + use<>> {
+    let studies: Vec<_> = detail
+        .targets
+        .iter()
+        .filter(|t| t.reimplementation.as_ref().is_some_and(|r| r.reimplemented))
+        .map(|t| {
+            view! { <CaseStudy target=t.clone() detail=detail.clone() nav=nav.clone() /> }
+        })
+        .collect();
+    (!studies.is_empty()).then(|| {
+        view! {
+            <h2 id="case-studies">"Case studies"</h2>
+            <p class="muted">
+                "Each re-implemented target's definition beside this turn's code; the callees "
+                "both call are marked."
+            </p>
+            {studies}
+        }
+    })
+}
+
+/// The chain's turns as a strip: the previous and next turn, and every turn by number.
+fn chain_strip(detail: &TurnDetail, nav: &CaseNav) -> impl IntoView + use<> {
+    let turns = (1..=nav.turn_count)
+        .map(|n| {
+            let current = n == detail.turn;
+            view! {
+                <a
+                    href=nav.turn_href(&detail.chain, n)
+                    class="strip-turn"
+                    class:current=current
+                    aria-current=current.then_some("page")
+                >
+                    {n}
+                </a>
+            }
+        })
+        .collect_view();
+    let link = |n: i64, id: &'static str, text: &'static str| {
+        if (1..=nav.turn_count).contains(&n) {
+            view! { <a id=id href=nav.turn_href(&detail.chain, n) class="strip-step">{text}</a> }
+                .into_any()
+        } else {
+            view! { <span class="strip-step muted">{text}</span> }.into_any()
+        }
+    };
+    view! {
+        <nav class="chain-strip" aria-label="the chain's turns">
+            {link(detail.turn - 1, "prev-turn", "← previous")}
+            <span class="muted">{format!("chain {}:", detail.chain)}</span>
+            {turns}
+            {link(detail.turn + 1, "next-turn", "next →")}
+            <span class="muted keys">"keys: j next, k previous"</span>
+        </nav>
+    }
+}
+
+/// `j` and `k` move to the next and previous turn of the chain (not while typing).
+fn turn_keys(detail: &TurnDetail, nav: &CaseNav) {
+    let next =
+        (detail.turn < nav.turn_count).then(|| nav.turn_href(&detail.chain, detail.turn + 1));
+    let prev = (detail.turn > 1).then(|| nav.turn_href(&detail.chain, detail.turn - 1));
+    let navigate = use_navigate();
+    let handle = window_event_listener(leptos::ev::keydown, move |ev| {
+        if ev.ctrl_key() || ev.meta_key() || ev.alt_key() {
+            return;
+        }
+        let typing = ev
+            .target()
+            .and_then(|t| wasm_bindgen::JsCast::dyn_into::<web_sys::Element>(t).ok())
+            .is_some_and(|e| matches!(e.tag_name().as_str(), "INPUT" | "TEXTAREA" | "SELECT"));
+        if typing {
+            return;
+        }
+        let to = match ev.key().as_str() {
+            "j" => next.as_deref(),
+            "k" => prev.as_deref(),
+            _ => None,
+        };
+        if let Some(href) = to {
+            navigate(href, Default::default());
+        }
+    });
+    on_cleanup(move || handle.remove());
+}
+
+/// Scrolls to the element the URL's fragment names (a step's or a line's permalink) once
+/// the case is drawn: the browser looked for it at load, before the case arrived.
+fn scroll_to_hash() {
+    let hash = window().location().hash().unwrap_or_default();
+    let Some(id) = hash.strip_prefix('#').filter(|id| !id.is_empty()) else {
+        return;
+    };
+    settle_on(id.to_owned(), SETTLE_FRAMES);
+}
+
+/// Frames over which a permalink's target is scrolled to again.
+const SETTLE_FRAMES: u32 = 8;
+
+/// Scrolls `id` into view now and again in each of the next `frames` frames: steps off
+/// screen are laid out at an estimated height (`content-visibility: auto`), so the first
+/// scroll lands near the target and the steps it brings on screen move it a little.
+fn settle_on(id: String, frames: u32) {
+    request_animation_frame(move || {
+        if let Some(el) = document().get_element_by_id(&id) {
+            el.scroll_into_view();
+        }
+        if frames > 0 {
+            settle_on(id, frames - 1);
+        }
+    });
+}
+
+/// The turn's hidden-test results, for a stored run whose tests have run.
+#[component]
+fn TurnTestResults(run: i64, chain: String, turn: i64) -> impl IntoView {
+    let tests = LocalResource::new(move || api::run_tests(run));
+    let render = move |results: Option<api::RunTests>| {
+        let Some(results) = results else {
+            return view! {
+                <p class="muted" id="turn-tests">"The hidden tests have not been run for this run."</p>
+            }
+            .into_any();
+        };
+        let summary = results
+            .turns
+            .iter()
+            .find(|t| t.chain == chain && t.turn == turn)
+            .map(|t| {
+                let tampered = t
+                    .tampered
+                    .clone()
+                    .map(|what| format!(" · tampered with: {what}"))
+                    .unwrap_or_default();
+                format!(
+                    "{} of {} passed in {:.1} s{tampered}",
+                    t.passed, t.total, t.duration_s
+                )
+            });
+        let rows = results
+            .tests
+            .iter()
+            .filter(|t| t.chain == chain && t.turn == turn)
+            .map(|t| {
+                let passed = t.outcome == "passed";
+                view! {
                     <tr>
-                        <th class="num">"#"</th>
-                        <th>"kind"</th>
-                        <th>"category"</th>
-                        <th>"command"</th>
-                        <th>"lines shown, files counted"</th>
+                        <td><code>{format!("{}::{}", t.module, t.name)}</code></td>
+                        <td>
+                            <span class="flag" class:yes=passed class:bad=!passed>{t.outcome.clone()}</span>
+                        </td>
+                        <td class="num">{format!("{:.2} s", t.duration_s)}</td>
                     </tr>
-                </thead>
-                <tbody>{rows}</tbody>
+                }
+            })
+            .collect_view();
+        match summary {
+            None => view! {
+                <p class="muted" id="turn-tests">
+                    {format!("No results for this turn yet (the run's tests are {}).", results.progress.state)}
+                </p>
+            }
+            .into_any(),
+            Some(summary) => view! {
+                <p id="turn-tests">{summary}</p>
+                <div class="table-scroll">
+                    <table class="data tests" id="turn-test-table">
+                        <thead><tr><th>"test"</th><th>"outcome"</th><th class="num">"time"</th></tr></thead>
+                        <tbody>{rows}</tbody>
+                    </table>
+                </div>
+            }
+            .into_any(),
+        }
+    };
+    loaded(tests, render)
+}
+
+/// A turn's case: the chain strip, scores, requirement, files and their diff, targets,
+/// hidden tests and trajectory. The same for a stored run's turn and one scored in the
+/// browser (whose files are never cut short, and which has no hidden-test results).
+pub(crate) fn case_content(detail: TurnDetail, nav: CaseNav) -> AnyView {
+    turn_keys(&detail, &nav);
+    scroll_to_hash();
+    let scores = COLUMNS
+        .iter()
+        .map(|c| view! { <ScoreCell column=c score=api::score_of(&detail.scores, c) /> })
+        .collect_view();
+    let unknown = (!detail.unknown_targets.is_empty()).then(|| {
+        let names = detail
+            .unknown_targets
+            .iter()
+            .map(|u| view! { <code>{u.clone()}</code> " " })
+            .collect_view();
+        view! {
+            <p class="warning">
+                "Targets that name no definition in the repository (not counted): " {names}
+            </p>
+        }
+    });
+    let others = detail
+        .other_files
+        .iter()
+        .map(|f| {
+            let text = f.text.clone().unwrap_or_default();
+            let cut = truncated_note(&detail, f);
+            view! {
+                <details class="other-file">
+                    <summary><code>{f.path.clone()}</code></summary>
+                    {cut}
+                    <SourceView text=text />
+                </details>
+            }
+        })
+        .collect_view();
+    let unlisted = usize::try_from(detail.other_file_count)
+        .unwrap_or(0)
+        .saturating_sub(detail.other_files.len());
+    let unlisted = (unlisted > 0).then(|| {
+        let href = format!(
+            "/api/v1/runs/{}/chains/{}/turns/{}/files?limit=1000",
+            detail.run,
+            js_sys::encode_uri_component(&detail.chain),
+            detail.turn
+        );
+        view! {
+            <p class="muted">
+                {format!("and {unlisted} more files, not shown here: ")}
+                <a href=href>"the list of all of them"</a>
+            </p>
+        }
+    });
+    let others = (!detail.other_files.is_empty()).then(|| {
+        view! {
+            <h2>"Other files the agent left"</h2>
+            {others}
+            {unlisted}
+        }
+    });
+    let tests = match &nav.origin {
+        CaseOrigin::Stored(run) => view! {
+            <TurnTestResults run=*run chain=detail.chain.clone() turn=detail.turn />
+        }
+        .into_any(),
+        CaseOrigin::Local { .. } => view! {
+            <p class="muted" id="turn-tests">
+                "Hidden tests run only on the server, once the run is submitted."
+            </p>
+        }
+        .into_any(),
+    };
+    let badges = match &nav.origin {
+        CaseOrigin::Stored(run) => {
+            format!("run {run} · chain {} · turn {}", detail.chain, detail.turn)
+        }
+        CaseOrigin::Local { .. } => format!("chain {} · turn {}", detail.chain, detail.turn),
+    };
+    view! {
+        {chain_strip(&detail, &nav)}
+        <header class="run-head">
+            <h1>{detail.title.clone()}</h1>
+            <div class="run-badges muted">{badges}</div>
+        </header>
+        <div class="table-scroll">
+            <table class="data" id="turn-scores">
+                <thead><tr>{score_headers()}</tr></thead>
+                <tbody><tr>{scores}</tr></tbody>
             </table>
         </div>
+        <h2>"Requirement"</h2>
+        // Core's Markdown renderer turns raw HTML into text and drops unsafe links.
+        <div class="requirement markdown" id="requirement" inner_html=markdown_html(&detail.requirement)></div>
+        <h2>"Files"</h2>
+        {files(&detail)}
+        {others}
+        <h2>"Targets"</h2>
+        <p class="muted">
+            "Reused: the file references the target. Recalled: the agent was shown the "
+            "target's lines. Re-implemented: not reused, yet the file calls at least 80% of "
+            "the target's (3 or more) callees; matched callees are highlighted."
+        </p>
+        {targets_table(&detail, &nav)}
+        {unknown}
+        {case_studies(&detail, &nav)}
+        <h2>"Hidden tests"</h2>
+        {tests}
+        <h2>"Trajectory"</h2>
+        {trajectory(&detail, &nav)}
     }
+    .into_any()
 }
 
 #[component]
@@ -362,104 +958,31 @@ pub(crate) fn TurnCasePage() -> impl IntoView {
         let turn = p.get("turn")?.parse::<i64>().ok()?;
         Some((id, chain, turn))
     });
-    // Keyed by the URL: moving to another turn starts a new request, and only the latest
-    // one's reply is shown.
-    let detail = LocalResource::new(move || {
-        let key = key.get();
+    let run_id = Memo::new(move |_| key.get().map(|(id, _, _)| id));
+    // The run (its chains and dataset) loads once per run; the turn once per turn. Each is
+    // keyed by the URL, so only the latest request's reply is shown.
+    let run = LocalResource::new(move || {
+        let id = run_id.get();
         async move {
-            match key {
-                Some((id, chain, turn)) => api::turn(id, &chain, turn).await,
-                None => Err(ApiError("no such turn".to_owned())),
+            match id {
+                Some(id) => api::run(id).await,
+                None => Err(ApiError("no such run".to_owned())),
             }
         }
     });
-    let content = |detail: TurnDetail| {
-        let scores = COLUMNS
-            .iter()
-            .map(|c| view! { <ScoreCell column=c score=api::score_of(&detail.scores, c) /> })
-            .collect_view();
-        let unknown = (!detail.unknown_targets.is_empty()).then(|| {
-            let names = detail
-                .unknown_targets
-                .iter()
-                .map(|u| view! { <code>{u.clone()}</code> " " })
-                .collect_view();
-            view! {
-                <p class="warning">
-                    "Targets that name no definition in the repository (not counted): " {names}
-                </p>
-            }
-        });
-        let others = detail
-            .other_files
-            .iter()
-            .map(|f| {
-                let text = f.text.clone().unwrap_or_default();
-                let cut = truncated_note(&detail, f);
-                view! {
-                    <details class="other-file">
-                        <summary><code>{f.path.clone()}</code></summary>
-                        {cut}
-                        <SourceView text=text />
-                    </details>
-                }
-            })
-            .collect_view();
-        let unlisted = usize::try_from(detail.other_file_count)
-            .unwrap_or(0)
-            .saturating_sub(detail.other_files.len());
-        let unlisted = (unlisted > 0).then(|| {
-            let href = format!(
-                "/api/v1/runs/{}/chains/{}/turns/{}/files?limit=1000",
-                detail.run,
-                js_sys::encode_uri_component(&detail.chain),
-                detail.turn
-            );
-            view! {
-                <p class="muted">
-                    {format!("and {unlisted} more files, not shown here: ")}
-                    <a href=href>"the list of all of them"</a>
-                </p>
-            }
-        });
-        let others = (!detail.other_files.is_empty()).then(|| {
-            view! {
-                <h2>"Other files the agent left"</h2>
-                {others}
-                {unlisted}
-            }
-        });
-        view! {
-            <header class="run-head">
-                <h1>{detail.title.clone()}</h1>
-                <div class="run-badges muted">
-                    {format!("run {} · chain {} · turn {}", detail.run, detail.chain, detail.turn)}
-                </div>
-            </header>
-            <div class="table-scroll">
-                <table class="data" id="turn-scores">
-                    <thead><tr>{score_headers()}</tr></thead>
-                    <tbody><tr>{scores}</tr></tbody>
-                </table>
-            </div>
-            <h2>"Requirement"</h2>
-            <pre class="requirement" id="requirement">{detail.requirement.clone()}</pre>
-            <h2>"Files"</h2>
-            {files(&detail)}
-            {others}
-            <h2>"Targets"</h2>
-            <p class="muted">
-                "Reused: the file references the target. Recalled: the agent was shown the "
-                "target's lines. Re-implemented: not reused, yet the file calls at least 80% of "
-                "the target's (3 or more) callees; matched callees are highlighted."
-            </p>
-            {targets_table(&detail)}
-            {unknown}
-            <h2>"Trajectory"</h2>
-            {trajectory(&detail)}
+    let detail = LocalResource::new(move || {
+        let key = key.get();
+        async move {
+            let Some((id, chain, turn)) = key else {
+                return Err(ApiError("no such turn".to_owned()));
+            };
+            let detail = api::turn(id, &chain, turn).await?;
+            let run = run.await?;
+            let nav = CaseNav::of(&run, &chain, format!("/runs/{id}"), CaseOrigin::Stored(id));
+            Ok((detail, nav))
         }
-        .into_any()
-    };
+    });
+    let content = |(detail, nav): (TurnDetail, CaseNav)| case_content(detail, nav);
     view! {
         <section class="case-page">
             <nav class="breadcrumbs">
@@ -470,6 +993,54 @@ pub(crate) fn TurnCasePage() -> impl IntoView {
                 {move || key.get().map(|(_, chain, turn)| format!("{chain}, turn {turn}"))}
             </nav>
             {loaded(detail, content)}
+        </section>
+    }
+}
+
+/// A turn's case of the run scored in this page (`/submit/{chain}/{turn}`), from the
+/// browser's own result: nothing is fetched but what the page already has.
+#[component]
+pub(crate) fn LocalCasePage() -> impl IntoView {
+    let params = use_params_map();
+    let slot = expect_context::<crate::pages::submit::LocalSlot>().0;
+    let case = move || {
+        let p = params.read();
+        let chain = p.get("chain")?;
+        let turn = p.get("turn")?.parse::<usize>().ok()?;
+        let run = slot.get()?;
+        let found = run.case(&chain, turn).map(|detail| {
+            let origin = CaseOrigin::Local {
+                observations: run.observations(&chain, turn),
+                earlier_files: run.files(&chain, turn.saturating_sub(1)),
+            };
+            let nav = CaseNav::of(&run.detail(), &chain, "/submit".to_owned(), origin);
+            (detail, nav)
+        });
+        Some((chain.clone(), turn, found))
+    };
+    view! {
+        <section class="case-page">
+            <nav class="breadcrumbs">
+                <a href="/submit">"Submit"</a>
+                " / "
+                {move || case().map(|(chain, turn, _)| format!("{chain}, turn {turn}"))}
+                " "
+                <span class="badge origin local">"scored in your browser, not submitted"</span>
+            </nav>
+            {move || match case() {
+                Some((_, _, Some((detail, nav)))) => case_content(detail, nav),
+                Some((chain, turn, None)) => view! {
+                    <p class="error">{format!("The run scored here has no turn {turn} of chain {chain}.")}</p>
+                }
+                .into_any(),
+                None => view! {
+                    <p class="muted">
+                        "Nothing is scored in this page yet (a run scored in the browser lives only "
+                        "as long as the page): " <a href="/submit">"drop a bundle"</a> "."
+                    </p>
+                }
+                .into_any(),
+            }}
         </section>
     }
 }

@@ -112,6 +112,51 @@ impl RunBundle<TurnId> {
         Ok(bundle)
     }
 
+    /// The bundle in its directory spelling (`metadata.json`,
+    /// `chains/<chain>/turn-<t>/files/<path>`, `chains/<chain>/turn-<t>/trajectory.json`),
+    /// as (path, bytes) in path order: what [`RepoReuseBundle::from_files`] reads back to
+    /// the same bundle, and what a harness writes to disk or into a zip.
+    pub fn to_files(&self) -> Vec<(String, Vec<u8>)> {
+        let metadata = serde_json::to_vec_pretty(&self.metadata).unwrap_or_default();
+        let mut files = vec![("metadata.json".to_owned(), metadata)];
+        for (TurnId { chain, turn }, prediction) in &self.predictions {
+            let dir = format!("chains/{chain}/turn-{turn}");
+            for (path, text) in &prediction.files {
+                files.push((format!("{dir}/files/{path}"), text.clone().into_bytes()));
+            }
+            if let Some(trajectory) = &prediction.trajectory {
+                files.push((
+                    format!("{dir}/trajectory.json"),
+                    trajectory.clone().into_bytes(),
+                ));
+            }
+        }
+        files.sort();
+        files
+    }
+
+    /// Reads a bundle from its bytes as they were uploaded or dropped: a zip archive, or
+    /// JSON Lines plain or gzip-compressed, told by their first bytes
+    /// ([`crate::archive::Packing`]), within `limits`. `source` names the bytes in messages
+    /// (`the upload`, a file's name).
+    pub fn from_bytes(
+        bytes: &[u8],
+        source: &str,
+        limits: crate::bundle::BundleLimits,
+    ) -> Result<Self, BundleError> {
+        let Some(lines) = crate::archive::jsonl_lines_of(bytes, source, limits) else {
+            let entries = crate::archive::zip_entries(std::io::Cursor::new(bytes), limits)?;
+            return Self::from_files(entries);
+        };
+        Self::from_jsonl_lines(lines).map_err(|e| match e {
+            BundleError::LineNotUtf8 { .. } => BundleError::entry(
+                source,
+                "is neither a zip archive nor UTF-8 JSON Lines; give a run bundle as .zip, .jsonl or .jsonl.gz",
+            ),
+            other => other,
+        })
+    }
+
     /// Reads a bundle from JSON Lines text (see [`crate::bundle`]).
     pub fn from_jsonl(text: &str) -> Result<Self, BundleError> {
         Self::from_jsonl_lines(text.lines().enumerate().map(|(i, line)| Ok((i + 1, line))))

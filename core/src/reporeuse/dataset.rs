@@ -284,6 +284,39 @@ fn canonical_json<T: Serialize>(value: &T) -> String {
 }
 
 impl RepoReuseDataset {
+    /// The dataset as anyone may see it: chains, turns, requirements and reference
+    /// solutions (the turn case shows them), without what judges a run: each turn's hidden
+    /// tests, cases and expected values, and the dataset's tools. A local repository's
+    /// files are left out too: they are W0, sent beside it. What the browser scores with
+    /// ([`crate::api::ScoringKit`]); [`RepoReuseDataset::case_suite`] of it has no cases.
+    pub fn without_hidden_tests(&self) -> Self {
+        let chains = self
+            .chains
+            .iter()
+            .map(|chain| Chain {
+                manifest: chain.manifest.clone(),
+                turns: chain
+                    .turns
+                    .iter()
+                    .map(|turn| Turn {
+                        manifest: turn.manifest.clone(),
+                        requirement: turn.requirement.clone(),
+                        reference: turn.reference.clone(),
+                        tests: Vec::new(),
+                        cases_json: String::new(),
+                        expected_json: String::new(),
+                    })
+                    .collect(),
+            })
+            .collect();
+        Self {
+            manifest: self.manifest.clone(),
+            chains,
+            tools: Vec::new(),
+            repository_files: Vec::new(),
+        }
+    }
+
     /// Every file of the dataset by path relative to its root, in path order. JSON
     /// manifests are in canonical form (compact, fields in declaration order), so the
     /// hash does not depend on whitespace; every other file is verbatim.

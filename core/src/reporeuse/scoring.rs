@@ -330,20 +330,122 @@ pub fn score_run_with(
     progress: &mut (dyn FnMut(Progress) + Send),
     cancel: &Cancel,
 ) -> Result<RunReport, ScoreError> {
-    dataset.validate()?;
+    let prepared = PreparedDataset::new(dataset, cancel)?;
     let known: BTreeSet<&str> = dataset.chains.iter().map(|c| c.id.as_str()).collect();
     let unknown: Vec<&String> = run
         .chains
         .keys()
         .filter(|id| !known.contains(id.as_str()))
         .collect();
-    let bases = bases_of(dataset, cancel)?;
-    let work = work_of(dataset, &bases);
+    let work = prepared.work();
     let scoring = Scoring::start(dataset, progress);
     let chains = crate::parallel::try_map(&work, |&(chain, base)| {
         scoring.chain(chain, run.chains.get(&chain.id), base, cancel)
     })?;
     Ok(scoring.finish(unknown, chains))
+}
+
+/// A dataset ready to score runs on: checked, and W0 of each of its repositories indexed
+/// once. A host that scores several runs, or one run a chain at a time (the browser, which
+/// hands the page back between chains, [`ChainByChain`]), prepares the dataset once.
+pub struct PreparedDataset<'d> {
+    dataset: &'d Dataset,
+    bases: BTreeMap<&'d str, Base>,
+}
+
+impl<'d> PreparedDataset<'d> {
+    /// Checks `dataset` and indexes its repositories; stops with [`ScoreError::Cancelled`]
+    /// soon after `cancel` is raised.
+    pub fn new(dataset: &'d Dataset, cancel: &Cancel) -> Result<Self, ScoreError> {
+        dataset.validate()?;
+        Ok(Self {
+            dataset,
+            bases: bases_of(dataset, cancel)?,
+        })
+    }
+
+    /// Each chain of the dataset, in order, with W0 of its repository.
+    fn work(&self) -> Vec<(&'d ChainSpec, &Base)> {
+        work_of(self.dataset, &self.bases)
+    }
+
+    /// Starts scoring one run a chain at a time.
+    pub fn chain_by_chain(&self) -> ChainByChain<'_, 'd> {
+        let work = self.work();
+        ChainByChain {
+            scored: work.iter().map(|_| None).collect(),
+            work,
+            prepared: self,
+            unknown: Vec::new(),
+            seen: BTreeSet::new(),
+            turns_done: 0,
+        }
+    }
+}
+
+/// One run scored a chain at a time, for a host that cannot hand the whole run over at
+/// once (the browser gives the page back between chains, to show progress): give each of
+/// the run's chains to [`ChainByChain::add`], in any order, then [`ChainByChain::finish`].
+/// The report is [`score_run`]'s for the same run, byte for byte.
+pub struct ChainByChain<'p, 'd> {
+    prepared: &'p PreparedDataset<'d>,
+    work: Vec<(&'d ChainSpec, &'p Base)>,
+    /// Each chain of the dataset once scored, in the dataset's order.
+    scored: Vec<Option<ScoredChain>>,
+    /// The run's chains the dataset does not have.
+    unknown: Vec<String>,
+    seen: BTreeSet<String>,
+    turns_done: usize,
+}
+
+impl ChainByChain<'_, '_> {
+    /// Scores the run's chain `id`; a chain the dataset does not have is noted for the
+    /// report's diagnostics, one given twice is refused.
+    pub fn add(&mut self, id: &str, run: &ChainRun, cancel: &Cancel) -> Result<(), ScoreError> {
+        if !self.seen.insert(id.to_owned()) {
+            return Err(BundleError::entry(
+                format!("chain {id}"),
+                "is given twice; give each chain once",
+            )
+            .into());
+        }
+        let Some(at) = self.work.iter().position(|(chain, _)| chain.id == id) else {
+            self.unknown.push(id.to_owned());
+            return Ok(());
+        };
+        let (chain, base) = self.work[at];
+        let scored = score_chain(
+            self.prepared.dataset,
+            chain,
+            Some(run),
+            base,
+            &|| {},
+            cancel,
+        )?;
+        self.turns_done += chain.turns.len();
+        self.scored[at] = Some(scored);
+        Ok(())
+    }
+
+    /// Turns scored so far (of the chains the dataset has), and in the whole dataset.
+    pub fn turns(&self) -> (usize, usize) {
+        (self.turns_done, self.prepared.dataset.turn_count())
+    }
+
+    /// The report: chains never given are scored as missing.
+    pub fn finish(self, cancel: &Cancel) -> Result<RunReport, Cancelled> {
+        let dataset = self.prepared.dataset;
+        let mut chains = Vec::with_capacity(self.work.len());
+        for ((chain, base), scored) in self.work.into_iter().zip(self.scored) {
+            chains.push(match scored {
+                Some(scored) => scored,
+                None => score_chain(dataset, chain, None, base, &|| {}, cancel)?,
+            });
+        }
+        let mut unknown = self.unknown;
+        unknown.sort();
+        Ok(report_of(dataset, unknown.iter().collect(), chains))
+    }
 }
 
 /// [`score_run_with`] for a run given chain by chain, as [`RepoReuseBundle::chains`] reads
@@ -359,9 +461,8 @@ pub fn score_chains(
     progress: &mut (dyn FnMut(Progress) + Send),
     cancel: &Cancel,
 ) -> Result<RunReport, ScoreError> {
-    dataset.validate()?;
-    let bases = bases_of(dataset, cancel)?;
-    let work = work_of(dataset, &bases);
+    let prepared = PreparedDataset::new(dataset, cancel)?;
+    let work = prepared.work();
     let position: BTreeMap<&str, usize> = work
         .iter()
         .enumerate()
@@ -494,37 +595,43 @@ impl<'d, 'p> Scoring<'d, 'p> {
             turns_done: self.turns_total,
             turns_total: self.turns_total,
         });
-        let mut diagnostics: Vec<RunDiagnostic> = unknown
-            .into_iter()
-            .map(|id| RunDiagnostic {
-                chain: id.clone(),
-                turn: None,
-                message: "the run has this chain but the dataset does not; it was ignored (check the chain id against the dataset)".to_owned(),
-            })
-            .collect();
-        let mut rows = Vec::with_capacity(self.turns_total);
-        let mut scored: Vec<Vec<TurnScore>> = Vec::with_capacity(chains.len());
-        let mut unparsed = UnparsedTally::new();
-        for chain in chains {
-            diagnostics.extend(chain.diagnostics);
-            for row in &chain.rows {
-                let rejected = row.trajectory.map_or(0, |t| t.rejected_responses);
-                let turn = format!("{}/turn-{}", row.chain, row.turn);
-                unparsed.add(&turn, &row.actions, rejected);
-            }
-            rows.extend(chain.rows);
-            scored.push(chain.scores);
+        report_of(self.dataset, unknown, chains)
+    }
+}
+
+/// The report of `dataset`'s `chains`, scored in its order; `unknown` are the run's chains
+/// the dataset does not have, sorted.
+fn report_of(dataset: &Dataset, unknown: Vec<&String>, chains: Vec<ScoredChain>) -> RunReport {
+    let mut diagnostics: Vec<RunDiagnostic> = unknown
+        .into_iter()
+        .map(|id| RunDiagnostic {
+            chain: id.clone(),
+            turn: None,
+            message: "the run has this chain but the dataset does not; it was ignored (check the chain id against the dataset)".to_owned(),
+        })
+        .collect();
+    let mut rows = Vec::with_capacity(dataset.turn_count());
+    let mut scored: Vec<Vec<TurnScore>> = Vec::with_capacity(chains.len());
+    let mut unparsed = UnparsedTally::new();
+    for chain in chains {
+        diagnostics.extend(chain.diagnostics);
+        for row in &chain.rows {
+            let rejected = row.trajectory.map_or(0, |t| t.rejected_responses);
+            let turn = format!("{}/turn-{}", row.chain, row.turn);
+            unparsed.add(&turn, &row.actions, rejected);
         }
-        let aggregate = aggregate_run(&scored);
-        RunReport {
-            scorer_version: crate::SCORER_VERSION.to_owned(),
-            chains: self.dataset.chains.len(),
-            turns: rows,
-            overall: aggregate.row,
-            series: aggregate.series,
-            diagnostics,
-            unparsed: unparsed.finish(),
-        }
+        rows.extend(chain.rows);
+        scored.push(chain.scores);
+    }
+    let aggregate = aggregate_run(&scored);
+    RunReport {
+        scorer_version: crate::SCORER_VERSION.to_owned(),
+        chains: dataset.chains.len(),
+        turns: rows,
+        overall: aggregate.row,
+        series: aggregate.series,
+        diagnostics,
+        unparsed: unparsed.finish(),
     }
 }
 

@@ -30,11 +30,13 @@ use formats::{generic, mini_swe_agent, opencode};
 pub mod formats;
 mod interpret;
 mod not_understood;
+mod observation;
 mod shell;
 mod taxonomy;
 mod unparsed;
 
 pub use not_understood::{MAX_NAME_CHARS, NotUnderstood};
+pub use observation::{MAX_SHOWN_OUTPUT, Observation, observations};
 pub use taxonomy::{ActionKind, Category};
 pub use unparsed::{
     EXAMPLES_PER_REASON, MAX_EXAMPLE_COMMAND, MAX_REASONS, ReasonCount, UnparsedExample,

@@ -4,6 +4,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
+use wheelwright_core::api::ScoringKit;
 use wheelwright_core::reporeuse::dataset::RepoReuseDataset;
 
 use crate::dataset::DatasetError;
@@ -17,6 +18,9 @@ pub(crate) struct LoadedDataset {
     cache_dir: PathBuf,
     /// W0's sources, obtained on first use (a PyPI wheel may have to be downloaded).
     repository: Mutex<Option<Arc<BTreeMap<String, String>>>>,
+    /// The scoring kit as gzip-compressed JSON, made on first request: the same bytes
+    /// for every browser that asks.
+    kit: Mutex<Option<axum::body::Bytes>>,
 }
 
 impl LoadedDataset {
@@ -26,7 +30,34 @@ impl LoadedDataset {
             dataset,
             cache_dir,
             repository: Mutex::new(None),
+            kit: Mutex::new(None),
         }
+    }
+
+    /// The [`ScoringKit`] of this dataset, as gzip-compressed JSON. Blocking (it may need
+    /// the repository, and compresses a few megabytes once); later calls return the same
+    /// bytes.
+    pub(crate) fn scoring_kit_gzip(&self) -> anyhow::Result<axum::body::Bytes> {
+        use std::io::Write;
+        let mut slot = self
+            .kit
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(kit) = slot.as_ref() {
+            return Ok(kit.clone());
+        }
+        let repository = self.repository()?;
+        let kit = ScoringKit {
+            content_sha256: self.content_sha256.clone(),
+            dataset: self.dataset.without_hidden_tests(),
+            repository: (*repository).clone(),
+        };
+        let mut gzip = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        serde_json::to_writer(&mut gzip, &kit)?;
+        gzip.flush()?;
+        let bytes = axum::body::Bytes::from(gzip.finish()?);
+        *slot = Some(bytes.clone());
+        Ok(bytes)
     }
 
     /// The repository's Python sources by path. Blocking: the first call may download

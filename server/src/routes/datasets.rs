@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 
 use axum::Json;
 use axum::extract::{Path, Query, State};
+use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
 use super::table::{Format, respond};
@@ -67,6 +68,69 @@ pub(crate) async fn get(
         );
     }
     Ok(Json(DatasetDetail { summary, turns }).into_response())
+}
+
+/// `GET /api/v1/datasets/{name}/{version}/scoring`: the [`ScoringKit`] the browser scores
+/// a run with, gzip-compressed (decompressed for a client that does not accept gzip), with
+/// the dataset's content hash as its `ETag`: a browser that has it asks again with
+/// `If-None-Match` and gets a 304 without a body.
+///
+/// [`ScoringKit`]: wheelwright_core::api::ScoringKit
+pub(crate) async fn scoring(
+    State(state): State<AppState>,
+    Path((name, version)): Path<(String, String)>,
+    headers: HeaderMap,
+) -> Result<Response, AppError> {
+    let loaded = state.catalog.get(&name, &version).ok_or_else(|| {
+        AppError::not_found(format!(
+            "no dataset {name:?} at version {version:?}; GET /api/v1/datasets lists them"
+        ))
+    })?;
+    let etag = format!("\"{}\"", loaded.content_sha256);
+    let cache = [
+        (header::ETAG, etag.clone()),
+        // Always asked again (a dataset's content can change under its version), and
+        // answered with a 304 while it has not.
+        (header::CACHE_CONTROL, "no-cache".to_owned()),
+        (header::VARY, "Accept-Encoding".to_owned()),
+    ];
+    let known = headers
+        .get(header::IF_NONE_MATCH)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|tags| tags.split(',').any(|t| t.trim() == etag || t.trim() == "*"));
+    if known {
+        return Ok((StatusCode::NOT_MODIFIED, cache).into_response());
+    }
+    let gzip = tokio::task::spawn_blocking(move || loaded.scoring_kit_gzip())
+        .await
+        .map_err(|e| AppError::Internal(e.into()))?
+        .map_err(AppError::Internal)?;
+    let accepts_gzip = headers
+        .get(header::ACCEPT_ENCODING)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| {
+            v.split(',')
+                .any(|e| e.split(';').next().unwrap_or("").trim() == "gzip")
+        });
+    let json = [(header::CONTENT_TYPE, "application/json".to_owned())];
+    if accepts_gzip {
+        return Ok((
+            json,
+            cache,
+            [(header::CONTENT_ENCODING, "gzip".to_owned())],
+            gzip,
+        )
+            .into_response());
+    }
+    let plain = tokio::task::spawn_blocking(move || {
+        let mut text = Vec::new();
+        std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(&gzip[..]), &mut text)
+            .map(|_| text)
+    })
+    .await
+    .map_err(|e| AppError::Internal(e.into()))?
+    .map_err(|e| AppError::Internal(e.into()))?;
+    Ok((json, cache, plain).into_response())
 }
 
 /// `GET /api/v1/datasets/{name}/{version}/source[?path=P[&start=S][&end=E]]`: the

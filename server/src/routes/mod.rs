@@ -49,13 +49,25 @@ pub fn router(state: AppState) -> Router {
         .route("/datasets", get(datasets::list))
         .route("/datasets/{name}/{version}", get(datasets::get))
         .route("/datasets/{name}/{version}/source", get(datasets::source))
-        .route("/runs", get(runs::list).post(runs::upload))
+        .route("/datasets/{name}/{version}/scoring", get(datasets::scoring))
+        .route(
+            "/runs",
+            get(runs::list).post(runs::upload).layer(
+                // A form's bundle field may be as large as a bundle sent as the body; the
+                // upload bounds the whole body itself before the form is read.
+                axum::extract::DefaultBodyLimit::max(runs::FORM_LIMIT),
+            ),
+        )
         .route("/runs/{id}", get(runs::get))
         .route("/runs/{id}/turns", get(runs::turn_table))
         .route("/runs/{id}/chains/{chain}/turns/{turn}", get(runs::turn))
         .route(
             "/runs/{id}/chains/{chain}/turns/{turn}/files",
             get(runs::turn_files),
+        )
+        .route(
+            "/runs/{id}/chains/{chain}/turns/{turn}/observations",
+            get(runs::turn_observations),
         )
         .route("/runs/{id}/tests", get(jobs::results).post(jobs::queue))
         .route("/jobs/{id}", get(jobs::get))

@@ -1,7 +1,7 @@
 //! `/api/v1/runs`: upload a run bundle (scored here), list runs, and read a run, its turns, one turn's case and its files.
 //!
 //! - `POST /runs`: the body is a run bundle as a `.zip`, JSON Lines or gzip-compressed JSON
-//!   Lines, at most
+//!   Lines (or a `multipart/form-data` form with the bundle in its field `bundle`), at most
 //!   [`UPLOAD_LIMIT`] bytes; it is scored with core and stored in one transaction, or
 //!   refused with a 4xx that says why and nothing stored.
 //! - `GET /runs?benchmark=&origin=&limit=&offset=&format=`: a page of run summaries with
@@ -27,6 +27,8 @@ use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use futures_util::StreamExt;
 use serde_json::Value;
+use wheelwright_core::bundle::LIMITS;
+use wheelwright_core::reporeuse::bundle::RepoReuseBundle;
 use wheelwright_core::reporeuse::metrics::run::COLUMNS;
 
 use super::table::Format;
@@ -35,7 +37,7 @@ use crate::error::AppError;
 use crate::storage::{self, PART_BYTES};
 use crate::store::{RunFilter, RunSummary, Store, StoredText};
 use wheelwright_core::api::{
-    FileEntry, Page, RunDetail, SourceFile, TurnDetail, TurnRow, TurnTrajectory,
+    CaseFiles, FileEntry, Page, RunDetail, SourceFile, TurnDetail, TurnObservations, TurnRow,
 };
 
 /// Largest run bundle accepted by upload (compressed, as sent).
@@ -104,14 +106,15 @@ pub(crate) async fn upload(
     State(state): State<AppState>,
     request: axum::extract::Request,
 ) -> Result<Response, AppError> {
-    // A browser form posts multipart/form-data, which wraps the bundle in form fields.
-    if super::content_type(request.headers()).is_some_and(|t| t.starts_with("multipart/")) {
-        return Err(AppError::Client {
-            status: StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            message: "the run bundle was sent as a multipart form; send the bundle itself as the request body with Content-Type: application/zip (a .zip), application/x-ndjson (JSON Lines) or application/gzip (.jsonl.gz), e.g. curl --data-binary @run.zip -H 'Content-Type: application/zip'".to_owned(),
-        });
-    }
-    let body = super::raw_body(request, UPLOAD_LIMIT).await?;
+    // A browser form (the submit page) posts multipart/form-data with the bundle in a
+    // field; a command-line client sends the bundle itself as the body.
+    let multipart =
+        super::content_type(request.headers()).is_some_and(|t| t == "multipart/form-data");
+    let body = if multipart {
+        bundle_field(request, &state).await?
+    } else {
+        super::raw_body(request, UPLOAD_LIMIT).await?
+    };
     if body.is_empty() {
         return Err(AppError::bad_request(
             "the body is empty; send a run bundle as a .zip, JSON Lines or .jsonl.gz (see /api/v1/openapi.json)",
@@ -120,7 +123,7 @@ pub(crate) async fn upload(
     // Reading (inflating) and scoring take one slot of the work pool, or a 503 at once.
     let job = state.work.try_job()?;
     let bundle = job
-        .run(move |_| crate::bundle::read_bytes(&body))
+        .run(move |_| RepoReuseBundle::from_bytes(&body, "the upload", LIMITS))
         .await?
         .map_err(crate::runs::RunError::from)?;
     let id = crate::runs::submit(&state.store, &state.catalog, bundle, &job).await?;
@@ -132,6 +135,75 @@ pub(crate) async fn upload(
         Json(detail),
     )
         .into_response())
+}
+
+/// The form field a multipart upload carries the run bundle in.
+const BUNDLE_FIELD: &str = "bundle";
+
+/// The largest multipart form accepted: a bundle of [`UPLOAD_LIMIT`] bytes and what the form
+/// adds around it (boundaries, field headers).
+pub(crate) const FORM_LIMIT: usize = UPLOAD_LIMIT + 64 * 1024;
+
+/// The bundle of a `multipart/form-data` upload: the one field named [`BUNDLE_FIELD`],
+/// within the same [`UPLOAD_LIMIT`] as a bundle sent as the body (the form's own
+/// boundaries and headers may add up to [`FORM_LIMIT`]).
+async fn bundle_field(
+    request: axum::extract::Request,
+    state: &AppState,
+) -> Result<Bytes, AppError> {
+    use axum::extract::FromRequest;
+    let form_error = |e: axum::extract::multipart::MultipartError| {
+        AppError::bad_request(format!(
+            "the multipart form could not be read ({}); send one field named {BUNDLE_FIELD:?} holding the run bundle",
+            e.body_text()
+        ))
+    };
+    // Bounded before the form is parsed: the whole body is read within its limit first.
+    let (parts, body) = request.into_parts();
+    let bytes = super::raw_body(
+        axum::extract::Request::from_parts(parts.clone(), body),
+        FORM_LIMIT,
+    )
+    .await?;
+    let request = axum::extract::Request::from_parts(parts, axum::body::Body::from(bytes));
+    let mut form = axum::extract::Multipart::from_request(request, state)
+        .await
+        .map_err(|e| {
+            AppError::bad_request(format!(
+                "{}; send one field named {BUNDLE_FIELD:?} holding the run bundle",
+                e.body_text()
+            ))
+        })?;
+    let mut bundle = None;
+    while let Some(field) = form.next_field().await.map_err(form_error)? {
+        let name = field.name().unwrap_or_default().to_owned();
+        if name != BUNDLE_FIELD {
+            return Err(AppError::bad_request(format!(
+                "the form has a field {name:?}; send only one field, named {BUNDLE_FIELD:?}, holding the run bundle"
+            )));
+        }
+        if bundle.is_some() {
+            return Err(AppError::bad_request(format!(
+                "the form has the field {BUNDLE_FIELD:?} twice; send one run bundle per upload"
+            )));
+        }
+        bundle = Some(field.bytes().await.map_err(form_error)?);
+    }
+    let bundle = bundle.ok_or_else(|| {
+        AppError::bad_request(format!(
+            "the form has no field {BUNDLE_FIELD:?}; send the run bundle (.zip, .jsonl or .jsonl.gz) in a field of that name"
+        ))
+    })?;
+    if bundle.len() > UPLOAD_LIMIT {
+        return Err(AppError::Client {
+            status: StatusCode::PAYLOAD_TOO_LARGE,
+            message: format!(
+                "the run bundle is larger than {} bytes, the upload limit",
+                UPLOAD_LIMIT
+            ),
+        });
+    }
+    Ok(bundle)
 }
 
 /// The `limit` and `offset` query parameters of a paged list.
@@ -348,23 +420,9 @@ async fn summary(state: &AppState, id: i64) -> Result<RunSummary, AppError> {
         .ok_or_else(|| AppError::not_found(format!("no run {id}; GET /api/v1/runs lists them")))
 }
 
-/// One row of a run's turn table: the scorer's turn row without the bulky evidence.
+/// One row of a run's turn table from its stored score.
 fn turn_row(score: &str) -> Result<TurnRow, AppError> {
-    let mut score = parse_json(score)?;
-    if let Some(map) = score.as_object_mut() {
-        map.remove("targets");
-        map.remove("actions");
-        map.remove("rejected");
-        let reimplemented: Vec<Value> = map
-            .remove("reimplemented")
-            .and_then(|v| v.as_array().cloned())
-            .unwrap_or_default()
-            .into_iter()
-            .filter_map(|r| r.get("target").cloned())
-            .collect();
-        map.insert("reimplemented".to_owned(), Value::Array(reimplemented));
-    }
-    wire(score)
+    TurnRow::from_scored(parse_json(score)?).map_err(|e| AppError::Internal(e.into()))
 }
 
 async fn detail(state: &AppState, id: i64) -> Result<RunDetail, AppError> {
@@ -566,40 +624,8 @@ pub(crate) async fn turn(
     }
     let other_file_count = count - i64::from(submission.text.is_some());
     let trajectory_size = store.turn_text(key, None).await?.map(|t| t.size);
-    let mut score = parse_json(&score)?;
-    let take = |score: &mut Value, key: &str| {
-        score
-            .as_object_mut()
-            .and_then(|m| m.remove(key))
-            .unwrap_or(Value::Null)
-    };
-    let targets = take(&mut score, "targets");
-    let unknown_targets = take(&mut score, "unknown_targets");
-    let counts = take(&mut score, "trajectory");
-    let actions = take(&mut score, "actions");
-    let rejected = take(&mut score, "rejected");
-    take(&mut score, "reimplemented");
-    let trajectory = TurnTrajectory {
-        present: trajectory_size.is_some(),
-        bytes: trajectory_size.map_or(0, |s| u64::try_from(s).unwrap_or(0)),
-        counts: wire(counts)?,
-        files: wire(score["files"].clone())?,
-        lines: wire(score["lines"].clone())?,
-        recall_repo: wire(score["recall_repo"].clone())?,
-        recall_self: wire(score["recall_self"].clone())?,
-        actions: if actions.is_null() {
-            Vec::new()
-        } else {
-            wire(actions)?
-        },
-        rejected: if rejected.is_null() {
-            Vec::new()
-        } else {
-            wire(rejected)?
-        },
-    };
     let reference = dataset_turn.reference.clone();
-    Ok(Json(TurnDetail {
+    let files = CaseFiles {
         run: id,
         chain,
         turn: number,
@@ -614,11 +640,46 @@ pub(crate) async fn turn(
             text: Some(reference),
             truncated: false,
         },
-        targets: wire(targets)?,
-        unknown_targets: wire(unknown_targets)?,
-        scores: wire(score)?,
-        trajectory,
-    }))
+        trajectory_bytes: trajectory_size.map(|s| u64::try_from(s).unwrap_or(0)),
+    };
+    // The server wrote the row, so a mismatch is a bug (a 500 that logs it).
+    let detail = TurnDetail::from_scored(parse_json(&score)?, files)
+        .map_err(|e| AppError::Internal(e.into()))?;
+    Ok(Json(detail))
+}
+
+/// `GET .../turns/{turn}/observations`: what each action of the turn's trajectory printed,
+/// each cut for a step list (the trajectory's summary and actions are in the turn's case).
+pub(crate) async fn turn_observations(
+    State(state): State<AppState>,
+    Path((id, chain, turn)): Path<(String, String, String)>,
+    Query(params): Query<BTreeMap<String, String>>,
+) -> Result<Json<TurnObservations>, AppError> {
+    let id = super::positive_id(&id, "run")?;
+    let number = turn_number(&turn)?;
+    no_other_params(&params, "none: this route takes no query parameters")?;
+    summary(&state, id).await?;
+    turn_score(&state, id, &chain, number).await?;
+    // A turn without a trajectory has no observations: an empty list saying why (the
+    // turn itself exists, so this is not a 404).
+    let Some(stored) = state
+        .store
+        .turn_text((id, chain.as_str(), number), None)
+        .await?
+    else {
+        return Ok(Json(TurnObservations {
+            observations: Vec::new(),
+            error: Some(format!(
+                "turn {number} of chain {chain:?} of run {id} was submitted without a trajectory"
+            )),
+        }));
+    };
+    let text = storage::whole(&state.store, &stored).await?;
+    // Parsing is CPU work over up to a bundle's largest trajectory: off the async threads.
+    let observations = tokio::task::spawn_blocking(move || TurnObservations::of(&text))
+        .await
+        .map_err(|e| AppError::Internal(e.into()))?;
+    Ok(Json(observations))
 }
 
 /// `GET .../turns/{turn}/files`: a page of the turn's files; with `?path=`, that file's

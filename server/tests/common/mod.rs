@@ -101,6 +101,7 @@ async fn open_with(
 pub struct Reply {
     pub status: StatusCode,
     pub content_type: String,
+    pub headers: axum::http::HeaderMap,
     pub body: Vec<u8>,
 }
 
@@ -134,6 +135,11 @@ pub async fn send(app: &TestApp, request: Request<Body>) -> Reply {
         .oneshot(request)
         .await
         .expect("infallible");
+    reply_of(response).await
+}
+
+/// A response read whole into a [`Reply`].
+pub async fn reply_of(response: axum::response::Response) -> Reply {
     let status = response.status();
     let content_type = response
         .headers()
@@ -141,6 +147,7 @@ pub async fn send(app: &TestApp, request: Request<Body>) -> Reply {
         .and_then(|v| v.to_str().ok())
         .unwrap_or("")
         .to_owned();
+    let headers = response.headers().clone();
     let body = response
         .into_body()
         .collect()
@@ -151,6 +158,7 @@ pub async fn send(app: &TestApp, request: Request<Body>) -> Reply {
     Reply {
         status,
         content_type,
+        headers,
         body,
     }
 }
@@ -214,6 +222,25 @@ pub async fn post_bytes(app: &TestApp, uri: &str, body: impl Into<Body>) -> Repl
             .unwrap(),
     )
     .await
+}
+
+/// What a browser's `<form enctype="multipart/form-data">` sends: each (field name, file
+/// content) as a file field, in order; the Content-Type (with its boundary) and the body.
+pub fn multipart_form(fields: &[(&str, &[u8])]) -> (String, Vec<u8>) {
+    let boundary = "----WebKitFormBoundary7MA4YWxkTrZu0gW";
+    let mut body = Vec::new();
+    for (name, content) in fields {
+        body.extend_from_slice(
+            format!(
+                "--{boundary}\r\nContent-Disposition: form-data; name=\"{name}\"; filename=\"run.zip\"\r\nContent-Type: application/octet-stream\r\n\r\n"
+            )
+            .as_bytes(),
+        );
+        body.extend_from_slice(content);
+        body.extend_from_slice(b"\r\n");
+    }
+    body.extend_from_slice(format!("--{boundary}--\r\n").as_bytes());
+    (format!("multipart/form-data; boundary={boundary}"), body)
 }
 
 /// How many runs the database holds (to check that a refused upload stored nothing).

@@ -1,0 +1,371 @@
+//! Scoring a run bundle in the browser, before (and whether or not) it is submitted.
+//!
+//! The bundle is read by core's own readers within the server's upload limits
+//! ([`wheelwright_core::bundle::LIMITS`]), checked against the dataset it names, and scored
+//! by the same core functions the server calls, against the dataset's scoring kit
+//! (`GET /api/v1/datasets/{name}/{version}/scoring`: the dataset without its hidden tests,
+//! and its repository's files). Nothing is sent to the server but that request until the
+//! user submits. The result is shown by the run and case views of stored runs
+//! ([`LocalRun::detail`], [`LocalRun::case`]), from the turn rows and cases core makes the
+//! same way the server makes them.
+
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+use std::rc::Rc;
+
+use wasm_bindgen::JsCast;
+use wasm_bindgen_futures::JsFuture;
+use wheelwright_core::api::{
+    CaseFiles, ChainTurns, RunDetail, RunSummary, ScoringKit, SourceFile, TurnDetail,
+    TurnObservations, TurnRow,
+};
+use wheelwright_core::budget::Cancel;
+use wheelwright_core::bundle::{Budget, BundleError, LIMITS};
+use wheelwright_core::reporeuse::bundle::{RepoReuseBundle, TurnId};
+use wheelwright_core::reporeuse::dataset::RepoReuseDataset;
+use wheelwright_core::reporeuse::scoring::{Dataset, PreparedDataset, RunReport};
+
+/// What the user gave: one file (a `.zip`, `.jsonl` or `.jsonl.gz`) or a directory's files.
+pub(crate) enum Picked {
+    File(web_sys::File),
+    Directory(Vec<web_sys::File>),
+}
+
+/// What is sent when the user submits: the file as chosen, or for a directory the bundle
+/// as JSON Lines (the server reads both the same way).
+#[derive(Clone)]
+pub(crate) enum Upload {
+    File(web_sys::File),
+    JsonLines(String),
+}
+
+impl Upload {
+    /// The upload as a form body with the bundle in its `bundle` field.
+    pub(crate) fn form(&self) -> Result<web_sys::FormData, String> {
+        let form = web_sys::FormData::new().map_err(js_error)?;
+        match self {
+            Self::File(file) => form.append_with_blob_and_filename("bundle", file, &file.name()),
+            Self::JsonLines(text) => {
+                let parts = js_sys::Array::of1(&wasm_bindgen::JsValue::from_str(text));
+                let blob = web_sys::Blob::new_with_str_sequence(&parts).map_err(js_error)?;
+                form.append_with_blob_and_filename("bundle", &blob, "run.jsonl")
+            }
+        }
+        .map_err(js_error)?;
+        Ok(form)
+    }
+}
+
+fn js_error(e: wasm_bindgen::JsValue) -> String {
+    e.as_string()
+        .or_else(|| {
+            e.dyn_ref::<js_sys::Error>()
+                .map(|e| String::from(e.message()))
+        })
+        .unwrap_or_else(|| format!("{e:?}"))
+}
+
+/// A file's path within the folder the user chose (`my-run/metadata.json`): the browser's
+/// `webkitRelativePath`, which web-sys does not bind.
+pub(crate) fn relative_path(file: &web_sys::File) -> String {
+    js_sys::Reflect::get(file, &"webkitRelativePath".into())
+        .ok()
+        .and_then(|v| v.as_string())
+        .filter(|p| !p.is_empty())
+        .unwrap_or_else(|| file.name())
+}
+
+/// The bytes of a file the user chose, read by the browser.
+async fn bytes_of(file: &web_sys::File) -> Result<Vec<u8>, String> {
+    let buffer = JsFuture::from(file.array_buffer())
+        .await
+        .map_err(|e| format!("{}: cannot be read ({})", file.name(), js_error(e)))?;
+    Ok(js_sys::Uint8Array::new(&buffer).to_vec())
+}
+
+/// Reads the bundle the user picked, within the server's upload limits: a file is read by
+/// core as the server reads an upload; a directory's files are counted against the limits
+/// by their sizes before any is read. Errors name the entry and what is wrong.
+pub(crate) async fn read_bundle(picked: Picked) -> Result<(RepoReuseBundle, Upload), String> {
+    match picked {
+        Picked::File(file) => {
+            let size = file.size();
+            if size > LIMITS.total_bytes as f64 {
+                return Err(BundleError::TooLarge {
+                    limit: LIMITS.total_bytes,
+                }
+                .to_string());
+            }
+            let bytes = bytes_of(&file).await?;
+            let bundle = RepoReuseBundle::from_bytes(&bytes, &file.name(), LIMITS)
+                .map_err(|e| e.to_string())?;
+            Ok((bundle, Upload::File(file)))
+        }
+        Picked::Directory(files) => {
+            let mut budget = Budget::new(LIMITS);
+            for file in &files {
+                // The browser knows each size before reading: a bundle over the limits is
+                // refused unread, as the server refuses a zip by its declared sizes.
+                let size = file.size() as u64;
+                budget
+                    .take(&relative_path(file), size)
+                    .map_err(|e| e.to_string())?;
+            }
+            let mut entries = Vec::with_capacity(files.len());
+            for file in &files {
+                entries.push((relative_path(file), bytes_of(file).await?));
+            }
+            let bundle = RepoReuseBundle::from_files(entries).map_err(|e| e.to_string())?;
+            let jsonl = bundle.to_jsonl();
+            Ok((bundle, Upload::JsonLines(jsonl)))
+        }
+    }
+}
+
+/// A dataset fetched and indexed in this page: its kit and W0 indexed once, kept for the
+/// page's life so a second bundle of the same dataset is scored at once.
+pub(crate) struct Indexed {
+    pub(crate) kit: ScoringKit,
+    prepared: PreparedDataset<'static>,
+    /// How long fetching and indexing took, in milliseconds.
+    pub(crate) fetch_ms: f64,
+    pub(crate) index_ms: f64,
+}
+
+thread_local! {
+    /// The datasets indexed so far, by name and version.
+    static INDEXED: RefCell<BTreeMap<(String, String), Rc<Indexed>>> = RefCell::default();
+}
+
+/// Milliseconds since the page started, from the browser's clock.
+pub(crate) fn now_ms() -> f64 {
+    web_sys::window()
+        .and_then(|w| w.performance())
+        .map_or(0.0, |p| p.now())
+}
+
+/// Hands the page back to the browser for a frame, so what changed is drawn (the scoring
+/// itself runs on the page's one thread).
+pub(crate) async fn next_frame() {
+    let promise = js_sys::Promise::new(&mut |resolve, _| {
+        if let Some(window) = web_sys::window() {
+            let _ = window.set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, 0);
+        }
+    });
+    let _ = JsFuture::from(promise).await;
+}
+
+/// The dataset `name` `version`, fetched (`GET .../scoring`, gzip-compressed, revalidated
+/// with its content hash) and indexed, or the one this page indexed before.
+pub(crate) async fn indexed(name: &str, version: &str) -> Result<Rc<Indexed>, String> {
+    let key = (name.to_owned(), version.to_owned());
+    if let Some(found) = INDEXED.with(|i| i.borrow().get(&key).cloned()) {
+        return Ok(found);
+    }
+    let start = now_ms();
+    let kit = crate::api::scoring_kit(name, version)
+        .await
+        .map_err(|e| e.to_string())?;
+    let fetched = now_ms();
+    next_frame().await;
+    // The scorer's dataset borrows from the kit for as long as the page scores with it:
+    // one per dataset the page indexes, kept for the page's life.
+    let dataset: &'static Dataset = Box::leak(Box::new(
+        kit.dataset.to_score_dataset(kit.repository.clone()),
+    ));
+    let prepared = PreparedDataset::new(dataset, &Cancel::never())
+        .map_err(|e| format!("the dataset cannot be scored: {e}"))?;
+    let indexed = Rc::new(Indexed {
+        kit,
+        prepared,
+        fetch_ms: fetched - start,
+        index_ms: now_ms() - fetched,
+    });
+    INDEXED.with(|i| i.borrow_mut().insert(key, Rc::clone(&indexed)));
+    Ok(indexed)
+}
+
+/// A run's report as the page scored it, and how long each chain's scoring took.
+pub(crate) struct Scored {
+    pub(crate) report: RunReport,
+    /// Milliseconds of scoring per chain, in order (the frames the page is handed back
+    /// between chains are not counted).
+    pub(crate) chain_ms: Vec<f64>,
+    /// Milliseconds of scoring in all: the chains and the run's summary.
+    pub(crate) score_ms: f64,
+}
+
+/// Scores `bundle` against `indexed` a chain at a time, handing the page back between
+/// chains; `progress` gets (turns done, turns in all) after each.
+pub(crate) async fn score(
+    indexed: &Indexed,
+    bundle: &RepoReuseBundle,
+    progress: impl Fn(usize, usize),
+) -> Result<Scored, String> {
+    let dataset = &indexed.kit.dataset;
+    let start = now_ms();
+    bundle.check_against(dataset).map_err(|e| e.to_string())?;
+    let run = bundle.to_run(dataset);
+    let mut scoring = indexed.prepared.chain_by_chain();
+    let cancel = Cancel::never();
+    let mut chain_ms = Vec::with_capacity(run.chains.len());
+    let mut working = now_ms() - start;
+    for (id, chain) in &run.chains {
+        let began = now_ms();
+        scoring.add(id, chain, &cancel).map_err(|e| e.to_string())?;
+        let took = now_ms() - began;
+        chain_ms.push(took);
+        working += took;
+        let (done, total) = scoring.turns();
+        progress(done, total);
+        next_frame().await;
+    }
+    let began = now_ms();
+    let report = scoring
+        .finish(&cancel)
+        .map_err(|_| "the scoring was cancelled".to_owned())?;
+    Ok(Scored {
+        report,
+        chain_ms,
+        score_ms: working + (now_ms() - began),
+    })
+}
+
+/// A run scored in this page: what the run and case views show, and what is submitted.
+pub(crate) struct LocalRun {
+    pub(crate) bundle: RepoReuseBundle,
+    pub(crate) upload: Upload,
+    pub(crate) report: RunReport,
+    pub(crate) indexed: Rc<Indexed>,
+    /// The bundle's name as the user gave it.
+    pub(crate) name: String,
+    /// Milliseconds of scoring in all, and per chain.
+    pub(crate) score_ms: f64,
+    pub(crate) chain_ms: Vec<f64>,
+}
+
+impl LocalRun {
+    /// The run as a stored run's page shows it (id 0, origin `local`).
+    pub(crate) fn detail(&self) -> RunDetail {
+        let m = &self.bundle.metadata;
+        let manifest = &self.indexed.kit.dataset.manifest;
+        let value = |v: serde_json::Result<serde_json::Value>| v.unwrap_or_default();
+        let overall = serde_json::from_value(value(serde_json::to_value(&self.report.overall)))
+            .unwrap_or_default();
+        let mut chains: Vec<ChainTurns> = Vec::new();
+        for row in &self.report.turns {
+            match chains.last_mut() {
+                Some(last) if last.chain == row.chain => last.turn_count += 1,
+                _ => chains.push(ChainTurns {
+                    chain: row.chain.clone(),
+                    turn_count: 1,
+                }),
+            }
+        }
+        RunDetail {
+            summary: RunSummary {
+                id: 0,
+                origin: "local".to_owned(),
+                baseline: None,
+                benchmark: manifest.benchmark.id().to_owned(),
+                dataset_name: manifest.name.clone(),
+                dataset_version: manifest.version.clone(),
+                dataset_sha256: self.indexed.kit.content_sha256.clone(),
+                model: m.model.clone(),
+                harness: m.harness.clone(),
+                memory: m.memory.clone(),
+                run_date: m.date.clone(),
+                cost_usd: m.cost_usd,
+                scaffold_version: m.scaffold_version.clone(),
+                notes: m.notes.clone(),
+                scorer_version: self.report.scorer_version.clone(),
+                grammar_version: wheelwright_core::syntax::GRAMMAR_VERSION.to_owned(),
+                chain_count: i64::try_from(self.report.chains).unwrap_or(0),
+                turn_count: i64::try_from(self.report.turns.len()).unwrap_or(0),
+                created_at: String::new(),
+                overall,
+            },
+            series: value(serde_json::to_value(&self.report.series)),
+            diagnostics: self
+                .report
+                .diagnostics
+                .iter()
+                .map(|d| value(serde_json::to_value(d)))
+                .collect(),
+            unparsed: Some(self.report.unparsed.clone()),
+            chains,
+        }
+    }
+
+    /// Every turn's row, as the run's turn table shows it.
+    pub(crate) fn rows(&self) -> Vec<TurnRow> {
+        self.report
+            .turns
+            .iter()
+            .filter_map(|row| TurnRow::from_scored(serde_json::to_value(row).ok()?).ok())
+            .collect()
+    }
+
+    /// The agent's files of turn `turn` of `chain` by path (none for turn 0, or a turn the
+    /// bundle has not).
+    pub(crate) fn files(&self, chain: &str, turn: usize) -> BTreeMap<String, String> {
+        self.bundle
+            .predictions
+            .get(&TurnId::new(chain, turn))
+            .map(|p| p.files.clone().into_iter().collect())
+            .unwrap_or_default()
+    }
+
+    /// What each action of the turn's trajectory printed; `None` without a trajectory.
+    pub(crate) fn observations(&self, chain: &str, turn: usize) -> Option<TurnObservations> {
+        let prediction = self.bundle.predictions.get(&TurnId::new(chain, turn))?;
+        prediction.trajectory.as_deref().map(TurnObservations::of)
+    }
+
+    /// Turn `turn` of chain `chain` as its case page shows it; `None` when the run has no
+    /// such turn.
+    pub(crate) fn case(&self, chain: &str, turn: usize) -> Option<TurnDetail> {
+        let row = self
+            .report
+            .turns
+            .iter()
+            .find(|r| r.chain == chain && r.turn == turn)?;
+        let dataset: &RepoReuseDataset = &self.indexed.kit.dataset;
+        let spec = dataset
+            .chains
+            .iter()
+            .find(|c| c.manifest.id == chain)?
+            .turns
+            .get(turn.checked_sub(1)?)?;
+        let module_path = spec.manifest.module_path.clone();
+        let prediction = self.bundle.predictions.get(&TurnId::new(chain, turn));
+        let file = |path: &str, text: Option<&String>| SourceFile {
+            path: path.to_owned(),
+            bytes: text.map_or(0, |t| t.len() as u64),
+            text: text.cloned(),
+            truncated: false,
+        };
+        let files = prediction.map(|p| &p.files);
+        let other_files: Vec<SourceFile> = files
+            .into_iter()
+            .flatten()
+            .filter(|(path, _)| **path != module_path)
+            .map(|(path, text)| file(path, Some(text)))
+            .collect();
+        let case = CaseFiles {
+            run: 0,
+            chain: chain.to_owned(),
+            turn: i64::try_from(turn).ok()?,
+            title: spec.manifest.title.clone(),
+            requirement: spec.requirement.clone(),
+            submission: file(&module_path, files.and_then(|f| f.get(&module_path))),
+            other_file_count: i64::try_from(other_files.len()).ok()?,
+            other_files,
+            reference: file(&module_path, Some(&spec.reference)),
+            trajectory_bytes: prediction
+                .and_then(|p| p.trajectory.as_ref())
+                .map(|t| t.len() as u64),
+        };
+        TurnDetail::from_scored(serde_json::to_value(row).ok()?, case).ok()
+    }
+}

@@ -1,0 +1,153 @@
+//! A file of a dataset's repository, highlighted, with a definition's lines marked and
+//! scrolled to: `/datasets/{name}/{version}/source?path=P&line=A&end=B` (lines A..=B of P),
+//! or `?name=pkg.mod.f` (the definition of that name, found in the browser by outlining the
+//! module the name's longest prefix names). Where a target's definition links.
+
+use std::collections::BTreeMap;
+
+use leptos::prelude::*;
+use leptos_router::hooks::{use_params_map, use_query_map};
+
+use crate::api::{self, ApiError};
+use crate::components::loaded::loaded;
+use crate::components::source_view::{LineMark, SourceView};
+use wheelwright_core::api::SourceLines;
+use wheelwright_core::outline::outline;
+use wheelwright_core::present::source::module_of;
+
+/// What the page was asked for.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Wanted {
+    /// A file, with lines marked.
+    File {
+        path: String,
+        span: Option<(u32, u32)>,
+    },
+    /// The definition of a dotted name.
+    Definition(String),
+}
+
+/// A file as the page shows it: its lines, the lines marked, and what the marks are.
+#[derive(Clone, Debug)]
+struct Shown {
+    file: SourceLines,
+    span: Option<(u32, u32)>,
+    what: String,
+}
+
+/// The file and lines `wanted` names in dataset `name` `version`.
+async fn load(name: String, version: String, wanted: Wanted) -> Result<Shown, ApiError> {
+    match wanted {
+        Wanted::File { path, span } => Ok(Shown {
+            file: api::source(&name, &version, &path).await?,
+            span,
+            what: "the lines linked to".to_owned(),
+        }),
+        Wanted::Definition(dotted) => {
+            let files = api::source_files(&name, &version).await?;
+            let (path, qualified) = module_of(&dotted, |p| {
+                files.files.binary_search_by(|f| f.as_str().cmp(p)).is_ok()
+            })
+            .ok_or_else(|| {
+                ApiError(format!(
+                    "{dotted} is not defined in a module of this repository"
+                ))
+            })?;
+            let file = api::source(&name, &version, &path).await?;
+            let found = outline(&file.text)
+                .definitions
+                .into_iter()
+                .find(|d| d.qualified_name == qualified);
+            let offset = u32::try_from(file.start.saturating_sub(1)).unwrap_or(0);
+            Ok(Shown {
+                span: found.map(|d| (d.start_line + offset, d.end_line + offset)),
+                what: format!("the definition of {dotted}"),
+                file,
+            })
+        }
+    }
+}
+
+#[component]
+pub(crate) fn SourcePage() -> impl IntoView {
+    let params = use_params_map();
+    let query = use_query_map();
+    let key = Memo::new(move |_| {
+        let p = params.read();
+        let q = query.read();
+        let wanted = match (q.get("path"), q.get("name")) {
+            (Some(path), _) => {
+                let line = q.get("line").and_then(|l| l.parse::<u32>().ok());
+                let end = q.get("end").and_then(|e| e.parse::<u32>().ok());
+                let span = line.map(|a| (a, end.unwrap_or(a).max(a)));
+                Wanted::File { path, span }
+            }
+            (None, Some(name)) => Wanted::Definition(name),
+            (None, None) => return None,
+        };
+        Some((p.get("name")?, p.get("version")?, wanted))
+    });
+    let shown = LocalResource::new(move || {
+        let key = key.get();
+        async move {
+            match key {
+                Some((name, version, wanted)) => load(name, version, wanted).await,
+                None => Err(ApiError(
+                    "say which file (?path=networkx/classes/graph.py) or which definition (?name=networkx.classes.graph.Graph)"
+                        .to_owned(),
+                )),
+            }
+        }
+    });
+    let render = move |shown: Shown| {
+        let Shown { file, span, what } = shown;
+        let marks: BTreeMap<u32, LineMark> = span
+            .map(|(a, b)| {
+                (a..=b)
+                    .map(|n| {
+                        let mark = LineMark {
+                            class: "span",
+                            title: what.clone(),
+                        };
+                        (n, mark)
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        if let Some((line, _)) = span {
+            // The lines exist once this view is mounted: scroll the first into view then.
+            request_animation_frame(move || {
+                if let Some(el) = document().get_element_by_id(&format!("src-L{line}")) {
+                    el.scroll_into_view();
+                }
+            });
+        }
+        let first = u32::try_from(file.start).unwrap_or(1);
+        let note = match span {
+            Some((a, b)) => format!("Marked: {what}, lines {a}–{b}."),
+            None => format!("{what}: not found in this file."),
+        };
+        let part = (file.end < file.total_lines).then(|| {
+            format!(
+                " Lines {}–{} of {} shown.",
+                file.start, file.end, file.total_lines
+            )
+        });
+        view! {
+            <header class="run-head">
+                <h1><code>{file.path.clone()}</code></h1>
+                <div class="run-badges muted">{format!("{} lines", file.total_lines)}</div>
+            </header>
+            <p class="muted" id="source-note">{note}{part}</p>
+            <SourceView text=file.text marks=marks anchor="src" first=first />
+        }
+    };
+    view! {
+        <section class="source-page">
+            <nav class="breadcrumbs">
+                {move || key.get().map(|(name, version, _)| format!("{name} {version} · repository source"))}
+            </nav>
+            {loaded(shown, render)}
+        </section>
+    }
+}

@@ -1,0 +1,9 @@
+//! How a case is shown, computed once for the server, the command line and the page alike.
+//!
+//! Pure functions from text to what a page draws: a requirement's Markdown as safe HTML
+//! ([`markdown`]), two files as aligned rows with the changed words marked ([`diff`]), and a
+//! file's lines as highlighted runs ([`source`]).
+
+pub mod diff;
+pub mod markdown;
+pub mod source;
