@@ -144,6 +144,16 @@ pub(crate) async fn observations(
     .await
 }
 
+/// `/datasets/{name}/{version}` with both parts encoded: where a dataset's routes and pages
+/// begin (under `/api/v1` for the API).
+fn dataset_path(name: &str, version: &str) -> String {
+    format!(
+        "/datasets/{}/{}",
+        js_sys::encode_uri_component(name),
+        js_sys::encode_uri_component(version)
+    )
+}
+
 /// Lines of a file of a dataset's repository (`.../source?path=`).
 pub(crate) async fn source(
     name: &str,
@@ -151,9 +161,8 @@ pub(crate) async fn source(
     path: &str,
 ) -> Result<wheelwright_core::api::SourceLines, ApiError> {
     get_json(&format!(
-        "/api/v1/datasets/{}/{}/source?path={}",
-        js_sys::encode_uri_component(name),
-        js_sys::encode_uri_component(version),
+        "/api/v1{}/source?path={}",
+        dataset_path(name, version),
         js_sys::encode_uri_component(path)
     ))
     .await
@@ -164,20 +173,14 @@ pub(crate) async fn source_files(
     name: &str,
     version: &str,
 ) -> Result<wheelwright_core::api::SourceFiles, ApiError> {
-    get_json(&format!(
-        "/api/v1/datasets/{}/{}/source",
-        js_sys::encode_uri_component(name),
-        js_sys::encode_uri_component(version)
-    ))
-    .await
+    get_json(&format!("/api/v1{}/source", dataset_path(name, version))).await
 }
 
 /// Where the page showing the definition of the dotted `name` in a dataset's repository is.
 pub(crate) fn definition_page(name: &str, version: &str, definition: &str) -> String {
     format!(
-        "/datasets/{}/{}/source?name={}",
-        js_sys::encode_uri_component(name),
-        js_sys::encode_uri_component(version),
+        "{}/source?name={}",
+        dataset_path(name, version),
         js_sys::encode_uri_component(definition)
     )
 }
@@ -194,9 +197,8 @@ pub(crate) fn source_page(
         .map(|(a, b)| format!("&line={a}&end={b}"))
         .unwrap_or_default();
     format!(
-        "/datasets/{}/{}/source?path={}{lines}",
-        js_sys::encode_uri_component(name),
-        js_sys::encode_uri_component(version),
+        "{}/source?path={}{lines}",
+        dataset_path(name, version),
         js_sys::encode_uri_component(path)
     )
 }
@@ -208,12 +210,7 @@ pub(crate) async fn scoring_kit(
     name: &str,
     version: &str,
 ) -> Result<wheelwright_core::api::ScoringKit, ApiError> {
-    get_json(&format!(
-        "/api/v1/datasets/{}/{}/scoring",
-        js_sys::encode_uri_component(name),
-        js_sys::encode_uri_component(version)
-    ))
-    .await
+    get_json(&format!("/api/v1{}/scoring", dataset_path(name, version))).await
 }
 
 /// Where the server keeps a submitted run.

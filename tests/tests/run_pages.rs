@@ -585,6 +585,19 @@ async fn hidden_tests_run_from_the_page_with_live_progress() -> anyhow::Result<(
     result
 }
 
+/// Uploads a JSON Lines bundle through the API; the stored run's summary.
+async fn upload(server: &Server, jsonl: String) -> anyhow::Result<Value> {
+    Ok(reqwest::Client::new()
+        .post(server.url("/api/v1/runs"))
+        .header("Content-Type", "application/x-ndjson")
+        .body(jsonl)
+        .send()
+        .await?
+        .error_for_status()?
+        .json()
+        .await?)
+}
+
 /// A one-turn bundle on the shipped dataset whose trajectory reads the file that defines
 /// the turn's targets (by range, so the count comes from the repository's file) and runs a
 /// command the scorer has no rule for.
@@ -615,15 +628,7 @@ async fn the_case_shows_every_action_and_the_run_what_was_not_understood() -> an
     let profile = tempfile::tempdir()?;
     let client = driver.browser(profile.path()).await?;
     let result = async {
-        let run: Value = reqwest::Client::new()
-            .post(server.url("/api/v1/runs"))
-            .header("Content-Type", "application/x-ndjson")
-            .body(bundle_with_a_trajectory()?)
-            .send()
-            .await?
-            .error_for_status()?
-            .json()
-            .await?;
+        let run = upload(&server, bundle_with_a_trajectory()?).await?;
         let id = run["id"].as_i64().context("the run's id")?;
         assert_eq!(run["unparsed"]["not_understood"], 1, "{}", run["unparsed"]);
 
@@ -884,15 +889,7 @@ async fn a_500_step_trajectory_scrolls_and_a_step_permalink_lands_on_it() -> any
     let profile = tempfile::tempdir()?;
     let client = driver.browser(profile.path()).await?;
     let result = async {
-        let run: Value = reqwest::Client::new()
-            .post(server.url("/api/v1/runs"))
-            .header("Content-Type", "application/x-ndjson")
-            .body(bundle_with_a_long_trajectory(500)?)
-            .send()
-            .await?
-            .error_for_status()?
-            .json()
-            .await?;
+        let run = upload(&server, bundle_with_a_long_trajectory(500)?).await?;
         let id = run["id"].as_i64().context("the run's id")?;
 
         // A step's permalink: the page opens scrolled to it, and it is the flagged one.

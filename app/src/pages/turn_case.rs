@@ -1003,10 +1003,14 @@ pub(crate) fn TurnCasePage() -> impl IntoView {
 pub(crate) fn LocalCasePage() -> impl IntoView {
     let params = use_params_map();
     let slot = expect_context::<crate::pages::submit::LocalSlot>().0;
-    let case = move || {
+    let place = Memo::new(move |_| {
         let p = params.read();
-        let chain = p.get("chain")?;
-        let turn = p.get("turn")?.parse::<usize>().ok()?;
+        Some((p.get("chain")?, p.get("turn")?.parse::<usize>().ok()?))
+    });
+    // The case is built once per render of the content (it parses the turn's trajectory
+    // for its observations); the breadcrumb reads only where the page is.
+    let case = move || {
+        let (chain, turn) = place.get()?;
         let run = slot.get()?;
         let found = run.case(&chain, turn).map(|detail| {
             let origin = CaseOrigin::Local {
@@ -1016,14 +1020,17 @@ pub(crate) fn LocalCasePage() -> impl IntoView {
             let nav = CaseNav::of(&run.detail(), &chain, "/submit".to_owned(), origin);
             (detail, nav)
         });
-        Some((chain.clone(), turn, found))
+        Some((chain, turn, found))
     };
     view! {
         <section class="case-page">
             <nav class="breadcrumbs">
                 <a href="/submit">"Submit"</a>
                 " / "
-                {move || case().map(|(chain, turn, _)| format!("{chain}, turn {turn}"))}
+                {move || {
+                    let scored = slot.with(Option::is_some);
+                    place.get().filter(|_| scored).map(|(chain, turn)| format!("{chain}, turn {turn}"))
+                }}
                 " "
                 <span class="badge origin local">"scored in your browser, not submitted"</span>
             </nav>
