@@ -714,7 +714,11 @@ fn chain_strip(detail: &TurnDetail, nav: &CaseNav) -> impl IntoView + use<> {
 }
 
 /// `j` and `k` move to the next and previous turn of the chain (not while typing).
+///
+/// A case drawn by a request that a newer one replaced may keep its listener until its
+/// owner is cleaned up, so each listener acts only while its own case is the page's.
 fn turn_keys(detail: &TurnDetail, nav: &CaseNav) {
+    let own = nav.turn_href(&detail.chain, detail.turn);
     let next =
         (detail.turn < nav.turn_count).then(|| nav.turn_href(&detail.chain, detail.turn + 1));
     let prev = (detail.turn > 1).then(|| nav.turn_href(&detail.chain, detail.turn - 1));
@@ -727,7 +731,8 @@ fn turn_keys(detail: &TurnDetail, nav: &CaseNav) {
             .target()
             .and_then(|t| wasm_bindgen::JsCast::dyn_into::<web_sys::Element>(t).ok())
             .is_some_and(|e| matches!(e.tag_name().as_str(), "INPUT" | "TEXTAREA" | "SELECT"));
-        if typing {
+        let shown = window().location().pathname().unwrap_or_default();
+        if typing || shown != own {
             return;
         }
         let to = match ev.key().as_str() {
