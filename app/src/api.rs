@@ -213,6 +213,23 @@ pub(crate) async fn scoring_kit(
     get_json(&format!("/api/v1{}/scoring", dataset_path(name, version))).await
 }
 
+/// The repository's index as the server saved it (`GET .../scoring/index`, gzip): loaded
+/// by the page instead of parsing every file, after core checks it is of the kit's files.
+pub(crate) async fn saved_index(name: &str, version: &str) -> Result<Vec<u8>, ApiError> {
+    let url = format!("/api/v1{}/scoring/index", dataset_path(name, version));
+    let response = Request::get(&url)
+        .send()
+        .await
+        .map_err(|e| ApiError(format!("the server did not answer: {e}")))?;
+    if !response.ok() {
+        return Err(ApiError(format!("HTTP {}", response.status())));
+    }
+    response
+        .binary()
+        .await
+        .map_err(|e| ApiError(format!("the saved index could not be read: {e}")))
+}
+
 /// Where the server keeps a submitted run.
 pub(crate) struct Submitted {
     pub(crate) id: i64,

@@ -127,6 +127,9 @@ pub(crate) async fn read_bundle(picked: Picked) -> Result<(RepoReuseBundle, Uplo
 pub(crate) struct Indexed {
     pub(crate) kit: ScoringKit,
     prepared: PreparedDataset<'static>,
+    /// How W0's index was made: `None` when loaded from the server's saved index, else why
+    /// that was not used and the page parsed the repository itself.
+    pub(crate) built_because: Option<String>,
     /// How long fetching and indexing took, in milliseconds.
     pub(crate) fetch_ms: f64,
     pub(crate) index_ms: f64,
@@ -157,15 +160,22 @@ pub(crate) async fn next_frame() {
 
 /// The dataset `name` `version`, fetched (`GET .../scoring`, gzip-compressed, revalidated
 /// with its content hash) and indexed, or the one this page indexed before.
+///
+/// The repository's index comes saved from the server (`GET .../scoring/index`, fetched
+/// beside the kit): loading it is a tenth of parsing every file in this one thread. Core
+/// loads it only if it is of exactly the kit's files and this build; otherwise, or if it
+/// cannot be fetched, the page parses the repository itself, and says so.
 pub(crate) async fn indexed(name: &str, version: &str) -> Result<Rc<Indexed>, String> {
     let key = (name.to_owned(), version.to_owned());
     if let Some(found) = INDEXED.with(|i| i.borrow().get(&key).cloned()) {
         return Ok(found);
     }
     let start = now_ms();
-    let kit = crate::api::scoring_kit(name, version)
-        .await
-        .map_err(|e| e.to_string())?;
+    let (kit, saved) = futures_util::join!(
+        crate::api::scoring_kit(name, version),
+        crate::api::saved_index(name, version)
+    );
+    let kit = kit.map_err(|e| e.to_string())?;
     let fetched = now_ms();
     next_frame().await;
     // The scorer's dataset borrows from the kit for as long as the page scores with it:
@@ -173,11 +183,27 @@ pub(crate) async fn indexed(name: &str, version: &str) -> Result<Rc<Indexed>, St
     let dataset: &'static Dataset = Box::leak(Box::new(
         kit.dataset.to_score_dataset(kit.repository.clone()),
     ));
-    let prepared = PreparedDataset::new(dataset, &Cancel::never())
-        .map_err(|e| format!("the dataset cannot be scored: {e}"))?;
+    let (saved, mut built_because) = match saved {
+        // A kit holds one repository.
+        Ok(bytes) => match dataset.repositories.keys().next() {
+            Some(repository) => (BTreeMap::from([(repository.clone(), bytes)]), None),
+            None => (BTreeMap::new(), None),
+        },
+        Err(e) => (
+            BTreeMap::new(),
+            Some(format!("the server's saved index was not fetched ({e})")),
+        ),
+    };
+    let (prepared, refused) =
+        PreparedDataset::with_saved_indexes(dataset, &saved, &Cancel::never())
+            .map_err(|e| format!("the dataset cannot be scored: {e}"))?;
+    if let Some(why) = refused.into_values().next() {
+        built_because = Some(why.to_string());
+    }
     let indexed = Rc::new(Indexed {
         kit,
         prepared,
+        built_because,
         fetch_ms: fetched - start,
         index_ms: now_ms() - fetched,
     });

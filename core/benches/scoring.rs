@@ -23,6 +23,7 @@ mod real;
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use wheelwright_core::python::facts::DefinitionKind;
 use wheelwright_core::python::index::{IndexOptions, RepoIndex, Resolution};
+use wheelwright_core::python::snapshot;
 use wheelwright_core::reporeuse::scoring::{
     ChainRun, ChainSpec, Dataset, Repository, Run, TurnRun, TurnSpec, score_run,
 };
@@ -251,6 +252,13 @@ fn indexing(c: &mut Criterion) {
     group.throughput(Throughput::Bytes(bytes as u64));
     group.bench_function("index_stdlib_packages", |b| {
         b.iter(|| RepoIndex::build(black_box(&workspace), &IndexOptions::default()))
+    });
+    // The same index saved by the server and loaded where it is scored (the browser):
+    // what loading costs instead of parsing.
+    let saved = snapshot::save(&workspace, &IndexOptions::default()).unwrap();
+    eprintln!("saved index: {:.2} MB", saved.len() as f64 / 1e6);
+    group.bench_function("index_stdlib_packages_loaded", |b| {
+        b.iter(|| snapshot::load(black_box(&saved), &workspace, &IndexOptions::default()).unwrap())
     });
     group.finish();
 }

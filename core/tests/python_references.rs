@@ -5,6 +5,7 @@
 //! (exactly the targets referenced), and optionally `canonical` (target -> canonical name or
 //! null for unknown), `callees` (exact D5 identities), `syntax_errors`, `missing`, `module`,
 //! `uses` (target -> where the submission uses it: line, import line, rule; exactly).
+//! Each case runs with its repository's index built and with it saved and loaded again.
 
 mod common;
 
@@ -15,6 +16,7 @@ use common::repo::workspace_of;
 use serde_json::Value;
 use wheelwright_core::python::index::{IndexOptions, RepoIndex, Resolution};
 use wheelwright_core::python::references::analyse_submission;
+use wheelwright_core::python::snapshot;
 
 fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/python")
@@ -31,8 +33,17 @@ fn strings(value: &Value) -> BTreeSet<String> {
         .unwrap_or_default()
 }
 
-/// Loads one case, runs it and returns the mismatches.
-fn check_case(dir: &Path) -> Vec<String> {
+/// How a case's repository is indexed: every case is run both ways, and must pass both.
+#[derive(Clone, Copy, Debug)]
+enum Indexing {
+    /// Parsed here ([`RepoIndex::build`]), as the server and the command line do.
+    Built,
+    /// Saved and loaded again ([`snapshot`]), as the browser gets the server's.
+    Loaded,
+}
+
+/// Loads one case, runs it with its repository indexed `how` and returns the mismatches.
+fn check_case(dir: &Path, how: Indexing) -> Vec<String> {
     let case: Value =
         serde_json::from_str(&std::fs::read_to_string(dir.join("case.json")).unwrap()).unwrap();
     let expected: Value =
@@ -43,7 +54,13 @@ fn check_case(dir: &Path) -> Vec<String> {
             .collect(),
     };
     let workspace = workspace_of(&dir.join("repo"));
-    let index = RepoIndex::build(&workspace, &options);
+    let index = match how {
+        Indexing::Built => RepoIndex::build(&workspace, &options),
+        Indexing::Loaded => {
+            let saved = snapshot::save(&workspace, &options).expect("never cancelled");
+            snapshot::load(&saved, &workspace, &options).expect("saved from these files")
+        }
+    };
     let submission = std::fs::read_to_string(dir.join("submission.py")).ok();
     let path = case["path"].as_str().unwrap();
     let analysis = analyse_submission(&index, path, submission.as_deref());
@@ -114,11 +131,13 @@ fn every_reference_fixture_matches_its_expectation() {
     assert!(dirs.len() >= 15, "fixtures found: {}", dirs.len());
     let mut failures = Vec::new();
     for dir in &dirs {
-        for error in check_case(dir) {
-            failures.push(format!(
-                "{}: {error}",
-                dir.file_name().unwrap().to_string_lossy()
-            ));
+        for how in [Indexing::Built, Indexing::Loaded] {
+            for error in check_case(dir, how) {
+                failures.push(format!(
+                    "{} ({how:?}): {error}",
+                    dir.file_name().unwrap().to_string_lossy()
+                ));
+            }
         }
     }
     assert!(failures.is_empty(), "\n{}", failures.join("\n"));

@@ -12,7 +12,7 @@ use wheelwright_core::python::index::{IndexOptions, RepoIndex};
 use wheelwright_core::reporeuse::metrics::turn::{SubmissionStatus, TurnInput, score_turn};
 use wheelwright_core::reporeuse::scoring::{
     ChainRun, ChainSpec, Dataset, InconsistentDataset, Phase, PreparedDataset, Progress,
-    Repository, Run, RunReport, TurnRun, TurnSpec, score_chains, score_run,
+    Repository, Run, RunReport, TurnRun, TurnSpec, save_index, score_chains, score_run,
 };
 use wheelwright_core::workspace::Workspace;
 
@@ -94,8 +94,9 @@ fn run(chains: Vec<(&str, Vec<TurnRun>)>) -> Run {
 
 /// The report of `run`, which must also be the report of the run streamed chain by chain
 /// (in reverse order, so no chain comes where the dataset has it), as the command line
-/// scores a bundle, and of the run given to a prepared dataset a chain at a time with the
-/// last chain left out (then scored as missing), as the browser scores one.
+/// scores a bundle, and of the run given a chain at a time (also with the last chain left
+/// out, then scored as missing) to a dataset prepared from the repositories' saved indexes,
+/// as the browser scores one.
 fn score(dataset: &Dataset, run: &Run) -> RunReport {
     let whole = score_run(dataset, run, &mut |_| {}).expect("a valid dataset");
     assert_eq!(
@@ -103,7 +104,18 @@ fn score(dataset: &Dataset, run: &Run) -> RunReport {
         whole,
         "streamed and whole reports differ"
     );
-    let prepared = PreparedDataset::new(dataset, &Cancel::never()).expect("a valid dataset");
+    let saved = dataset
+        .repositories
+        .iter()
+        .map(|(name, repository)| {
+            let bytes = save_index(repository, &Cancel::never()).expect("never cancelled");
+            (name.clone(), bytes)
+        })
+        .collect();
+    let (prepared, refused) =
+        PreparedDataset::with_saved_indexes(dataset, &saved, &Cancel::never())
+            .expect("a valid dataset");
+    assert!(refused.is_empty(), "saved indexes refused: {refused:?}");
     let mut by_chain = prepared.chain_by_chain();
     for (id, chain) in run.chains.iter().rev() {
         by_chain
@@ -186,6 +198,43 @@ fn later_turns_see_the_agents_own_files_and_never_other_chains() {
     assert_eq!(b1.unknown_targets, vec!["pkg.helpers.tidy".to_owned()]);
     assert_eq!(value(b1.scores.reuse_self), Some(0.0));
     assert!(report.diagnostics.is_empty(), "{:?}", report.diagnostics);
+}
+
+#[test]
+fn a_saved_index_of_other_files_is_refused_and_the_repository_indexed_instead() {
+    let d = dataset(vec![chain(
+        "a",
+        vec![turn("pkg/t1.py", &["pkg.core.clean"], &[])],
+    )]);
+    let mut other = repository();
+    other.files.insert(
+        "pkg/core.py".to_owned(),
+        "def clean(x):\n    return x\n".to_owned(),
+    );
+    let saved = BTreeMap::from([(
+        "pkg".to_owned(),
+        save_index(&other, &Cancel::never()).expect("never cancelled"),
+    )]);
+    let (prepared, refused) =
+        PreparedDataset::with_saved_indexes(&d, &saved, &Cancel::never()).expect("a valid dataset");
+    assert_eq!(refused.keys().collect::<Vec<_>>(), ["pkg"]);
+    assert!(
+        refused["pkg"].to_string().contains("other files"),
+        "{}",
+        refused["pkg"]
+    );
+    let r = run(vec![(
+        "a",
+        vec![submitted("from pkg.core import clean\n\nclean(' a ')\n")],
+    )]);
+    let mut by_chain = prepared.chain_by_chain();
+    by_chain
+        .add("a", &r.chains["a"], &Cancel::never())
+        .expect("each chain once");
+    assert_eq!(
+        by_chain.finish(&Cancel::never()).expect("never cancelled"),
+        score(&d, &r)
+    );
 }
 
 #[test]

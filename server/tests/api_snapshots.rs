@@ -305,6 +305,12 @@ async fn every_reading_route_answers_as_its_snapshot_says() {
             "dataset-score-fixture-scoring",
             "/api/v1/datasets/score-fixture/1/scoring",
         ),
+        // The saved index is binary (its success is checked in datasets.rs); here, its
+        // refusal of a dataset that is not there.
+        get_case(
+            "dataset-unknown-version-scoring-index",
+            "/api/v1/datasets/reporeuse-networkx/99/scoring/index",
+        ),
         get_case(
             "dataset-networkx-source-range",
             "/api/v1/datasets/reporeuse-networkx/1/source?path=networkx/utils/misc.py&start=1&end=30",

@@ -1,5 +1,5 @@
-//! `GET /api/v1/datasets`, `GET /api/v1/datasets/{name}/{version}` and its `scoring` kit: the
-//! shipped dataset, imported at start, as its files say.
+//! `GET /api/v1/datasets`, `GET /api/v1/datasets/{name}/{version}`, its `scoring` kit and the
+//! kit's saved `index`: the shipped dataset, imported at start, as its files say.
 
 mod common;
 
@@ -99,12 +99,7 @@ async fn the_scoring_kit_is_the_dataset_without_its_hidden_tests_gzipped_and_rev
     assert_eq!(gzipped.headers["content-encoding"], "gzip");
     let etag = format!("\"{}\"", files.content_hash());
     assert_eq!(gzipped.headers["etag"], etag.as_str());
-    let mut text = Vec::new();
-    std::io::Read::read_to_end(
-        &mut flate2::read::GzDecoder::new(&gzipped.body[..]),
-        &mut text,
-    )
-    .unwrap();
+    let text = gunzip(&gzipped.body);
     let kit: wheelwright_core::api::ScoringKit = serde_json::from_slice(&text).unwrap();
     assert_eq!(kit.content_sha256, files.content_hash());
     assert_eq!(kit.dataset, files.without_hidden_tests());
@@ -132,6 +127,72 @@ async fn the_scoring_kit_is_the_dataset_without_its_hidden_tests_gzipped_and_rev
     let stale = get_with(&app, &uri, &[("if-none-match", "\"old\"")]).await;
     assert_eq!(stale.status, StatusCode::OK);
     let unknown = get(&app, "/api/v1/datasets/nope/1/scoring").await;
+    assert_api_error(&unknown, StatusCode::NOT_FOUND, "no dataset \"nope\"");
+}
+
+/// `body` decompressed.
+fn gunzip(body: &[u8]) -> Vec<u8> {
+    let mut bytes = Vec::new();
+    std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(body), &mut bytes).unwrap();
+    bytes
+}
+
+#[tokio::test]
+async fn the_saved_index_loads_against_the_kit_and_scores_as_the_index_built_there() {
+    use std::collections::BTreeMap;
+    use wheelwright_core::budget::Cancel;
+    use wheelwright_core::reporeuse::bundle::RepoReuseBundle;
+    use wheelwright_core::reporeuse::scoring::{PreparedDataset, score_run};
+
+    let app = app().await;
+    let files = load_dir(&real_dataset()).unwrap();
+    let kit_uri = format!(
+        "/api/v1/datasets/{}/{}/scoring",
+        files.manifest.name, files.manifest.version
+    );
+    let uri = format!("{kit_uri}/index");
+    let gzipped = get_with(&app, &uri, &[("accept-encoding", "gzip")]).await;
+    assert_eq!(gzipped.status, StatusCode::OK, "{}", gzipped.text());
+    assert_eq!(gzipped.headers["content-type"], "application/octet-stream");
+    assert_eq!(gzipped.headers["content-encoding"], "gzip");
+    let saved = gunzip(&gzipped.body);
+    let etag = format!(
+        "\"{}\"",
+        hex::encode(<sha2::Sha256 as sha2::Digest>::digest(&saved))
+    );
+    assert_eq!(gzipped.headers["etag"], etag.as_str());
+
+    // The browser's way: the kit's dataset, prepared with the saved index, is not refused
+    // and scores the dataset's reference run exactly as the index built from the files.
+    let kit: wheelwright_core::api::ScoringKit =
+        serde_json::from_slice(&get(&app, &kit_uri).await.body).unwrap();
+    let dataset = kit.dataset.to_score_dataset(kit.repository.clone());
+    let name = dataset.repositories.keys().next().unwrap().clone();
+    let (prepared, refused) = PreparedDataset::with_saved_indexes(
+        &dataset,
+        &BTreeMap::from([(name, saved.clone())]),
+        &Cancel::never(),
+    )
+    .unwrap();
+    assert!(refused.is_empty(), "{refused:?}");
+    let run = RepoReuseBundle::reference(&files).to_run(&files);
+    let mut by_chain = prepared.chain_by_chain();
+    for (id, chain) in &run.chains {
+        by_chain.add(id, chain, &Cancel::never()).unwrap();
+    }
+    assert_eq!(
+        by_chain.finish(&Cancel::never()).unwrap(),
+        score_run(&dataset, &run, &mut |_| {}).unwrap()
+    );
+
+    // Plain for a client without gzip; 304 for one that has it; 404 for no dataset.
+    let plain = get_with(&app, &uri, &[]).await;
+    assert!(plain.headers.get("content-encoding").is_none());
+    assert_eq!(plain.body, saved);
+    let again = get_with(&app, &uri, &[("if-none-match", etag.as_str())]).await;
+    assert_eq!(again.status, StatusCode::NOT_MODIFIED);
+    assert!(again.body.is_empty());
+    let unknown = get(&app, "/api/v1/datasets/nope/1/scoring/index").await;
     assert_api_error(&unknown, StatusCode::NOT_FOUND, "no dataset \"nope\"");
 }
 

@@ -182,14 +182,23 @@ async fn a_bundle_is_scored_in_the_browser_then_submitted_and_the_server_agrees(
                 "{state}"
             );
             let requests = api_requests(&client).await?;
-            // Nothing about runs: the page asked for the dataset's kit at most (the closed
-            // progress stream of the previous submission is recorded when it closes).
+            // Nothing about runs: the page asked for the dataset's kit and saved index at
+            // most (the closed progress stream of the previous submission is recorded when
+            // it closes).
             assert!(
-                requests
-                    .iter()
-                    .all(|r| r.ends_with("/scoring") || r.starts_with("/api/v1/jobs/")),
-                "nothing but the dataset's kit was asked for: {requests:?}"
+                requests.iter().all(|r| r.ends_with("/scoring")
+                    || r.ends_with("/scoring/index")
+                    || r.starts_with("/api/v1/jobs/")),
+                "nothing but the dataset's kit and index was asked for: {requests:?}"
             );
+            // The page loaded the server's saved index rather than parsing the repository.
+            let index = client
+                .execute(
+                    "return document.querySelector('#local-state').dataset.index;",
+                    vec![],
+                )
+                .await?;
+            assert_eq!(index, "saved", "{state}");
             // Nothing stored by scoring in the browser: the runs are the baselines and the
             // one this test submitted first.
             let expected = runs_before.as_i64().context("a count")? + i64::from(stored.is_some());
@@ -299,7 +308,8 @@ fn median(mut values: Vec<f64>) -> f64 {
 /// `docs/performance.md`): the shipped dataset's 20-turn reference run with real
 /// trajectories, dropped into a fresh page `ROUNDS` times (a new browser profile each time,
 /// so the dataset is fetched cold). What the page measured itself (`#local-state`'s data):
-/// fetching the scoring kit, indexing it in wasm, scoring the run, the slowest chain.
+/// fetching the scoring kit and saved index, loading the index (or, `built`, indexing the
+/// repository in wasm), scoring the run, the slowest chain.
 #[tokio::test]
 #[ignore = "a benchmark: scripts/bench/browser-scoring runs it"]
 async fn bench_scoring_in_the_browser() -> anyhow::Result<()> {
@@ -325,7 +335,7 @@ async fn bench_scoring_in_the_browser() -> anyhow::Result<()> {
                 .execute(
                     "const d = document.querySelector('#local-state').dataset;
                      return {fetch: +d.fetchMs, index: +d.indexMs, score: +d.scoreMs,
-                             slowest_chain: +d.slowestChainMs, turns: +d.turns};",
+                             slowest_chain: +d.slowestChainMs, turns: +d.turns, how: d.index};",
                     vec![],
                 )
                 .await?;
@@ -353,5 +363,7 @@ async fn bench_scoring_in_the_browser() -> anyhow::Result<()> {
         .collect();
     println!("fetch + index: median {:.0} ms", median(fetch_and_index));
     println!("turns scored: {}", measured[0]["turns"]);
+    let how: Vec<&str> = measured.iter().filter_map(|m| m["how"].as_str()).collect();
+    println!("index (saved: loaded from the server's; built: parsed here): {how:?}");
     Ok(())
 }

@@ -361,8 +361,14 @@ pub(crate) fn SubmitPage() -> impl IntoView {
             .iter()
             .map(|c| (c.chain.clone(), c.turn_count))
             .collect();
+        let how = match &run.indexed.built_because {
+            None => {
+                "its index, saved by the server and checked against its files, loaded".to_owned()
+            }
+            Some(why) => format!("indexed here ({why})"),
+        };
         let timing = format!(
-            "Dataset fetched in {:.0} ms and indexed in {:.0} ms; {} turns scored in {:.0} ms.",
+            "Dataset fetched in {:.0} ms; {how} in {:.0} ms; {} turns scored in {:.0} ms.",
             run.indexed.fetch_ms,
             run.indexed.index_ms,
             rows.len(),
@@ -379,6 +385,7 @@ pub(crate) fn SubmitPage() -> impl IntoView {
                 role="status"
                 data-fetch-ms=run.indexed.fetch_ms
                 data-index-ms=run.indexed.index_ms
+                data-index=if run.indexed.built_because.is_none() { "saved" } else { "built" }
                 data-score-ms=run.score_ms
                 data-slowest-chain-ms=slowest_chain
                 data-turns=rows.len()

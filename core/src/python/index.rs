@@ -13,7 +13,7 @@ use std::cell::Cell;
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::sync::{Arc, Mutex, PoisonError};
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::builtins::is_builtin;
 use super::facts::DefinitionKind;
@@ -320,6 +320,37 @@ fn prefixes_of(name: &str) -> impl Iterator<Item = &str> {
         .chain(std::iter::once(name))
 }
 
+/// One Python file of a workspace analysed: its normalised path, module name and analysis.
+#[derive(Debug, Serialize, Deserialize)]
+pub(crate) struct AnalysedFile {
+    pub(crate) path: String,
+    pub(crate) name: String,
+    pub(crate) analysis: FileAnalysis,
+}
+
+/// Analyses every Python file of `workspace` (in parallel natively), in path order: what
+/// [`RepoIndex::build_with`] inserts, and what [`super::snapshot`] saves.
+pub(crate) fn analyse_files(
+    workspace: &Workspace,
+    options: &IndexOptions,
+    cancel: &Cancel,
+) -> Result<Vec<AnalysedFile>, Cancelled> {
+    let files: Vec<(&str, &str)> = workspace.files().collect();
+    let analysed = crate::parallel::try_map(&files, |&(path, text)| {
+        let path = crate::workspace::normalise_path(path);
+        let Some((name, package)) = module_name(&path, options) else {
+            return Ok(None);
+        };
+        let analysis = scope::analyse_with(text, &name, package, cancel)?;
+        Ok(Some(AnalysedFile {
+            path,
+            name,
+            analysis,
+        }))
+    })?;
+    Ok(analysed.into_iter().flatten().collect())
+}
+
 impl RepoIndex {
     /// Indexes every `.py` file of a workspace.
     pub fn build(workspace: &Workspace, options: &IndexOptions) -> Self {
@@ -336,25 +367,23 @@ impl RepoIndex {
         options: &IndexOptions,
         cancel: &Cancel,
     ) -> Result<Self, Cancelled> {
+        let analysed = analyse_files(workspace, options, cancel)?;
+        Ok(Self::from_analysed(options, analysed))
+    }
+
+    /// The index of files already analysed ([`analyse_files`]), inserted in their order.
+    pub(crate) fn from_analysed(
+        options: &IndexOptions,
+        analysed: impl IntoIterator<Item = AnalysedFile>,
+    ) -> Self {
         let mut index = RepoIndex {
             options: options.clone(),
             ..RepoIndex::default()
         };
-        // Files are analysed independently (in parallel natively), then inserted in path
-        // order, as one insert after the other would.
-        let files: Vec<(&str, &str)> = workspace.files().collect();
-        let analysed = crate::parallel::try_map(&files, |&(path, text)| {
-            let path = crate::workspace::normalise_path(path);
-            let Some((name, package)) = module_name(&path, &index.options) else {
-                return Ok(None);
-            };
-            let analysis = scope::analyse_with(text, &name, package, cancel)?;
-            Ok(Some((path, name, analysis)))
-        })?;
-        for (path, name, analysis) in analysed.into_iter().flatten() {
-            index.insert_analysed(&path, name, analysis);
+        for file in analysed {
+            index.insert_analysed(&file.path, file.name, file.analysis);
         }
-        Ok(index)
+        index
     }
 
     /// Adds or replaces one file (non-Python files are ignored).

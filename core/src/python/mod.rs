@@ -12,3 +12,4 @@ pub mod index;
 pub mod references;
 pub mod rewrite;
 pub(crate) mod scope;
+pub mod snapshot;

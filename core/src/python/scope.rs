@@ -11,6 +11,8 @@
 
 use std::collections::{HashMap, HashSet};
 
+use serde::{Deserialize, Serialize};
+
 use super::facts::{self, DefinitionKind, Definitions};
 use super::index::Fuel;
 use crate::budget::{Cancel, Cancelled};
@@ -18,10 +20,32 @@ use crate::syntax::{self, Field, Kind, NodeId, SyntaxTree};
 
 pub(crate) type ScopeId = usize;
 
+/// Hash maps and sets written in key order, so an analysis serialises to the same bytes
+/// every time (a saved index has one content hash: [`super::snapshot`]).
+mod in_order {
+    use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+
+    use serde::{Serialize, Serializer};
+
+    pub(super) fn map<K: Ord + Serialize, V: Serialize, S: Serializer>(
+        map: &HashMap<K, V>,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        serializer.collect_map(map.iter().collect::<BTreeMap<_, _>>())
+    }
+
+    pub(super) fn set<T: Ord + Serialize, S: Serializer>(
+        set: &HashSet<T>,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(set.iter().collect::<BTreeSet<_>>())
+    }
+}
+
 /// The module scope is always scope 0.
 pub(crate) const MODULE_SCOPE: ScopeId = 0;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub(crate) enum ScopeKind {
     Module,
     Function,
@@ -31,7 +55,7 @@ pub(crate) enum ScopeKind {
 }
 
 /// What one scope binds to one name, after `global`/`nonlocal` are applied.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub(crate) struct Binding {
     /// Imports binding the name here, in source order.
     pub(crate) imports: Vec<usize>,
@@ -42,7 +66,7 @@ pub(crate) struct Binding {
     pub(crate) constructed: Vec<(ScopeId, Vec<String>)>,
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub(crate) struct Scope {
     pub(crate) kind: ScopeKind,
     pub(crate) parent: Option<ScopeId>,
@@ -55,15 +79,18 @@ pub(crate) struct Scope {
     method_of: Option<usize>,
     /// The innermost definition owning this scope or one around it.
     owner_def: Option<usize>,
+    #[serde(serialize_with = "in_order::set")]
     pub(crate) globals: HashSet<String>,
+    #[serde(serialize_with = "in_order::set")]
     pub(crate) nonlocals: HashSet<String>,
+    #[serde(serialize_with = "in_order::map")]
     pub(crate) bindings: HashMap<String, Binding>,
     /// Star imports made in this scope (import indices).
     pub(crate) stars: Vec<usize>,
 }
 
 /// What an import statement binds a name to, with relative imports made absolute.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub(crate) enum ImportTarget {
     /// `import a.b` binds `a` to module `a`; `import a.b as m` binds `m` to `a.b`.
     Module(String),
@@ -75,7 +102,7 @@ pub(crate) enum ImportTarget {
     Unresolvable(String),
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub(crate) struct Import {
     /// The bound name (`*` for star imports).
     pub(crate) name: String,
@@ -84,7 +111,7 @@ pub(crate) struct Import {
     pub(crate) line: u32,
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub(crate) struct Def {
     pub(crate) kind: DefinitionKind,
     /// `__qualname__`-style name within the file (`C.m`, `f.<locals>.g`).
@@ -101,7 +128,7 @@ pub(crate) struct Def {
     pub(crate) inner: ScopeId,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub(crate) enum Callee {
     /// `f(...)`, `a.b.f(...)`: a chain of names.
     Chain(Vec<String>),
@@ -109,7 +136,7 @@ pub(crate) enum Callee {
     Attr(String),
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub(crate) struct CallSite {
     pub(crate) scope: ScopeId,
     /// `None` for calls without a name (`f()()`, `fs[0]()`).
@@ -117,7 +144,7 @@ pub(crate) struct CallSite {
 }
 
 /// A load of a name or of a chain of names (`f`, `pkg.mod.f`).
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub(crate) struct NameUse {
     pub(crate) scope: ScopeId,
     pub(crate) parts: Vec<String>,
@@ -128,7 +155,7 @@ pub(crate) struct NameUse {
     pub(crate) line: u32,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub(crate) enum AttrObject {
     /// `x.m` with `x` a bare name.
     Name(String),
@@ -138,7 +165,7 @@ pub(crate) enum AttrObject {
 }
 
 /// A load of an attribute `<object>.attr`.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub(crate) struct AttrUse {
     pub(crate) scope: ScopeId,
     pub(crate) attr: String,
@@ -147,7 +174,7 @@ pub(crate) struct AttrUse {
     pub(crate) line: u32,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub(crate) enum TopKind {
     Def(usize),
     Import(usize),
@@ -156,7 +183,7 @@ pub(crate) enum TopKind {
 }
 
 /// A module-level binding, in source order; star imports have the name `*`.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub(crate) struct TopEvent {
     pub(crate) name: String,
     pub(crate) kind: TopKind,
@@ -173,7 +200,7 @@ pub(crate) enum NameRef<'a> {
     Free,
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub(crate) struct FileAnalysis {
     pub(crate) scopes: Vec<Scope>,
     /// Each scope's position in a pre-order of the scope tree and the last position of
@@ -183,6 +210,7 @@ pub(crate) struct FileAnalysis {
     /// calls inside a scope's subtree are one slice.
     calls_by_order: Vec<usize>,
     /// How each name used in the file resolves where it is used (D3).
+    #[serde(serialize_with = "in_order::map")]
     resolved: Resolutions,
     pub(crate) imports: Vec<Import>,
     pub(crate) defs: Vec<Def>,

@@ -42,6 +42,7 @@ use crate::bundle::BundleError;
 use crate::hidden_tests::TestResults;
 use crate::metric::Score;
 use crate::python::index::{IndexOptions, MAX_RESOLUTION_STEPS, RepoIndex};
+use crate::python::snapshot::{self, SnapshotError};
 use crate::reporeuse::metrics::TargetKind;
 use crate::reporeuse::metrics::reimplementation::Reimplementation;
 use crate::reporeuse::metrics::run::{RunColumns, aggregate_run};
@@ -357,11 +358,41 @@ impl<'d> PreparedDataset<'d> {
     /// Checks `dataset` and indexes its repositories; stops with [`ScoreError::Cancelled`]
     /// soon after `cancel` is raised.
     pub fn new(dataset: &'d Dataset, cancel: &Cancel) -> Result<Self, ScoreError> {
+        Ok(Self::with_saved_indexes(dataset, &BTreeMap::new(), cancel)?.0)
+    }
+
+    /// [`PreparedDataset::new`] that loads a repository's index from `saved` (by repository
+    /// name, bytes of [`save_index`]) instead of parsing its files, where the saved index
+    /// is of exactly those files and was saved by this build ([`snapshot::load`]); the
+    /// others are indexed here. Also returns why each refused saved index was refused.
+    pub fn with_saved_indexes(
+        dataset: &'d Dataset,
+        saved: &BTreeMap<String, Vec<u8>>,
+        cancel: &Cancel,
+    ) -> Result<(Self, BTreeMap<String, SnapshotError>), ScoreError> {
         dataset.validate()?;
-        Ok(Self {
-            dataset,
-            bases: bases_of(dataset, cancel)?,
-        })
+        let mut bases: BTreeMap<&str, Base> = BTreeMap::new();
+        let mut refused = BTreeMap::new();
+        for chain in &dataset.chains {
+            let name = chain.repository.as_str();
+            if bases.contains_key(name) {
+                continue;
+            }
+            let (workspace, options) = workspace_of(&dataset.repositories[name]);
+            let loaded = saved
+                .get(name)
+                .map(|bytes| snapshot::load(bytes, &workspace, &options));
+            let index = match loaded {
+                Some(Ok(index)) => index,
+                Some(Err(why)) => {
+                    refused.insert(name.to_owned(), why);
+                    RepoIndex::build_with(&workspace, &options, cancel)?
+                }
+                None => RepoIndex::build_with(&workspace, &options, cancel)?,
+            };
+            bases.insert(name, Base { workspace, index });
+        }
+        Ok((Self { dataset, bases }, refused))
     }
 
     /// Each chain of the dataset, in order, with W0 of its repository.
@@ -511,20 +542,6 @@ pub fn score_chains(
 }
 
 /// W0 of every repository the dataset's chains are on.
-fn bases_of<'d>(
-    dataset: &'d Dataset,
-    cancel: &Cancel,
-) -> Result<BTreeMap<&'d str, Base>, Cancelled> {
-    let mut bases: BTreeMap<&str, Base> = BTreeMap::new();
-    for chain in &dataset.chains {
-        if !bases.contains_key(chain.repository.as_str()) {
-            let repository = &dataset.repositories[&chain.repository];
-            bases.insert(chain.repository.as_str(), base_of(repository, cancel)?);
-        }
-    }
-    Ok(bases)
-}
-
 /// Each chain of the dataset, in order, with W0 of its repository.
 fn work_of<'d, 'b>(
     dataset: &'d Dataset,
@@ -635,7 +652,8 @@ fn report_of(dataset: &Dataset, unknown: Vec<&String>, chains: Vec<ScoredChain>)
     }
 }
 
-fn base_of(repository: &Repository, cancel: &Cancel) -> Result<Base, Cancelled> {
+/// A repository's files as a workspace, and how its paths name modules.
+fn workspace_of(repository: &Repository) -> (Workspace, IndexOptions) {
     let mut workspace = Workspace::new();
     for (path, text) in &repository.files {
         workspace.insert(path, text.as_str());
@@ -643,8 +661,15 @@ fn base_of(repository: &Repository, cancel: &Cancel) -> Result<Base, Cancelled> 
     let options = IndexOptions {
         source_roots: repository.source_roots.clone(),
     };
-    let index = RepoIndex::build_with(&workspace, &options, cancel)?;
-    Ok(Base { workspace, index })
+    (workspace, options)
+}
+
+/// The index of `repository` saved as bytes ([`snapshot::save`]), for a host that prepares
+/// the dataset elsewhere ([`PreparedDataset::with_saved_indexes`]: the server saves it, the
+/// browser loads it).
+pub fn save_index(repository: &Repository, cancel: &Cancel) -> Result<Vec<u8>, Cancelled> {
+    let (workspace, options) = workspace_of(repository);
+    snapshot::save_with(&workspace, &options, cancel)
 }
 
 /// What a turn's trajectory gave.

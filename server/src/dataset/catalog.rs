@@ -4,8 +4,11 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
+use sha2::{Digest, Sha256};
 use wheelwright_core::api::ScoringKit;
+use wheelwright_core::budget::Cancel;
 use wheelwright_core::reporeuse::dataset::RepoReuseDataset;
+use wheelwright_core::reporeuse::scoring::save_index;
 
 use crate::dataset::DatasetError;
 use crate::store::Store;
@@ -21,6 +24,9 @@ pub(crate) struct LoadedDataset {
     /// The scoring kit as gzip-compressed JSON, made on first request: the same bytes
     /// for every browser that asks.
     kit: Mutex<Option<axum::body::Bytes>>,
+    /// W0's index saved by core ([`save_index`]), gzip-compressed, with the SHA-256 of the
+    /// saved bytes; made on first request.
+    saved_index: Mutex<Option<(axum::body::Bytes, String)>>,
 }
 
 impl LoadedDataset {
@@ -31,6 +37,7 @@ impl LoadedDataset {
             cache_dir,
             repository: Mutex::new(None),
             kit: Mutex::new(None),
+            saved_index: Mutex::new(None),
         }
     }
 
@@ -58,6 +65,35 @@ impl LoadedDataset {
         let bytes = axum::body::Bytes::from(gzip.finish()?);
         *slot = Some(bytes.clone());
         Ok(bytes)
+    }
+
+    /// W0's index as core saves it ([`save_index`]: what the browser loads instead of
+    /// parsing the repository), gzip-compressed, and the SHA-256 of the saved bytes (the
+    /// same for the same files and build). Blocking: the first call indexes the repository
+    /// (about a second for networkx); later calls return the same bytes.
+    pub(crate) fn saved_index_gzip(&self) -> anyhow::Result<(axum::body::Bytes, String)> {
+        use std::io::Write;
+        let mut slot = self
+            .saved_index
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(saved) = slot.as_ref() {
+            return Ok(saved.clone());
+        }
+        // The repository exactly as the browser's scorer gets it from the kit.
+        let dataset = self.dataset.to_score_dataset((*self.repository()?).clone());
+        let repository = dataset
+            .repositories
+            .values()
+            .next()
+            .ok_or_else(|| anyhow::anyhow!("a scoring dataset has its repository"))?;
+        let saved = save_index(repository, &Cancel::never())?;
+        let sha256 = hex::encode(Sha256::digest(&saved));
+        let mut gzip = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        gzip.write_all(&saved)?;
+        let entry = (axum::body::Bytes::from(gzip.finish()?), sha256);
+        *slot = Some(entry.clone());
+        Ok(entry)
     }
 
     /// The repository's Python sources by path. Blocking: the first call may download

@@ -81,30 +81,80 @@ pub(crate) async fn scoring(
     Path((name, version)): Path<(String, String)>,
     headers: HeaderMap,
 ) -> Result<Response, AppError> {
-    let loaded = state.catalog.get(&name, &version).ok_or_else(|| {
-        AppError::not_found(format!(
-            "no dataset {name:?} at version {version:?}; GET /api/v1/datasets lists them"
-        ))
-    })?;
+    let loaded = loaded_dataset(&state, &name, &version)?;
     let etag = format!("\"{}\"", loaded.content_sha256);
-    let cache = [
-        (header::ETAG, etag.clone()),
-        // Always asked again (a dataset's content can change under its version), and
-        // answered with a 304 while it has not.
-        (header::CACHE_CONTROL, "no-cache".to_owned()),
-        (header::VARY, "Accept-Encoding".to_owned()),
-    ];
-    let known = headers
-        .get(header::IF_NONE_MATCH)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|tags| tags.split(',').any(|t| t.trim() == etag || t.trim() == "*"));
-    if known {
-        return Ok((StatusCode::NOT_MODIFIED, cache).into_response());
+    if not_modified(&headers, &etag) {
+        return Ok((StatusCode::NOT_MODIFIED, revalidated(etag)).into_response());
     }
     let gzip = tokio::task::spawn_blocking(move || loaded.scoring_kit_gzip())
         .await
         .map_err(|e| AppError::Internal(e.into()))?
         .map_err(AppError::Internal)?;
+    gzipped(&headers, etag, "application/json", gzip).await
+}
+
+/// `GET /api/v1/datasets/{name}/{version}/scoring/index`: the repository's index as core
+/// saves it (`wheelwright_core::python::snapshot`: postcard bytes naming the build and the
+/// SHA-256 of the files they were made from), so the browser loads it instead of parsing
+/// every file of the repository; served as the kit is, with the bytes' SHA-256 as `ETag`.
+/// The browser checks it against the kit's files and indexes them itself if it does not
+/// match.
+pub(crate) async fn saved_index(
+    State(state): State<AppState>,
+    Path((name, version)): Path<(String, String)>,
+    headers: HeaderMap,
+) -> Result<Response, AppError> {
+    let loaded = loaded_dataset(&state, &name, &version)?;
+    let (gzip, sha256) = tokio::task::spawn_blocking(move || loaded.saved_index_gzip())
+        .await
+        .map_err(|e| AppError::Internal(e.into()))?
+        .map_err(AppError::Internal)?;
+    let etag = format!("\"{sha256}\"");
+    if not_modified(&headers, &etag) {
+        return Ok((StatusCode::NOT_MODIFIED, revalidated(etag)).into_response());
+    }
+    gzipped(&headers, etag, "application/octet-stream", gzip).await
+}
+
+fn loaded_dataset(
+    state: &AppState,
+    name: &str,
+    version: &str,
+) -> Result<std::sync::Arc<crate::dataset::catalog::LoadedDataset>, AppError> {
+    state.catalog.get(name, version).ok_or_else(|| {
+        AppError::not_found(format!(
+            "no dataset {name:?} at version {version:?}; GET /api/v1/datasets lists them"
+        ))
+    })
+}
+
+/// The caching headers of a body revalidated by its `etag`.
+fn revalidated(etag: String) -> [(header::HeaderName, String); 3] {
+    [
+        (header::ETAG, etag),
+        // Always asked again (a dataset's content can change under its version), and
+        // answered with a 304 while it has not.
+        (header::CACHE_CONTROL, "no-cache".to_owned()),
+        (header::VARY, "Accept-Encoding".to_owned()),
+    ]
+}
+
+/// Whether the client already has the body tagged `etag` (`If-None-Match`).
+fn not_modified(headers: &HeaderMap, etag: &str) -> bool {
+    headers
+        .get(header::IF_NONE_MATCH)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|tags| tags.split(',').any(|t| t.trim() == etag || t.trim() == "*"))
+}
+
+/// A body kept gzip-compressed: sent as it is to a client that accepts gzip, decompressed
+/// for one that does not.
+async fn gzipped(
+    headers: &HeaderMap,
+    etag: String,
+    content_type: &'static str,
+    gzip: axum::body::Bytes,
+) -> Result<Response, AppError> {
     let accepts_gzip = headers
         .get(header::ACCEPT_ENCODING)
         .and_then(|v| v.to_str().ok())
@@ -112,25 +162,25 @@ pub(crate) async fn scoring(
             v.split(',')
                 .any(|e| e.split(';').next().unwrap_or("").trim() == "gzip")
         });
-    let json = [(header::CONTENT_TYPE, "application/json".to_owned())];
+    let kind = [(header::CONTENT_TYPE, content_type)];
     if accepts_gzip {
         return Ok((
-            json,
-            cache,
-            [(header::CONTENT_ENCODING, "gzip".to_owned())],
+            kind,
+            revalidated(etag),
+            [(header::CONTENT_ENCODING, "gzip")],
             gzip,
         )
             .into_response());
     }
     let plain = tokio::task::spawn_blocking(move || {
-        let mut text = Vec::new();
-        std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(&gzip[..]), &mut text)
-            .map(|_| text)
+        let mut bytes = Vec::new();
+        std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(&gzip[..]), &mut bytes)
+            .map(|_| bytes)
     })
     .await
     .map_err(|e| AppError::Internal(e.into()))?
     .map_err(|e| AppError::Internal(e.into()))?;
-    Ok((json, cache, plain).into_response())
+    Ok((kind, revalidated(etag), plain).into_response())
 }
 
 /// `GET /api/v1/datasets/{name}/{version}/source[?path=P[&start=S][&end=E]]`: the

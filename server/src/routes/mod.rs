@@ -51,6 +51,10 @@ pub fn router(state: AppState) -> Router {
         .route("/datasets/{name}/{version}/source", get(datasets::source))
         .route("/datasets/{name}/{version}/scoring", get(datasets::scoring))
         .route(
+            "/datasets/{name}/{version}/scoring/index",
+            get(datasets::saved_index),
+        )
+        .route(
             "/runs",
             get(runs::list).post(runs::upload).layer(
                 // A form's bundle field may be as large as a bundle sent as the body; the
