@@ -113,12 +113,20 @@ async fn press(client: &Client, key: char) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Waits until the page's path is `path`.
-async fn wait_for_path(client: &Client, path: &str) -> anyhow::Result<()> {
+/// Waits until the page is at `path` and shows turn `turn`'s case: a key pressed while
+/// the case is still loading has no case to act on, as for a user.
+async fn wait_for_turn(client: &Client, path: &str, turn: i64) -> anyhow::Result<()> {
     wait_for(
         client,
         "return location.pathname;",
         &Value::String(path.to_owned()),
+        Duration::from_secs(20),
+    )
+    .await?;
+    wait_for(
+        client,
+        "return document.querySelector('.chain-strip .strip-turn.current')?.textContent ?? null;",
+        &Value::String(turn.to_string()),
         Duration::from_secs(20),
     )
     .await
@@ -307,13 +315,13 @@ async fn a_baseline_run_and_its_turn_cases_show_what_the_api_has() -> anyhow::Re
         let here = format!("/runs/{reference}/{chain}/{turn}");
         let path = |n: i64| format!("/runs/{reference}/{chain}/{n}");
         client.find(Locator::Css("#next-turn")).await?.click().await?;
-        wait_for_path(&client, &path(turn + 1)).await?;
+        wait_for_turn(&client, &path(turn + 1), turn + 1).await?;
         press(&client, 'k').await?;
-        wait_for_path(&client, &here).await?;
+        wait_for_turn(&client, &here, turn).await?;
         press(&client, 'j').await?;
-        wait_for_path(&client, &path(turn + 1)).await?;
+        wait_for_turn(&client, &path(turn + 1), turn + 1).await?;
         client.find(Locator::Css("#prev-turn")).await?.click().await?;
-        wait_for_path(&client, &here).await?;
+        wait_for_turn(&client, &here, turn).await?;
         let current = client
             .find(Locator::Css(".chain-strip .strip-turn.current"))
             .await?
