@@ -36,6 +36,17 @@ impl Benchmark {
         Self::ALL.into_iter().find(|b| b.id() == id)
     }
 
+    /// The metric a leaderboard ranks by until the reader sorts by another: what the
+    /// benchmark is about (reuse of the repository, strict pass rate, Pass@1 on the view
+    /// that strips familiar cues).
+    pub fn headline_metric(self) -> &'static str {
+        match self {
+            Self::RepoReuse => "reuse_repo",
+            Self::Recube => "spr",
+            Self::Schrodinger => "pass_at_1_transformed",
+        }
+    }
+
     /// The published table that is this benchmark's leaderboard, and labels its rows leave
     /// implicit (RepoReuse's Table 2 is titled "interface memory").
     pub fn leaderboard_table(self) -> (&'static str, &'static [(&'static str, &'static str)]) {

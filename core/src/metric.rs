@@ -180,8 +180,8 @@ pub const REPOREUSE: [MetricInfo; 9] = [
     ),
 ];
 
-/// Other metrics the published tables report (ReCUBE, spec 2).
-const PUBLISHED: [MetricInfo; 4] = [
+/// Other metrics the published tables report (ReCUBE, spec 2; SchrodingerRepo, spec 3).
+const PUBLISHED: [MetricInfo; 10] = [
     info(
         "spr",
         "SPR",
@@ -195,6 +195,48 @@ const PUBLISHED: [MetricInfo; 4] = [
         Unit::Percent,
         Direction::HigherIsBetter,
         "Mean over instances of passed over total tests, in percent.",
+    ),
+    info(
+        "spr_external",
+        "SPR ext",
+        Unit::Percent,
+        Direction::HigherIsBetter,
+        "SPR over the external tests only: those that exercise the target's public behaviour as other files use it.",
+    ),
+    info(
+        "apr_external",
+        "APR ext",
+        Unit::Percent,
+        Direction::HigherIsBetter,
+        "APR over the external tests only: those that exercise the target's public behaviour as other files use it.",
+    ),
+    info(
+        "spr_internal",
+        "SPR int",
+        Unit::Percent,
+        Direction::HigherIsBetter,
+        "SPR over the internal tests only: those that exercise in-file logic and private helpers.",
+    ),
+    info(
+        "apr_internal",
+        "APR int",
+        Unit::Percent,
+        Direction::HigherIsBetter,
+        "APR over the internal tests only: those that exercise in-file logic and private helpers.",
+    ),
+    info(
+        "pass_at_1_original",
+        "Pass@1 original",
+        Unit::Percent,
+        Direction::HigherIsBetter,
+        "Percent of instances resolved on the first attempt in the original repository.",
+    ),
+    info(
+        "pass_at_1_transformed",
+        "Pass@1 transformed",
+        Unit::Percent,
+        Direction::HigherIsBetter,
+        "Percent of instances resolved on the first attempt in the behaviour-preserving transformed view.",
     ),
     info(
         "turns",

@@ -80,13 +80,14 @@ fn leaderboard_labels_are_neutralised_and_its_metrics_stay_numbers() {
         metrics: [("reuse_repo".to_owned(), 12.5), ("delta".to_owned(), -3.25)].into(),
         source: Some("@paper".to_owned()),
         run: Some(1),
+        cohort: "dataset d 1".to_owned(),
     };
     let csv = leaderboard_csv(&labels, &metrics, &[row]);
     // A label that reads as a number is written as one: it cannot run anything, and the
     // leaderboard does not know which labels are text.
     assert_eq!(
         csv,
-        "origin,model,harness,reuse_repo,delta,source\r\n\
-         verified,\"'=HYPERLINK(\"\"x\"\")\",-1,12.5,-3.25,'@paper\r\n"
+        "origin,cohort,model,harness,reuse_repo,delta,source\r\n\
+         verified,dataset d 1,\"'=HYPERLINK(\"\"x\"\")\",-1,12.5,-3.25,'@paper\r\n"
     );
 }

@@ -96,6 +96,14 @@ async fn filters_and_ascending_order_apply() {
     expected.reverse();
     assert_eq!(models(&body), expected);
     assert!(!expected.is_empty());
+    // Without an order, best first: C_dup is lower-is-better, so ascending.
+    let best_first = get(
+        &app,
+        "/api/v1/leaderboard/reporeuse?harness=OpenCode&sort=c_dup",
+    )
+    .await
+    .json();
+    assert_eq!(models(&best_first), expected);
     let none = get(&app, "/api/v1/leaderboard/reporeuse?origin=verified")
         .await
         .json();
@@ -112,7 +120,7 @@ async fn csv_download_has_a_header_and_a_line_per_row() {
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(
         lines[0],
-        "origin,model,setting,spr,apr,spr_external,apr_external,spr_internal,apr_internal,source"
+        "origin,cohort,model,setting,spr,apr,spr_external,apr_external,spr_internal,apr_internal,source"
     );
     let json = get(&app, "/api/v1/leaderboard/recube").await.json();
     assert_eq!(lines.len() - 1, json["rows"].as_array().unwrap().len());

@@ -12,7 +12,7 @@ use axum::extract::{Path, Query, State};
 use axum::http::header;
 use axum::response::{IntoResponse, Response};
 use wheelwright_core::api::Leaderboard;
-use wheelwright_core::leaderboard::{self, LeaderboardRow, Origin};
+use wheelwright_core::leaderboard::{self, LeaderboardRow, Order, Origin};
 
 use super::benchmarks::benchmark;
 use crate::AppState;
@@ -25,10 +25,7 @@ pub(crate) async fn get(
     Query(mut params): Query<BTreeMap<String, String>>,
 ) -> Result<Response, AppError> {
     let benchmark = benchmark(&id)?;
-    let mut query = leaderboard::Query {
-        descending: true,
-        ..leaderboard::Query::default()
-    };
+    let mut query = leaderboard::Query::default();
     if let Some(origin) = params.remove("origin") {
         query.origin = Some(Origin::from_id(&origin).ok_or_else(|| {
             AppError::bad_request(format!(
@@ -37,14 +34,12 @@ pub(crate) async fn get(
         })?);
     }
     query.sort = params.remove("sort");
-    match params.remove("order").as_deref() {
-        None | Some("desc") => {}
-        Some("asc") => query.descending = false,
-        Some(other) => {
-            return Err(AppError::bad_request(format!(
-                "order {other:?} is not asc or desc"
-            )));
-        }
+    if let Some(order) = params.remove("order") {
+        query.order = Some(Order::from_id(&order).ok_or_else(|| {
+            AppError::bad_request(format!(
+                "order {order:?} is not asc or desc (without it, the best rows come first)"
+            ))
+        })?);
     }
     let csv = match params.remove("format").as_deref() {
         None | Some("json") => false,
@@ -80,12 +75,18 @@ pub(crate) async fn get(
                     .entry((*key).to_owned())
                     .or_insert_with(|| (*value).to_owned());
             }
+            // A paper's subset is not its full set: never ranked together.
+            let cohort = match labels.get("subset") {
+                Some(subset) => format!("published: {subset}"),
+                None => "published: full set".to_owned(),
+            };
             LeaderboardRow {
                 origin: Origin::Reported,
                 labels,
                 metrics: row.metrics,
                 source: source.as_ref().map(|s| s.source.clone()),
                 run: None,
+                cohort,
             }
         })
         .chain(run_rows(&state, benchmark).await?)
@@ -135,6 +136,8 @@ async fn run_rows(
         harness,
         memory,
         overall,
+        dataset_name,
+        dataset_version,
     } in stored
     {
         let overall: BTreeMap<String, wheelwright_core::metric::Score> =
@@ -155,6 +158,8 @@ async fn run_rows(
                 .collect(),
             source: None,
             run: Some(id),
+            // Runs of another dataset, or another version of it, are another contest.
+            cohort: format!("dataset {dataset_name} {dataset_version}"),
         });
     }
     Ok(rows)

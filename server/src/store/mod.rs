@@ -101,6 +101,8 @@ pub(crate) struct LeaderboardRun {
     pub(crate) memory: String,
     /// The run's row of scores, as JSON.
     pub(crate) overall: String,
+    pub(crate) dataset_name: String,
+    pub(crate) dataset_version: String,
 }
 
 /// A run to store: where it comes from and what it is of, besides its report and texts.

@@ -349,8 +349,8 @@ impl Store {
         benchmark: &str,
     ) -> anyhow::Result<Vec<LeaderboardRun>> {
         Ok(sqlx::query_as(
-            "SELECT id, origin, model, harness, memory, overall FROM run
-                 WHERE benchmark = ? ORDER BY id",
+            "SELECT id, origin, model, harness, memory, overall, dataset_name, dataset_version
+                 FROM run WHERE benchmark = ? ORDER BY id",
         )
         .bind(benchmark)
         .fetch_all(&self.pool)
