@@ -21,6 +21,8 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{any, get, post};
 use axum::{Json, Router};
 use serde::de::DeserializeOwned;
+use tower_http::CompressionLevel;
+use tower_http::compression::CompressionLayer;
 use tower_http::trace::TraceLayer;
 
 use crate::AppState;
@@ -80,7 +82,11 @@ pub fn router(state: AppState) -> Router {
         .route("/openapi.json", get(openapi::get))
         .route("/analyze", post(analyze::post))
         .fallback(api_not_found)
-        .layer(middleware::from_fn(json_errors));
+        .layer(middleware::from_fn(json_errors))
+        // JSON and CSV compressed for clients that accept it (a run list is a megabyte of
+        // JSON); not event streams, nor what is compressed already (the scoring kit).
+        // Quality 4: brotli's best is seconds per megabyte, too slow to spend per request.
+        .layer(CompressionLayer::new().quality(CompressionLevel::Precise(4)));
     let routes = Router::new()
         .nest("/api/v1", api)
         .route("/api", any(api_not_found))
