@@ -14,7 +14,7 @@ use wheelwright_core::hidden_tests::TestResults;
 use wheelwright_core::reporeuse::baseline::Baseline;
 use wheelwright_core::reporeuse::bundle::{RepoReuseBundle, TurnId};
 use wheelwright_core::reporeuse::scoring::{
-    ChainRun, Run, RunReport, ScoreError, TurnRun, score_run, score_run_with,
+    ChainRun, Run, RunDiagnostic, RunReport, ScoreError, TurnRun, score_run, score_run_with,
 };
 
 use crate::dataset::catalog::{Catalog, LoadedDataset};
@@ -271,6 +271,10 @@ pub(crate) async fn ensure_baselines(
 /// The stored run `run` scored again, now with the hidden-test results `tests` by
 /// (chain, turn): the same files and trajectories, so only pass, resolve and their
 /// aggregates change.
+///
+/// The diagnostics of the upload are kept: the stored texts are the run as scored, so a
+/// chain the bundle left out or a turn it stopped before now looks present and empty,
+/// and the re-score alone would no longer say what the bundle lacked.
 pub(crate) async fn rescored(
     store: &Store,
     loaded: Arc<LoadedDataset>,
@@ -278,6 +282,8 @@ pub(crate) async fn rescored(
     tests: std::collections::BTreeMap<(String, usize), TestResults>,
 ) -> anyhow::Result<RunReport> {
     let mut stored = crate::storage::run_texts(store, run, true).await?;
+    let (_, uploaded, _) = store.run_series(run).await?;
+    let uploaded: Vec<RunDiagnostic> = serde_json::from_str(&uploaded)?;
     tokio::task::spawn_blocking(move || {
         let mut chains = std::collections::BTreeMap::new();
         for chain in &loaded.dataset.chains {
@@ -304,7 +310,19 @@ pub(crate) async fn rescored(
         }
         let files = loaded.repository()?;
         let dataset = loaded.dataset.to_score_dataset((*files).clone());
-        Ok(score_run(&dataset, &Run { chains }, &mut |_| {})?)
+        let mut report = score_run(&dataset, &Run { chains }, &mut |_| {})?;
+        report.diagnostics = kept_and_new(uploaded, report.diagnostics);
+        Ok(report)
     })
     .await?
+}
+
+/// The upload's diagnostics, then any of the re-score's that they do not already say.
+fn kept_and_new(mut kept: Vec<RunDiagnostic>, new: Vec<RunDiagnostic>) -> Vec<RunDiagnostic> {
+    for diagnostic in new {
+        if !kept.contains(&diagnostic) {
+            kept.push(diagnostic);
+        }
+    }
+    kept
 }

@@ -429,3 +429,30 @@ async fn a_failing_environment_is_retried_then_fails_and_can_be_queued_again_nee
         Some(true)
     );
 }
+
+#[tokio::test]
+async fn the_uploads_diagnostics_survive_the_rescore_needs_bwrap() {
+    // Two turns of one chain: the upload says what the bundle lacked (the other chains,
+    // the later turns); the re-score sees stored, empty turns and would not.
+    let app = app().await;
+    let run = upload_module(&app, "model-diagnostics", "x = 1\n", 2).await;
+    let before = get(&app, &format!("/api/v1/runs/{run}")).await.json();
+    let diagnostics = before["diagnostics"].clone();
+    assert!(
+        diagnostics
+            .as_array()
+            .is_some_and(|d| d.iter().any(|d| d["message"]
+                .as_str()
+                .unwrap()
+                .contains("the run stops after turn 2"))),
+        "{diagnostics:#}"
+    );
+    let job = queue_tests(&app, run).await;
+    wait_for(&app, job, std::time::Duration::from_secs(600), |p| {
+        p["state"] == "done"
+    })
+    .await;
+    let after = get(&app, &format!("/api/v1/runs/{run}")).await.json();
+    assert_eq!(after["overall"]["pass"]["status"], "defined", "{after:#}");
+    assert_eq!(after["diagnostics"], diagnostics);
+}

@@ -184,7 +184,7 @@ pub enum InconsistentDataset {
 }
 
 /// Something in the run that could not be scored as given; the rest was scored.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RunDiagnostic {
     pub chain: String,
     /// 1-based; `None` for the whole chain.
