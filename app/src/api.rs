@@ -43,6 +43,13 @@ pub(crate) async fn leaderboard(benchmark: &str) -> Result<Leaderboard, ApiError
     get_json(&format!("/api/v1/leaderboard/{benchmark}")).await
 }
 
+/// Every table a benchmark's paper published (`GET /api/v1/benchmarks/{id}/published`).
+pub(crate) async fn published(
+    benchmark: &str,
+) -> Result<wheelwright_core::api::Published, ApiError> {
+    get_json(&format!("/api/v1/benchmarks/{benchmark}/published")).await
+}
+
 async fn get_json<T: serde::de::DeserializeOwned>(url: &str) -> Result<T, ApiError> {
     let response = Request::get(url)
         .send()

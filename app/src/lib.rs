@@ -22,10 +22,16 @@ pub use pages::analyze::AnalyzePage;
 pub fn App() -> impl IntoView {
     // The run scored in the browser, kept while the page lives (never stored).
     provide_context(pages::submit::LocalSlot(RwSignal::new_local(None)));
+    // Each page names itself with a `Title`; the tab reads "Leaderboard: ReCUBE · Wheelwright".
+    leptos_meta::provide_meta_context();
     view! {
+        <leptos_meta::Title formatter=|page: String| {
+            if page.is_empty() { "Wheelwright".to_owned() } else { format!("{page} · Wheelwright") }
+        } />
         <Router>
+            <a class="skip-link" href="#content" rel="external">"Skip to content"</a>
             <components::header::Header />
-            <main class="page">
+            <main class="page" id="content" tabindex="-1">
                 <Routes fallback=pages::not_found::NotFoundPage>
                     <Route path=path!("/") view=pages::home::HomePage />
                     <Route path=path!("/analyze") view=AnalyzePage />
@@ -33,7 +39,13 @@ pub fn App() -> impl IntoView {
                         path=path!("/leaderboard/:benchmark")
                         view=pages::leaderboard::LeaderboardPage
                     />
+                    <Route
+                        path=path!("/published/:benchmark")
+                        view=pages::published::PublishedPage
+                    />
                     <Route path=path!("/runs") view=pages::runs::RunsPage />
+                    <Route path=path!("/metrics") view=pages::metrics::MetricsPage />
+                    <Route path=path!("/compare") view=pages::compare::ComparePage />
                     <Route path=path!("/submit") view=pages::submit::SubmitPage />
                     <Route
                         path=path!("/submit/:chain/:turn")

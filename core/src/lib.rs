@@ -9,6 +9,7 @@ pub mod archive;
 pub mod benchmark;
 pub mod budget;
 pub mod bundle;
+pub mod compare;
 pub mod hidden_tests;
 pub mod leaderboard;
 pub mod metric;

@@ -556,15 +556,34 @@ async fn hidden_tests_run_from_the_page_with_live_progress() -> anyhow::Result<(
                 .await?;
             assert_eq!(cell.text().await?, format!("{}/{}", t["passed"], t["total"]));
         }
-        // Per test: names and outcomes, as many as the API lists.
-        let tests = total["tests"].as_array().unwrap();
-        let rows = client
-            .find_all(Locator::Css("#test-results tr.test-row"))
-            .await?;
-        assert_eq!(rows.len(), tests.len());
+        // Per test: names and outcomes, as many as the API lists, one folded group per
+        // turn in core's order (turns with failures first).
+        let outcomes: Vec<wheelwright_core::api::TestOutcome> =
+            serde_json::from_value(total["tests"].clone())?;
+        let want: Vec<(String, i64, bool, usize)> =
+            wheelwright_core::present::test_groups::test_groups(&outcomes)
+                .into_iter()
+                .map(|g| (g.chain.to_owned(), g.turn, false, g.tests.len()))
+                .collect();
+        let groups: Vec<(String, i64, bool, usize)> = serde_json::from_value(
+            client
+                .execute(
+                    "return [...document.querySelectorAll('#test-results details.test-group')]
+                       .map(g => [g.dataset.chain, Number(g.dataset.turn), g.open,
+                                  g.querySelectorAll('tr.test-row').length]);",
+                    vec![],
+                )
+                .await?,
+        )?;
+        assert_eq!(groups, want);
         assert!(client.find(Locator::Css("#run-tests")).await.is_err());
         client
             .find(Locator::Css("#test-results summary"))
+            .await?
+            .click()
+            .await?;
+        client
+            .find(Locator::Css("#test-results details.test-group summary"))
             .await?
             .click()
             .await?;

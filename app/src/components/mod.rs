@@ -1,5 +1,6 @@
 //! Pieces shared by several pages.
 
+pub(crate) mod chart;
 pub(crate) mod diff_view;
 pub(crate) mod footer;
 pub(crate) mod header;

@@ -3,6 +3,7 @@
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
+use leptos_meta::Title;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 use wheelwright_core::outline::{self, Outline};
@@ -111,6 +112,7 @@ pub fn AnalyzePage() -> impl IntoView {
 
     view! {
         <section class="analyze">
+            <Title text="Analyze a Python file" />
             <h1>"Analyze Python"</h1>
             <p class="lead">
                 "Paste Python or drop a " <code>".py"</code> " file. It is parsed here, in your "

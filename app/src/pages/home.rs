@@ -1,6 +1,7 @@
 //! The landing page: what Wheelwright measures, benchmark by benchmark.
 
 use leptos::prelude::*;
+use leptos_meta::Title;
 use wheelwright_core::benchmark::Benchmark;
 
 /// What the landing page says of a benchmark; its id and name are core's.
@@ -35,6 +36,7 @@ const PITCHES: [Pitch; 3] = [
 #[component]
 pub(crate) fn HomePage() -> impl IntoView {
     view! {
+        <Title text="" />
         <section class="hero">
             <h1>"Audit coding agents beyond pass rates"</h1>
             <p class="lead">

@@ -4,9 +4,10 @@
 use std::collections::BTreeMap;
 
 use leptos::prelude::*;
+use leptos_meta::Title;
 use leptos_router::hooks::{use_navigate, use_params_map, use_query_map};
 use wheelwright_core::benchmark::Benchmark;
-use wheelwright_core::leaderboard::{self, Origin, Query};
+use wheelwright_core::leaderboard::{self, Order, Origin, Query, best_first};
 
 use crate::api::{self, Leaderboard};
 use crate::components::loaded::loaded;
@@ -59,19 +60,19 @@ pub(crate) fn LeaderboardPage() -> impl IntoView {
             }
         }
     });
-    // The URL's query parameters, as a map.
+    // The URL's query parameters, as a map: the controls and every label filter (each
+    // benchmark has its own labels: SchrodingerRepo's `subset`, ReCUBE's `setting`).
     let current = Memo::new(move |_| {
-        let map = query.read();
-        let mut params = BTreeMap::new();
-        for key in [
-            "sort", "order", "origin", "harness", "model", "memory", "setting",
-        ] {
-            if let Some(value) = map.get(key) {
-                params.insert(key.to_owned(), value);
-            }
-        }
-        params
+        query
+            .read()
+            .clone()
+            .into_iter()
+            .filter(|(_, value)| !value.is_empty())
+            .map(|(key, value)| (key.into_owned(), value))
+            .collect::<BTreeMap<String, String>>()
     });
+    // The runs ticked for comparison, in the order they were ticked.
+    let picked = RwSignal::new(Vec::<i64>::new());
     // The router's navigate is not `Send`; a local stored value makes `go` `Copy`.
     let navigate = StoredValue::new_local(navigate);
     let go = move |params: BTreeMap<String, String>| {
@@ -84,9 +85,22 @@ pub(crate) fn LeaderboardPage() -> impl IntoView {
             });
         }
     };
-    // The rows the URL's sort and filters select.
+    // The column the rows are sorted and ranked by: the URL's, else the benchmark's
+    // headline metric, best first.
+    let sort_column = move || {
+        current
+            .get()
+            .get("sort")
+            .cloned()
+            .or_else(|| benchmark.get().map(|b| b.headline_metric().to_owned()))
+    };
+    // The rows the URL's sort and filters select, in bands (a cohort's agents, then its
+    // baselines), ranked by the sort column.
     let shown = move |board: &Leaderboard| {
         let params = current.get();
+        let sort = sort_column().filter(|s| {
+            board.metrics.contains(s) || board.labels.contains(s) || params.contains_key("sort")
+        });
         let q = Query {
             origin: params.get("origin").and_then(|o| Origin::from_id(o)),
             filters: params
@@ -94,10 +108,11 @@ pub(crate) fn LeaderboardPage() -> impl IntoView {
                 .filter(|(k, _)| !CONTROL_KEYS.contains(&k.as_str()))
                 .map(|(k, v)| (k.clone(), v.clone()))
                 .collect(),
-            sort: params.get("sort").cloned(),
-            descending: params.get("order").map(String::as_str) != Some("asc"),
+            sort: sort.clone(),
+            order: params.get("order").and_then(|o| Order::from_id(o)),
         };
-        leaderboard::apply(board.rows.clone(), &q).map_err(|e| e.to_string())
+        let rows = leaderboard::apply(board.rows.clone(), &q).map_err(|e| e.to_string())?;
+        Ok::<_, String>(leaderboard::bands(rows, sort.as_deref()))
     };
 
     let tabs = move || {
@@ -158,33 +173,39 @@ pub(crate) fn LeaderboardPage() -> impl IntoView {
     };
 
     let table = move |board: &Leaderboard| {
-        let rows = match shown(board) {
-            Ok(rows) => rows,
+        let shown = match shown(board) {
+            Ok(shown) => shown,
             Err(e) => return view! { <p class="error">{e}</p> }.into_any(),
         };
         let params = current.get();
-        let sort = params.get("sort").cloned();
-        let ascending = params.get("order").map(String::as_str) == Some("asc");
+        let sort = sort_column();
         let heading = move |column: String, numeric: bool| {
             let active = sort.as_deref() == Some(column.as_str());
-            let arrow = match (active, ascending) {
+            let best = best_first(&column, numeric);
+            let order = params
+                .get("order")
+                .and_then(|o| Order::from_id(o))
+                .unwrap_or(best);
+            let aria = match (active, order) {
+                (false, _) => "none",
+                (true, Order::Ascending) => "ascending",
+                (true, Order::Descending) => "descending",
+            };
+            let arrow = match (active, order) {
                 (false, _) => "",
-                (true, true) => " ▲",
-                (true, false) => " ▼",
+                (true, Order::Ascending) => " ▲",
+                (true, Order::Descending) => " ▼",
             };
             let column_for_click = column.clone();
             view! {
-                <th class:num=numeric class:sorted=active title=definition(&column)>
+                <th class:num=numeric class:sorted=active title=definition(&column) aria-sort=aria>
                     <button class="sort" data-column=column.clone() on:click=move |_| {
                         let mut params = current.get_untracked();
-                        let same = params.get("sort") == Some(&column_for_click);
-                        let was_asc = params.get("order").map(String::as_str) == Some("asc");
+                        // First click: best first (by the metric's direction); a second
+                        // click on the same column flips it.
+                        let next = if active { order.reversed() } else { best };
                         params.insert("sort".to_owned(), column_for_click.clone());
-                        // First click: best first (descending); a second click flips it.
-                        params.insert(
-                            "order".to_owned(),
-                            if same && !was_asc { "asc" } else { "desc" }.to_owned(),
-                        );
+                        params.insert("order".to_owned(), next.id().to_owned());
                         go(params);
                     }>
                         {header(&column)} {arrow}
@@ -198,48 +219,126 @@ pub(crate) fn LeaderboardPage() -> impl IntoView {
             .map(|l| heading(l.clone(), false))
             .chain(board.metrics.iter().map(|m| heading(m.clone(), true)))
             .collect_view();
+        let columns = 2 + board.labels.len() + board.metrics.len();
+        if shown.is_empty() {
+            return view! {
+                <p class="empty" id="no-rows">
+                    "No rows match these filters. "
+                    <a href=move || benchmark.get().map(|b| format!("/leaderboard/{}", b.id())).unwrap_or_default()>
+                        "Show every row"
+                    </a>
+                </p>
+            }
+            .into_any();
+        }
+        let cohorts = shown
+            .iter()
+            .map(|b| b.cohort.as_str())
+            .collect::<std::collections::BTreeSet<_>>()
+            .len();
         let metrics = board.metrics.clone();
         let labels = board.labels.clone();
-        let body = rows
+        let body = shown
             .into_iter()
-            .map(|row| {
-                // Verified and baseline rows link their model to the run behind them.
-                let label_cells = labels
-                    .iter()
-                    .map(|l| {
-                        let text = row.labels.get(l).cloned().unwrap_or_default();
-                        match row.run {
-                            Some(run) if l == "model" => view! {
-                                <td><a class="run-link" href=format!("/runs/{run}")>{text}</a></td>
+            .map(|band| {
+                let title = match (band.baseline, cohorts > 1) {
+                    (true, _) => format!(
+                        "Baselines · {}: computed from the dataset, not agents; not ranked",
+                        band.cohort
+                    ),
+                    (false, true) => format!("{}: ranked among themselves only", band.cohort),
+                    (false, false) => band.cohort.clone(),
+                };
+                let rows = band
+                    .rows
+                    .into_iter()
+                    .map(|(rank, row)| {
+                        // Verified and baseline rows link their model to the run behind them.
+                        let label_cells = labels
+                            .iter()
+                            .map(|l| {
+                                let text = row.labels.get(l).cloned().unwrap_or_default();
+                                match row.run {
+                                    Some(run) if l == "model" => view! {
+                                        <td><a class="run-link" href=format!("/runs/{run}")>{text}</a></td>
+                                    }
+                                    .into_any(),
+                                    _ => view! { <td>{text}</td> }.into_any(),
+                                }
+                            })
+                            .collect_view();
+                        let metric_cells = metrics
+                            .iter()
+                            .map(|m| view! { <td class="num">{format_metric(m, row.metrics.get(m).copied())}</td> })
+                            .collect_view();
+                        let origin = row.origin.id();
+                        let rank = rank.map(|r| r.to_string()).unwrap_or_default();
+                        // A stored run can be ticked for the comparison; reported rows
+                        // have no run behind them.
+                        let pick = row.run.map(|run| {
+                            let model = row.labels.get("model").cloned().unwrap_or_default();
+                            view! {
+                                <input type="checkbox" class="compare-pick" data-run=run
+                                    aria-label=format!("compare {model} (run {run})")
+                                    prop:checked=move || picked.with(|p| p.contains(&run))
+                                    on:change=move |_| picked.update(|p| {
+                                        if let Some(i) = p.iter().position(|r| *r == run) {
+                                            p.remove(i);
+                                        } else {
+                                            p.push(run);
+                                            // Two at most: a third tick replaces the first.
+                                            if p.len() > 2 {
+                                                p.remove(0);
+                                            }
+                                        }
+                                    }) />
                             }
-                            .into_any(),
-                            _ => view! { <td>{text}</td> }.into_any(),
+                        });
+                        view! {
+                            <tr class="leaderboard-row" data-origin=origin>
+                                <td class="num rank">{pick}{rank}</td>
+                                <td><span class=format!("badge origin {origin}") title=row.source.clone().unwrap_or_default()>{origin}</span></td>
+                                {label_cells}
+                                {metric_cells}
+                            </tr>
                         }
                     })
                     .collect_view();
-                let metric_cells = metrics
-                    .iter()
-                    .map(|m| view! { <td class="num">{format_metric(m, row.metrics.get(m).copied())}</td> })
-                    .collect_view();
-                let origin = row.origin.id();
                 view! {
-                    <tr class="leaderboard-row">
-                        <td><span class=format!("badge origin {origin}") title=row.source.clone().unwrap_or_default()>{origin}</span></td>
-                        {label_cells}
-                        {metric_cells}
-                    </tr>
+                    <tbody class="band" class:baselines=band.baseline data-cohort=band.cohort.clone()>
+                        <tr class="band-title"><th colspan=columns scope="rowgroup">{title}</th></tr>
+                        {rows}
+                    </tbody>
                 }
             })
             .collect_view();
         view! {
             <div class="table-scroll">
                 <table class="data leaderboard" id="leaderboard">
-                    <thead><tr><th>"origin"</th>{head}</tr></thead>
-                    <tbody>{body}</tbody>
+                    <thead><tr><th class="num" title="Rank among the agents of the same cohort, by the sorted column">"#"</th><th>"origin"</th>{head}</tr></thead>
+                    {body}
                 </table>
             </div>
         }
         .into_any()
+    };
+
+    let compare_bar = move || {
+        let p = picked.get();
+        match p.as_slice() {
+            [a, b] => view! {
+                <p class="compare-bar">
+                    <a class="button primary" id="compare-selected" href=format!("/compare?a={a}&b={b}")>
+                        {format!("Compare run {a} with run {b}")}
+                    </a>
+                </p>
+            }
+            .into_any(),
+            _ => view! {
+                <p class="compare-bar muted">"Tick two runs (the boxes in the # column) to compare them turn by turn."</p>
+            }
+            .into_any(),
+        }
     };
 
     let downloads = move || {
@@ -253,15 +352,15 @@ pub(crate) fn LeaderboardPage() -> impl IntoView {
             view! {
                 <div class="downloads">
                     "Download: "
-                    <a href=format!("/api/v1/leaderboard/{}{csv}", b.id()) download="">"CSV"</a>
+                    <a href=format!("/api/v1/leaderboard/{}{csv}", b.id()) download="" rel="external">"CSV"</a>
                     " · "
-                    <a href=format!("/api/v1/leaderboard/{}{q}", b.id())>"JSON"</a>
+                    <a href=format!("/api/v1/leaderboard/{}{q}", b.id()) rel="external">"JSON"</a>
                 </div>
             }
         })
     };
 
-    let source = |board: &Leaderboard| {
+    let source = move |board: &Leaderboard| {
         let reported = board.rows.iter().find_map(|r| r.source.clone()).map(|s| {
             view! {
                 <p class="source">
@@ -285,7 +384,18 @@ pub(crate) fn LeaderboardPage() -> impl IntoView {
                     </p>
                 }
             });
-        view! { {reported} {baselines} }
+        view! {
+            {reported}
+            {baselines}
+            <p class="source">
+                "Rows are ranked (#) among the agents of one cohort only: a paper's full set, "
+                "a subset of it, and each dataset and version are separate contests. "
+                <a href="/metrics">"What each column means"</a>" · "
+                {move || benchmark.get().map(|b| view! {
+                    <a href=format!("/published/{}", b.id()) id="all-published">"Every table of the paper, with charts"</a>
+                })}
+            </p>
+        }
     };
     // Filters, sort and table follow the URL without reloading the board.
     let board_view = move |board: Leaderboard| {
@@ -301,6 +411,7 @@ pub(crate) fn LeaderboardPage() -> impl IntoView {
 
     view! {
         <section class="leaderboard-page">
+            <Title text=move || format!("Leaderboard: {}", benchmark.get().map_or("unknown benchmark", |b| b.title())) />
             <h1>"Leaderboard"</h1>
             <nav class="tabs" aria-label="Benchmarks">{tabs}</nav>
             <Show
@@ -308,6 +419,7 @@ pub(crate) fn LeaderboardPage() -> impl IntoView {
                 fallback=|| view! { <p class="error">"No such benchmark."</p> }
             >
                 {loaded(data, board_view)}
+                {compare_bar}
                 {downloads}
             </Show>
         </section>

@@ -2,9 +2,12 @@
 
 pub(crate) mod analyze;
 pub(crate) mod case_study;
+pub(crate) mod compare;
 pub(crate) mod home;
 pub(crate) mod leaderboard;
+pub(crate) mod metrics;
 pub(crate) mod not_found;
+pub(crate) mod published;
 pub(crate) mod run;
 pub(crate) mod runs;
 pub(crate) mod source;

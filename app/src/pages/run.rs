@@ -8,9 +8,13 @@ use std::collections::BTreeMap;
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
+use leptos_meta::Title;
 use leptos_router::hooks::use_params_map;
+use wheelwright_core::present::chart::{TurnSeries, turn_charts};
+use wheelwright_core::present::test_groups::test_groups;
 
 use crate::api::{self, ApiError, Page, Progress, ProgressStream, RunDetail, RunTests, TurnRow};
+use crate::components::chart::LineChart;
 use crate::components::loaded::loaded;
 use crate::components::score::{COLUMNS, ScoreCell, score_headers};
 use crate::components::test_progress::TestProgress;
@@ -179,6 +183,12 @@ pub(crate) fn run_summary(
             </details>
         }
     });
+    // T1..Tn of each column, averaged over the chains: one small chart per column.
+    let series: TurnSeries = serde_json::from_value(detail.series.clone()).unwrap_or_default();
+    let charts = turn_charts(&COLUMNS, &[(summary.model.clone(), series)])
+        .into_iter()
+        .map(|chart| view! { <LineChart chart compact=true /> })
+        .collect_view();
     let model = summary.model.clone();
     view! {
         <header class="run-head">
@@ -198,6 +208,9 @@ pub(crate) fn run_summary(
                 <tbody><tr>{overall}</tr></tbody>
             </table>
         </div>
+        <h2>"Per turn"</h2>
+        <p class="muted">"Each column at turn 1, 2, …, averaged over the chains; hover a point for its value."</p>
+        <div class="charts small" id="turn-charts">{charts}</div>
     }
 }
 
@@ -479,11 +492,11 @@ pub(crate) fn RunPage() -> impl IntoView {
             {run_summary(&detail, origin_badge(summary).into_any(), format!("run {run_id}"))}
             <div class="downloads">
                 "Download the turns: "
-                <a href=format!("/api/v1/runs/{run_id}/turns?format=csv") download="">"CSV"</a>
+                <a href=format!("/api/v1/runs/{run_id}/turns?format=csv") download="" rel="external">"CSV"</a>
                 " · "
-                <a href=format!("/api/v1/runs/{run_id}/turns")>"JSON"</a>
+                <a href=format!("/api/v1/runs/{run_id}/turns") rel="external">"JSON"</a>
                 " · the whole run: "
-                <a href=format!("/api/v1/runs/{run_id}")>"JSON"</a>
+                <a href=format!("/api/v1/runs/{run_id}") rel="external">"JSON"</a>
             </div>
             <h2>"Turns"</h2>
             {move || turn_table(run_id, &turn_counts)}
@@ -496,20 +509,44 @@ pub(crate) fn RunPage() -> impl IntoView {
         tests.get().filter(|t| !t.tests.is_empty()).map(|t| {
             let passed = t.tests.iter().filter(|o| o.outcome == "passed").count();
             let total = t.tests.len();
-            let rows = t
-                .tests
-                .iter()
-                .map(|o| {
+            // One folded group per turn, the turns with failures first.
+            let groups = test_groups(&t.tests)
+                .into_iter()
+                .map(|group| {
+                    let rows = group
+                        .tests
+                        .iter()
+                        .map(|o| {
+                            view! {
+                                <tr class="test-row">
+                                    <td><code>{o.module.clone()}</code></td>
+                                    <td class="test-name"><code>{o.name.clone()}</code></td>
+                                    <td>
+                                        <span class=format!("badge outcome {}", o.outcome)>{o.outcome.clone()}</span>
+                                    </td>
+                                </tr>
+                            }
+                        })
+                        .collect_view();
+                    let count = group.tests.len();
+                    let verdict = match group.not_passed {
+                        0 => format!("all {count} passed"),
+                        n => format!("{n} of {count} did not pass"),
+                    };
+                    let failing = group.not_passed > 0;
                     view! {
-                        <tr class="test-row">
-                            <td>{o.chain.clone()}</td>
-                            <td class="num">{o.turn}</td>
-                            <td><code>{o.module.clone()}</code></td>
-                            <td class="test-name"><code>{o.name.clone()}</code></td>
-                            <td>
-                                <span class=format!("badge outcome {}", o.outcome)>{o.outcome.clone()}</span>
-                            </td>
-                        </tr>
+                        <details class="test-group" class:failing=failing
+                            data-chain=group.chain.to_owned() data-turn=group.turn>
+                            <summary>
+                                <span class="group-turn">{format!("{} · turn {}", group.chain, group.turn)}</span>
+                                " "
+                                <span class="group-verdict">{verdict}</span>
+                            </summary>
+                            <table class="data">
+                                <thead><tr><th>"group"</th><th>"test"</th><th>"outcome"</th></tr></thead>
+                                <tbody>{rows}</tbody>
+                            </table>
+                        </details>
                     }
                 })
                 .collect_view();
@@ -519,20 +556,10 @@ pub(crate) fn RunPage() -> impl IntoView {
                         {format!("{total} hidden tests: {passed} passed, {} did not", total - passed)}
                     </summary>
                     <p class="muted">
-                        "Names and outcomes only: failure messages may quote the hidden tests, so they are not shown."
+                        "By turn, the turns with failures first. Names and outcomes only: "
+                        "failure messages may quote the hidden tests, so they are not shown."
                     </p>
-                    <table class="data">
-                        <thead>
-                            <tr>
-                                <th>"chain"</th>
-                                <th class="num">"turn"</th>
-                                <th>"group"</th>
-                                <th>"test"</th>
-                                <th>"outcome"</th>
-                            </tr>
-                        </thead>
-                        <tbody>{rows}</tbody>
-                    </table>
+                    <div class="test-groups">{groups}</div>
                 </details>
             }
         })
@@ -548,6 +575,7 @@ pub(crate) fn RunPage() -> impl IntoView {
     let can_queue = move || progress.with(Option::is_none) || stopped();
     view! {
         <section class="run-page">
+            <Title text=move || id.get().map_or_else(|| "Run".to_owned(), |id| format!("Run {id}")) />
             <nav class="breadcrumbs"><a href="/runs">"Runs"</a> " / " {move || id.get().map(|i| format!("run {i}"))}</nav>
             {loaded(data, content)}
             <section class="hidden-tests">

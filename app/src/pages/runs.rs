@@ -2,6 +2,7 @@
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
+use leptos_meta::Title;
 
 use crate::api::{self, Page, RunSummary};
 use crate::components::loaded::loaded;
@@ -133,6 +134,7 @@ pub(crate) fn RunsPage() -> impl IntoView {
     };
     view! {
         <section class="runs-page">
+            <Title text="Runs" />
             <h1>"Runs"</h1>
             <p class="lead">
                 "Every run scored here: agents' runs uploaded as bundles ("
@@ -143,8 +145,8 @@ pub(crate) fn RunsPage() -> impl IntoView {
             </p>
             {loaded(first, table)}
             <div class="downloads">
-                "Download: " <a href="/api/v1/runs?format=csv" download="">"CSV"</a> " · "
-                <a href="/api/v1/runs">"JSON"</a>
+                "Download: " <a href="/api/v1/runs?format=csv" download="" rel="external">"CSV"</a> " · "
+                <a href="/api/v1/runs" rel="external">"JSON"</a>
             </div>
         </section>
     }

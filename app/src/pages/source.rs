@@ -6,6 +6,7 @@
 use std::collections::BTreeMap;
 
 use leptos::prelude::*;
+use leptos_meta::Title;
 use leptos_router::hooks::{use_params_map, use_query_map};
 
 use crate::api::{self, ApiError};
@@ -144,6 +145,7 @@ pub(crate) fn SourcePage() -> impl IntoView {
     };
     view! {
         <section class="source-page">
+            <Title text="Repository source" />
             <nav class="breadcrumbs">
                 {move || key.get().map(|(name, version, _)| format!("{name} {version} · repository source"))}
             </nav>

@@ -6,6 +6,7 @@ use std::rc::Rc;
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
+use leptos_meta::Title;
 use wasm_bindgen::JsCast;
 
 use crate::api::{self, ApiError, Progress, ProgressStream, RunDetail, TurnRow};
@@ -404,6 +405,7 @@ pub(crate) fn SubmitPage() -> impl IntoView {
 
     view! {
         <section class="submit-page">
+            <Title text="Submit a run" />
             <h1>"Submit a run"</h1>
             <p class="lead">
                 "Drop your run bundle: a " <code>".zip"</code> ", a " <code>".jsonl"</code> " (or "

@@ -8,6 +8,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use leptos::prelude::*;
+use leptos_meta::Title;
 use leptos_router::hooks::{use_navigate, use_params_map};
 
 use crate::api::{self, ApiError, RunDetail, Target, TurnDetail};
@@ -990,6 +991,10 @@ pub(crate) fn TurnCasePage() -> impl IntoView {
     let content = |(detail, nav): (TurnDetail, CaseNav)| case_content(detail, nav);
     view! {
         <section class="case-page">
+            <Title text=move || key.get().map_or_else(
+                || "Turn".to_owned(),
+                |(id, chain, turn)| format!("{chain}, turn {turn} · run {id}"),
+            ) />
             <nav class="breadcrumbs">
                 <a href="/runs">"Runs"</a>
                 " / "
@@ -1029,6 +1034,10 @@ pub(crate) fn LocalCasePage() -> impl IntoView {
     };
     view! {
         <section class="case-page">
+            <Title text=move || place.get().map_or_else(
+                || "Turn scored in your browser".to_owned(),
+                |(chain, turn)| format!("{chain}, turn {turn} · scored in your browser"),
+            ) />
             <nav class="breadcrumbs">
                 <a href="/submit">"Submit"</a>
                 " / "
