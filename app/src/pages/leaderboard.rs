@@ -397,7 +397,8 @@ pub(crate) fn LeaderboardPage() -> impl IntoView {
             </p>
         }
     };
-    // Filters, sort and table follow the URL without reloading the board.
+    // Filters, sort and table follow the URL without reloading the board. What follows
+    // the table comes with it, so nothing below moves when the rows arrive.
     let board_view = move |board: Leaderboard| {
         view! {
             {source(&board)}
@@ -406,6 +407,8 @@ pub(crate) fn LeaderboardPage() -> impl IntoView {
                 move || filters(&board)
             }
             {move || table(&board)}
+            {compare_bar}
+            {downloads}
         }
     };
 
@@ -419,8 +422,6 @@ pub(crate) fn LeaderboardPage() -> impl IntoView {
                 fallback=|| view! { <p class="error">"No such benchmark."</p> }
             >
                 {loaded(data, board_view)}
-                {compare_bar}
-                {downloads}
             </Show>
         </section>
     }

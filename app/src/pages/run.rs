@@ -578,7 +578,8 @@ pub(crate) fn RunPage() -> impl IntoView {
             <Title text=move || id.get().map_or_else(|| "Run".to_owned(), |id| format!("Run {id}")) />
             <nav class="breadcrumbs"><a href="/runs">"Runs"</a> " / " {move || id.get().map(|i| format!("run {i}"))}</nav>
             {loaded(data, content)}
-            <section class="hidden-tests">
+            // Shown with the run, so it does not sit under "Loading…" and jump down.
+            <section class="hidden-tests" class:hidden=move || data.get().is_none()>
                 <h2>"Hidden tests"</h2>
                 <p class="muted">
                     "The dataset's hidden tests run in a sandbox on the server; their results "
