@@ -264,6 +264,12 @@ pub fn metric(id: &str) -> Option<&'static MetricInfo> {
     metrics().find(|m| m.id == id)
 }
 
+/// A column's title: the registry's (`SPR`), else the id with spaces (`a_b` -> `a b`),
+/// as headers, charts and legends name columns.
+pub fn title_of(id: &str) -> String {
+    metric(id).map_or_else(|| id.replace('_', " "), |m| m.title.to_owned())
+}
+
 /// The unit of metric `id`; percent for metrics the registry does not describe, as the
 /// published tables report most of theirs.
 pub fn unit_of(id: &str) -> Unit {

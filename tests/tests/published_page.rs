@@ -4,32 +4,26 @@
 
 use std::time::Duration;
 
-use fantoccini::{Client, Locator};
+use fantoccini::Locator;
 use serde_json::Value;
 use wheelwright_core::api::Published;
 use wheelwright_core::present::chart::{bars_of, charts_of};
-use wheelwright_tests::{Chromedriver, Scheme, Server, api, screenshot};
+use wheelwright_tests::{Chromedriver, Scheme, Server, api, screenshot, wait_for};
 
 /// (table id, its heading, [(chart kind, metric, series or bar count)]) of what the page shows.
 type Shown = Vec<(String, String, Vec<(String, String, u64)>)>;
 
-async fn page_tables(client: &Client) -> anyhow::Result<Shown> {
-    let value = client
-        .execute(
-            "return [...document.querySelectorAll('section.published-table')].map(s => [
-               s.id,
-               s.querySelector('h2').textContent.trim(),
-               [...s.querySelectorAll('figure.chart')].map(f => [
-                 f.classList.contains('bar-chart') ? 'bars' : 'lines',
-                 f.dataset.metric,
-                 f.querySelectorAll(f.classList.contains('bar-chart') ? 'svg rect' : 'svg g.series').length,
-               ]),
-             ]);",
-            vec![],
-        )
-        .await?;
-    Ok(serde_json::from_value(value)?)
-}
+/// The page's tables as [`Shown`], read by the browser.
+const PAGE_TABLES: &str =
+    "return [...document.querySelectorAll('section.published-table')].map(s => [
+   s.id,
+   s.querySelector('h2').textContent.trim(),
+   [...s.querySelectorAll('figure.chart')].map(f => [
+     f.classList.contains('bar-chart') ? 'bars' : 'lines',
+     f.dataset.metric,
+     f.querySelectorAll(f.classList.contains('bar-chart') ? 'svg rect' : 'svg g.series').length,
+   ]),
+ ]);";
 
 /// What the page must show: the API's tables in order, with core's charts of each.
 fn expected(published: &Published) -> Shown {
@@ -49,20 +43,6 @@ fn expected(published: &Published) -> Shown {
             (t.id.clone(), format!("{place}: {}", t.title), charts)
         })
         .collect()
-}
-
-async fn wait_tables(client: &Client, want: &Shown) -> anyhow::Result<()> {
-    let deadline = std::time::Instant::now() + Duration::from_secs(30);
-    loop {
-        let shown = page_tables(client).await?;
-        if &shown == want {
-            return Ok(());
-        }
-        if std::time::Instant::now() > deadline {
-            anyhow::bail!("the page shows {shown:#?}, expected {want:#?}");
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
 }
 
 #[tokio::test]
@@ -87,7 +67,13 @@ async fn every_published_table_is_shown_with_its_source_and_charts() -> anyhow::
             client
                 .goto(&server.url(&format!("/published/{benchmark}")))
                 .await?;
-            wait_tables(&client, &want).await?;
+            wait_for(
+                &client,
+                PAGE_TABLES,
+                &serde_json::to_value(&want)?,
+                Duration::from_secs(30),
+            )
+            .await?;
             let sources = client
                 .execute(
                     "return [...document.querySelectorAll('section.published-table .source cite')]

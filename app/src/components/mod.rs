@@ -1,5 +1,6 @@
 //! Pieces shared by several pages.
 
+pub(crate) mod benchmark_tabs;
 pub(crate) mod chart;
 pub(crate) mod diff_view;
 pub(crate) mod footer;

@@ -12,7 +12,7 @@ pub(crate) use wheelwright_core::reporeuse::metrics::run::COLUMNS;
 /// A column's header: the metric's title from core's registry (`SPR`), or for a label
 /// (`harness`) its name with spaces (`a_b` -> `a b`).
 pub(crate) fn header(name: &str) -> String {
-    metric::metric(name).map_or_else(|| name.replace('_', " "), |m| m.title.to_owned())
+    metric::title_of(name)
 }
 
 /// A column's tooltip: the metric's one-sentence definition (empty for a label).

@@ -10,6 +10,7 @@ use wheelwright_core::benchmark::Benchmark;
 use wheelwright_core::leaderboard::{self, Order, Origin, Query, best_first};
 
 use crate::api::{self, Leaderboard};
+use crate::components::benchmark_tabs::benchmark_tabs;
 use crate::components::loaded::loaded;
 use crate::components::score::{definition, header};
 
@@ -113,20 +114,6 @@ pub(crate) fn LeaderboardPage() -> impl IntoView {
         };
         let rows = leaderboard::apply(board.rows.clone(), &q).map_err(|e| e.to_string())?;
         Ok::<_, String>(leaderboard::bands(rows, sort.as_deref()))
-    };
-
-    let tabs = move || {
-        Benchmark::ALL
-            .into_iter()
-            .map(|b| {
-                let active = benchmark.get() == Some(b);
-                view! {
-                    <a href=format!("/leaderboard/{}", b.id()) class:active=active class="tab">
-                        {b.title()}
-                    </a>
-                }
-            })
-            .collect_view()
     };
 
     let filters = move |board: &Leaderboard| {
@@ -416,7 +403,7 @@ pub(crate) fn LeaderboardPage() -> impl IntoView {
         <section class="leaderboard-page">
             <Title text=move || format!("Leaderboard: {}", benchmark.get().map_or("unknown benchmark", |b| b.title())) />
             <h1>"Leaderboard"</h1>
-            <nav class="tabs" aria-label="Benchmarks">{tabs}</nav>
+            {benchmark_tabs("/leaderboard", benchmark)}
             <Show
                 when=move || benchmark.get().is_some()
                 fallback=|| view! { <p class="error">"No such benchmark."</p> }

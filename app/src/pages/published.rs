@@ -9,6 +9,7 @@ use wheelwright_core::metric;
 use wheelwright_core::present::chart::{bars_of, charts_of};
 
 use crate::api;
+use crate::components::benchmark_tabs::benchmark_tabs;
 use crate::components::chart::{BarChart, LineChart};
 use crate::components::loaded::loaded;
 use crate::components::score::{definition, header};
@@ -100,15 +101,6 @@ pub(crate) fn PublishedPage() -> impl IntoView {
             }
         }
     });
-    let tabs = move || {
-        Benchmark::ALL
-            .into_iter()
-            .map(|b| {
-                let active = benchmark.get() == Some(b);
-                view! { <a href=format!("/published/{}", b.id()) class:active=active class="tab">{b.title()}</a> }
-            })
-            .collect_view()
-    };
     let render = move |published: Published| {
         let contents = published
             .tables
@@ -133,7 +125,7 @@ pub(crate) fn PublishedPage() -> impl IntoView {
         <section class="published-page">
             <Title text=move || format!("Published results: {}", benchmark.get().map_or("unknown benchmark", |b| b.title())) />
             <h1>"Published results"</h1>
-            <nav class="tabs" aria-label="Benchmarks">{tabs}</nav>
+            {benchmark_tabs("/published", benchmark)}
             <p class="lead">
                 "Every table of the benchmark's paper, transcribed as published: numbers we did "
                 "not re-run. Series over turns or views are drawn as charts (hover a point for "

@@ -29,8 +29,7 @@ pub struct Chart {
 impl Chart {
     /// The chart's heading: the metric's title and what the x axis is.
     pub fn title(&self) -> String {
-        let name = metric::metric(&self.metric)
-            .map_or_else(|| self.metric.replace('_', " "), |m| m.title.to_owned());
+        let name = metric::title_of(&self.metric);
         match (self.x_labels.first(), self.x_labels.last()) {
             (Some(first), Some(last)) if first != last => format!("{name}: {first} → {last}"),
             _ => name,
@@ -299,8 +298,7 @@ pub struct Bars {
 
 impl Bars {
     pub fn title(&self) -> String {
-        metric::metric(&self.metric)
-            .map_or_else(|| self.metric.replace('_', " "), |m| m.title.to_owned())
+        metric::title_of(&self.metric)
     }
 
     pub fn unit(&self) -> Unit {
