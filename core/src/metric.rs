@@ -21,6 +21,8 @@ pub enum Undefined {
     NoDefinedValue,
     /// Nothing to average.
     NoChains,
+    /// No instance has a test of the kind asked for (ReCUBE's external or internal rates).
+    NoInstances,
 }
 
 /// A metric value, or the reason it is undefined.

@@ -58,6 +58,16 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Mask a Python file as ReCUBE shows it to an agent (spec section 2): every import
+    /// removed, every function and method body replaced by its docstring and `raise
+    /// NotImplementedError`; the masked file goes to standard output, problems to standard error.
+    Mask {
+        /// The Python file.
+        file: PathBuf,
+        /// Print JSON: the masked text, the bodies masked, the imports removed, diagnostics.
+        #[arg(long)]
+        json: bool,
+    },
     /// Score a run against a dataset (RepoReuse, spec section 1): per-turn and overall tables.
     ///
     /// The dataset is a dataset directory (docs/formats.md, "Dataset (RepoReuse)"; its
@@ -326,6 +336,19 @@ pub async fn execute(cli: Cli) -> anyhow::Result<()> {
                 .with_context(|| format!("{} is not UTF-8 text", file.display()))?;
             let outline = wheelwright_core::outline::outline(&source);
             emit(json, &outline, print_outline)
+        }
+        Command::Mask { file, json } => {
+            let bytes =
+                crate::bundle::read_regular(&file, wheelwright_core::bundle::LIMITS.file_bytes)?;
+            let source = String::from_utf8(bytes)
+                .with_context(|| format!("{} is not UTF-8 text", file.display()))?;
+            let masked = wheelwright_core::recube::mask::mask(&source);
+            if !json {
+                for problem in &masked.diagnostics {
+                    eprintln!("warning: {}: {problem}", file.display());
+                }
+            }
+            emit(json, &masked, |out, m| out.write_all(m.text.as_bytes()))
         }
         Command::Score {
             run,

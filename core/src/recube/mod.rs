@@ -1,1 +1,7 @@
-//! ReCUBE: empty until its issue brings its dataset, scorer and metrics.
+//! ReCUBE (spec section 2): rebuilding a masked file from its repository.
+//!
+//! The analysis it draws on (syntax, span edits) sits below it in [`crate::syntax`] and
+//! [`crate::python`], shared with the other benchmarks.
+
+pub mod mask;
+pub mod metrics;

@@ -2,5 +2,6 @@
 #![allow(dead_code, unreachable_pub)] // Each test binary uses a different part of this module.
 
 pub mod expect;
+pub mod python;
 pub mod real;
 pub mod repo;

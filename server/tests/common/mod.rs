@@ -14,6 +14,8 @@ use wheelwright_server::{AppState, ServeConfig, router};
 /// Expectation files rewritten by `UPDATE_EXPECT=1`: the helpers core's tests use.
 #[path = "../../../core/tests/common/expect.rs"]
 pub mod expect;
+#[path = "../../../core/tests/common/python.rs"]
+pub mod python;
 
 /// A router on a new SQLite database in a temporary directory (removed on drop).
 pub struct TestApp {
