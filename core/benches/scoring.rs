@@ -1,4 +1,4 @@
-//! Throughput of indexing real Python source (MB/s) and of scoring a 3,000-turn run (turns/s).
+//! Throughput of indexing real Python source and building ReCUBE's graph of it (MB/s), and of scoring a 3,000-turn run (turns/s).
 //!
 //! The source is this machine's Python standard library (found with `python3`): the
 //! packages in [`PACKAGES`], tests excluded. The run has [`CHAINS`] chains of [`TURNS`]
@@ -24,6 +24,7 @@ use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use wheelwright_core::python::facts::DefinitionKind;
 use wheelwright_core::python::index::{IndexOptions, RepoIndex, Resolution};
 use wheelwright_core::python::snapshot;
+use wheelwright_core::recube::graph::Graph;
 use wheelwright_core::reporeuse::scoring::{
     ChainRun, ChainSpec, Dataset, Repository, Run, TurnRun, TurnSpec, score_run,
 };
@@ -259,6 +260,22 @@ fn indexing(c: &mut Criterion) {
     eprintln!("saved index: {:.2} MB", saved.len() as f64 / 1e6);
     group.bench_function("index_stdlib_packages_loaded", |b| {
         b.iter(|| snapshot::load(black_box(&saved), &workspace, &IndexOptions::default()).unwrap())
+    });
+    // ReCUBE's dependency graph of the same files, the largest module withheld: the index,
+    // then every definition, import and call resolved into nodes and edges.
+    let target = files
+        .iter()
+        .max_by_key(|(_, text)| text.len())
+        .map(|(path, _)| path.clone())
+        .unwrap();
+    let graph = Graph::build(&workspace, &target, &IndexOptions::default());
+    eprintln!(
+        "graph without {target}: {} nodes, {} edges",
+        graph.nodes.len(),
+        graph.edges.len()
+    );
+    group.bench_function("recube_graph_stdlib_packages", |b| {
+        b.iter(|| Graph::build(black_box(&workspace), &target, &IndexOptions::default()))
     });
     group.finish();
 }

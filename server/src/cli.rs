@@ -140,6 +140,10 @@ pub enum Command {
     /// Work with dataset directories.
     #[command(subcommand)]
     Dataset(DatasetCommand),
+    /// ReCUBE's caller-centric exploration of a repository around a target file (what a
+    /// harness gives an agent): its views, an entity's usages, a name's definitions.
+    #[command(subcommand)]
+    Cce(crate::cce::CceCommand),
 }
 
 #[derive(Debug, Subcommand)]
@@ -376,6 +380,7 @@ pub async fn execute(cli: Cli) -> anyhow::Result<()> {
             workdir,
             json,
         } => trajectory(&file, repo.as_deref(), &workdir, json),
+        Command::Cce(command) => crate::cce::execute(command),
         Command::Dataset(DatasetCommand::Verify {
             dir,
             python,

@@ -5,6 +5,7 @@
 //! thing through [`serve`].
 
 pub mod bundle;
+mod cce;
 pub mod cli;
 pub mod dataset;
 mod error;

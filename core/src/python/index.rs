@@ -1177,6 +1177,24 @@ impl RepoIndex {
         }
     }
 
+    /// Every named call of a module, in source order: the qualified name (within the module)
+    /// of the definition whose body holds it (`<module>` at module level) and its callee
+    /// identity (D5). What a dependency graph's invoke edges are counted from.
+    pub(crate) fn calls(&self, module: &str) -> Vec<(String, String)> {
+        let Some(m) = self.modules.get(module) else {
+            return Vec::new();
+        };
+        let fuel = Fuel::default();
+        m.analysis
+            .calls
+            .iter()
+            .filter_map(|call| {
+                let identity = self.callee_identity(&m.analysis, call, &fuel)?;
+                Some((m.analysis.scope_name(call.scope), identity))
+            })
+            .collect()
+    }
+
     /// Distinct callee identities (builtins included) of every occurrence of `module.qual` (D6).
     pub(crate) fn callees_of(&self, module: &str, qual: &str, fuel: &Fuel) -> BTreeSet<String> {
         let mut out = BTreeSet::new();
