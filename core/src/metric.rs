@@ -23,6 +23,8 @@ pub enum Undefined {
     NoChains,
     /// No instance has a test of the kind asked for (ReCUBE's external or internal rates).
     NoInstances,
+    /// No other file calls what the target defines (ReCUBE's caller coverage).
+    NoCallers,
 }
 
 /// A metric value, or the reason it is undefined.

@@ -13,12 +13,17 @@ use std::path::{Path, PathBuf};
 
 use common::expect::{expect_json, expect_text};
 use common::repo::workspace_of;
+use wheelwright_core::metric::{Score, Undefined};
 use wheelwright_core::python::index::IndexOptions;
 use wheelwright_core::recube::graph::{EdgeKind, Graph, NodeKind};
 use wheelwright_core::recube::mask::mask;
+use wheelwright_core::recube::metrics::caller_coverage;
 use wheelwright_core::recube::views::{
     Context, FileFeatures, caller_patterns, identifier_scores, inheritance, module_context,
     name_similarity, structure_similarity,
+};
+use wheelwright_core::trajectory::{
+    InterpretOptions, TrajectorySummary, interpret_trajectory, parse_trajectory,
 };
 
 const TARGET: &str = "pkg/shapes.py";
@@ -109,6 +114,8 @@ fn each_edge_kind_is_found() {
             edge("pkg.draw.draw", TARGET, Some("unit"), 2),
             // Module-level code calls from the file.
             edge("pkg/draw.py", "pkg.base.Base", None, 1),
+            // Through the package's re-export.
+            edge("pkg.geometry.shape_tools.make", TARGET, Some("Shape"), 1),
             edge(
                 "pkg.geometry.shape_tools.outline.<locals>.edge",
                 "pkg.geometry.shape_tools.scale",
@@ -181,8 +188,8 @@ fn the_views_of_the_fixture() {
         summary,
         [
             ("pkg/draw.py", vec!["<module>", "Shape", "unit"], 3),
+            ("pkg/geometry/shape_tools.py", vec!["Shape"], 1),
             ("pkg/__init__.py", vec!["Shape"], 0),
-            ("pkg/geometry/shape_tools.py", vec!["Shape"], 0),
         ]
     );
     let classes = inheritance(&g, &masked).classes;
@@ -310,4 +317,33 @@ fn usages_and_search_find_what_the_graph_holds() {
     // A class and a file of that name.
     assert_eq!(names("base"), ["pkg.base.Base", "pkg/base.py"]);
     assert!(names("nothing_like_it").is_empty());
+}
+
+/// Caller coverage through the shared trajectory reader: the fixture's trajectory (its
+/// outputs are the real commands' in `repo/`) prints `pkg/draw.py` and lists but never
+/// shows `pkg/geometry/shape_tools.py`, the two files that call the target.
+#[test]
+fn caller_coverage_counts_the_callers_a_trajectory_showed() {
+    let g = graph();
+    let text = std::fs::read_to_string(fixtures().join("trajectory.json")).expect("the fixture");
+    let trajectory = parse_trajectory(&text).expect("a generic-1 trajectory");
+    let options = InterpretOptions {
+        workdir: "/testbed".to_owned(),
+        ..InterpretOptions::default()
+    };
+    let actions = interpret_trajectory(&trajectory, &options);
+    let (_, shown) = TrajectorySummary::with_shown(&actions, 0);
+    assert_eq!(caller_coverage(&g, &shown), Score::Defined { value: 0.5 });
+    // Nobody calls pkg/square.py: undefined, not 0.
+    let square = Graph::build(
+        &workspace_of(&fixtures().join("repo")),
+        "pkg/square.py",
+        &IndexOptions::default(),
+    );
+    assert_eq!(
+        caller_coverage(&square, &shown),
+        Score::Undefined {
+            reason: Undefined::NoCallers
+        }
+    );
 }

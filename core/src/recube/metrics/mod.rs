@@ -6,9 +6,11 @@
 //! fails all its tests, and no instance leaves the denominator.
 
 mod average_pass_rate;
+mod caller_coverage;
 mod strict_pass_rate;
 
 pub use average_pass_rate::average_pass_rate;
+pub use caller_coverage::caller_coverage;
 pub use strict_pass_rate::strict_pass_rate;
 
 use std::collections::BTreeMap;
