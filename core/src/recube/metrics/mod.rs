@@ -7,10 +7,12 @@
 
 mod average_pass_rate;
 mod caller_coverage;
+mod correlation;
 mod strict_pass_rate;
 
 pub use average_pass_rate::average_pass_rate;
 pub use caller_coverage::caller_coverage;
+pub use correlation::{Correlation, QuartileCorrelation, by_quartile, kendall_tau, spearman_rho};
 pub use strict_pass_rate::strict_pass_rate;
 
 use std::collections::BTreeMap;
