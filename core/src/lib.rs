@@ -10,6 +10,7 @@ pub mod benchmark;
 pub mod budget;
 pub mod bundle;
 pub mod compare;
+pub mod dataset;
 pub mod hidden_tests;
 pub mod leaderboard;
 pub mod metric;

@@ -3,6 +3,7 @@
 //! The analysis it draws on (syntax, span edits) sits below it in [`crate::syntax`] and
 //! [`crate::python`], shared with the other benchmarks.
 
+pub mod dataset;
 pub mod graph;
 pub mod mask;
 pub mod metrics;

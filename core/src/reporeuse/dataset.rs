@@ -16,76 +16,21 @@
 //! and [`RepoReuseDataset::to_score_dataset`], which turns the dataset and its repository's
 //! files into the input of [`crate::reporeuse::scoring::score_run`].
 //!
-//! ReCUBE's and SchrodingerRepo's datasets will be their own types in their own folders of
-//! core ([`Benchmark`] already names them); nothing here is shared with them but the
-//! path checks.
+//! ReCUBE's dataset is its own type in its own folder of core; what the two share (the
+//! repository source, problems, the canonical JSON of the hash) is in [`crate::dataset`].
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
 
 use crate::benchmark::Benchmark;
+use crate::dataset::canonical_json;
+pub use crate::dataset::{LocalRepository, Problem, PypiRepository, RepositorySource};
 use crate::reporeuse::scoring::{ChainSpec, DEFAULT_WORKDIR, Dataset, Repository, TurnSpec};
 use crate::workspace::is_relative_down;
 
 /// Every turn requires exactly this many functions (spec section 1, "Setting").
 pub const FUNCTIONS_PER_TURN: usize = 3;
-
-/// The repository behind the tasks: a PyPI distribution at a pinned version.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct PypiRepository {
-    /// The distribution name on PyPI (`networkx`).
-    pub pypi: String,
-    /// The pinned version (`3.4.2`).
-    pub version: String,
-    /// The top-level import package (`networkx`); repo targets start with it.
-    pub import: String,
-}
-
-/// The repository behind the tasks, kept in the dataset itself: a directory of Python
-/// sources (for tests and private datasets).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct LocalRepository {
-    /// The directory, relative to the dataset directory (`repository`). Its `.py` files,
-    /// by path relative to it (`textkit/clean.py`), are W0, as a wheel's are.
-    pub path: String,
-    /// The top-level import package (`textkit`); repo targets start with it.
-    pub import: String,
-}
-
-/// `dataset.json` `"repository"`: a PyPI distribution (`{"pypi", "version", "import"}`)
-/// or a local directory of the dataset (`{"path", "import"}`), told apart by their fields.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(
-    untagged,
-    expecting = "a PyPI repository {\"pypi\", \"version\", \"import\"} or a local one {\"path\", \"import\"}"
-)]
-pub enum RepositorySource {
-    Pypi(PypiRepository),
-    Local(LocalRepository),
-}
-
-impl RepositorySource {
-    /// The top-level import package; repo targets start with it.
-    pub fn import(&self) -> &str {
-        match self {
-            RepositorySource::Pypi(r) => &r.import,
-            RepositorySource::Local(r) => &r.import,
-        }
-    }
-
-    /// The repository's name in the scorer's input and in messages: the PyPI name, or
-    /// the import package of a local repository.
-    pub fn name(&self) -> &str {
-        match self {
-            RepositorySource::Pypi(r) => &r.pypi,
-            RepositorySource::Local(r) => &r.import,
-        }
-    }
-}
 
 /// `dataset.json`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -257,19 +202,6 @@ pub struct RepoReuseDataset {
     pub repository_files: Vec<(String, String)>,
 }
 
-/// One thing wrong with a dataset: the file to fix (relative to the dataset root) and how.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct Problem {
-    pub file: String,
-    pub message: String,
-}
-
-impl std::fmt::Display for Problem {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}: {}", self.file, self.message)
-    }
-}
-
 /// The path of a turn's directory relative to the dataset root.
 pub fn turn_dir(chain: &str, turn: usize) -> String {
     format!("chains/{chain}/turn-{turn}")
@@ -277,11 +209,6 @@ pub fn turn_dir(chain: &str, turn: usize) -> String {
 
 /// Prefix of the hashed serialisation; change it when the serialisation changes.
 const HASH_FORMAT: &str = "wheelwright-dataset-1";
-
-fn canonical_json<T: Serialize>(value: &T) -> String {
-    // Struct fields serialise in declaration order and maps are BTreeMaps: deterministic.
-    serde_json::to_string(value).unwrap_or_default()
-}
 
 impl RepoReuseDataset {
     /// The dataset as anyone may see it: chains, turns, requirements and reference
@@ -357,17 +284,7 @@ impl RepoReuseDataset {
     /// each file in path order its path and its text, each preceded by its length in
     /// bytes (8 bytes, little endian), so no two different datasets serialise alike.
     pub fn content_hash(&self) -> String {
-        let mut hasher = Sha256::new();
-        let mut put = |bytes: &[u8]| {
-            hasher.update((bytes.len() as u64).to_le_bytes());
-            hasher.update(bytes);
-        };
-        put(HASH_FORMAT.as_bytes());
-        for (path, text) in self.files() {
-            put(path.as_bytes());
-            put(text.as_bytes());
-        }
-        hex::encode(hasher.finalize())
+        crate::dataset::content_hash(HASH_FORMAT, &self.files())
     }
 
     /// Turns over all chains.

@@ -12,6 +12,7 @@
 
 pub(crate) mod catalog;
 pub mod pypi;
+pub mod recube;
 pub mod verify;
 
 use std::collections::BTreeMap;
@@ -53,7 +54,7 @@ pub enum DatasetError {
     },
     #[error("{} is not valid UTF-8 text; save it as UTF-8", path.display())]
     NotText { path: PathBuf },
-    #[error("{} is not a valid {what} (see docs/formats.md, \"Dataset (RepoReuse)\"): {source}", path.display())]
+    #[error("{} is not a valid {what} (see docs/formats.md, \"Dataset\"): {source}", path.display())]
     Json {
         path: PathBuf,
         what: &'static str,
@@ -61,7 +62,7 @@ pub enum DatasetError {
     },
     #[error("{} has more than {limit} entries; remove the extra files", path.display())]
     TooManyFiles { path: PathBuf, limit: usize },
-    #[error("{}: benchmark {:?} is not supported yet; only \"reporeuse\" datasets can be read", path.display(), benchmark.id())]
+    #[error("{}: benchmark {:?} is not the one this reader reads; check \"benchmark\" or use the reader for that benchmark", path.display(), benchmark.id())]
     Unsupported { path: PathBuf, benchmark: Benchmark },
     #[error("the dataset in {} is invalid ({} problem{}):\n{}", dir.display(), problems.len(), if problems.len() == 1 { "" } else { "s" }, problems.iter().map(|p| format!("  {p}")).collect::<Vec<_>>().join("\n"))]
     Invalid {

@@ -1,0 +1,63 @@
+//! Reading a ReCUBE dataset directory (`docs/formats.md`, "Dataset (ReCUBE)") into core's types.
+
+use std::path::Path;
+
+use wheelwright_core::benchmark::Benchmark;
+use wheelwright_core::recube::dataset::{
+    Instance, InstanceManifest, RecubeDataset, RecubeManifest,
+};
+
+use super::{DatasetError, invalid, read_files, read_json};
+
+/// Largest number of instances in a dataset.
+pub const MAX_INSTANCES: usize = 10_000;
+
+/// Reads the ReCUBE dataset in `dir` and validates it ([`RecubeDataset::validate`]); every
+/// problem is reported, each with its file.
+pub fn load_recube_dir(dir: &Path) -> Result<RecubeDataset, DatasetError> {
+    let manifest_path = dir.join("dataset.json");
+    let manifest: RecubeManifest = read_json(&manifest_path, "dataset.json")?;
+    if manifest.benchmark != Benchmark::Recube {
+        return Err(DatasetError::Unsupported {
+            path: manifest_path,
+            benchmark: manifest.benchmark,
+        });
+    }
+    if manifest.instances.len() > MAX_INSTANCES {
+        return Err(DatasetError::TooManyFiles {
+            path: manifest_path,
+            limit: MAX_INSTANCES,
+        });
+    }
+    let mut instances = Vec::with_capacity(manifest.instances.len());
+    for id in &manifest.instances {
+        if id.is_empty() || id.contains(['/', '\\']) || id == "." || id == ".." {
+            return Err(invalid(
+                dir,
+                "dataset.json",
+                format!(
+                    "instance id {id:?} is not a directory name under instances/; fix \"instances\""
+                ),
+            ));
+        }
+        let root = dir.join("instances").join(id);
+        let instance: InstanceManifest = read_json(&root.join("instance.json"), "instance.json")?;
+        instances.push(Instance {
+            manifest: instance,
+            tests: read_files(&root.join("tests"))?,
+        });
+    }
+    let dataset = RecubeDataset {
+        manifest,
+        instances,
+    };
+    let problems = dataset.validate();
+    if problems.is_empty() {
+        Ok(dataset)
+    } else {
+        Err(DatasetError::Invalid {
+            dir: dir.to_owned(),
+            problems,
+        })
+    }
+}
