@@ -144,6 +144,26 @@ pub enum Command {
     /// harness gives an agent): its views, an entity's usages, a name's definitions.
     #[command(subcommand)]
     Cce(crate::cce::CceCommand),
+    /// ReCUBE datasets.
+    #[command(subcommand)]
+    Recube(RecubeCommand),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum RecubeCommand {
+    /// Convert the original ReCUBE data (target.json, tests/, test_classifications/,
+    /// prompts/ as released) into a dataset directory (docs/formats.md, "Dataset (ReCUBE)").
+    Import {
+        /// The original data directory.
+        source: PathBuf,
+        /// Where to write the dataset (must not exist).
+        #[arg(long)]
+        out: PathBuf,
+        #[arg(long, default_value = "recube")]
+        name: String,
+        #[arg(long, default_value = "1")]
+        version: String,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -381,6 +401,28 @@ pub async fn execute(cli: Cli) -> anyhow::Result<()> {
             json,
         } => trajectory(&file, repo.as_deref(), &workdir, json),
         Command::Cce(command) => crate::cce::execute(command),
+        Command::Recube(RecubeCommand::Import {
+            source,
+            out,
+            name,
+            version,
+        }) => {
+            let imported =
+                crate::dataset::recube_import::import_original(&source, &out, &name, &version)?;
+            for note in &imported.notes {
+                eprintln!("note: {note}");
+            }
+            let d = &imported.dataset;
+            let tests: usize = d.instances.iter().map(|i| i.manifest.tests.len()).sum();
+            println!(
+                "wrote {}: {} repositories, {} instances, {tests} tests, sha256 {}",
+                out.display(),
+                d.manifest.repositories.len(),
+                d.instances.len(),
+                d.content_hash()
+            );
+            Ok(())
+        }
         Command::Dataset(DatasetCommand::Verify {
             dir,
             python,

@@ -70,6 +70,10 @@ pub struct RecubeDataset {
     pub manifest: RecubeManifest,
     /// In the order of [`RecubeManifest::instances`].
     pub instances: Vec<Instance>,
+    /// Each local repository's files, by repository id: (path relative to its directory,
+    /// text), sorted by path. PyPI repositories come from their wheels and are not here.
+    #[serde(default)]
+    pub repository_files: BTreeMap<String, Vec<(String, String)>>,
 }
 
 impl RecubeDataset {
@@ -88,6 +92,16 @@ impl RecubeDataset {
                 files.insert(format!("{dir}/tests/{path}"), text.clone());
             }
         }
+        for (id, repository) in &self.manifest.repositories {
+            if let (RepositorySource::Local(local), Some(repo_files)) =
+                (repository, self.repository_files.get(id))
+            {
+                let root = local.path.trim_end_matches('/');
+                for (path, text) in repo_files {
+                    files.insert(format!("{root}/{path}"), text.clone());
+                }
+            }
+        }
         files
     }
 
@@ -100,8 +114,8 @@ impl RecubeDataset {
     ///
     /// Checks: the benchmark is ReCUBE; `dataset.json` lists each instance once, in the
     /// order read; each `instance.json` id is its directory and names a repository of the
-    /// manifest; the target is a relative `.py` path inside the repository's import
-    /// package, and no two instances share a repository and target; every instance has
+    /// manifest; the target is a relative `.py` path (inside the import package of a PyPI
+    /// repository), and no two instances share a repository and target; every instance has
     /// tests, each (file, name) once, each file present under `tests/`.
     pub fn validate(&self) -> Vec<Problem> {
         let mut problems = Vec::new();
@@ -153,16 +167,39 @@ impl RecubeDataset {
                 );
                 continue;
             };
-            let package = format!("{}/", repository.import().replace('.', "/"));
+            // A wheel holds its import package; a local repository (an imported one) may
+            // have files beside it.
+            let package = match repository {
+                RepositorySource::Pypi(r) => format!("{}/", r.import.replace('.', "/")),
+                RepositorySource::Local(_) => String::new(),
+            };
             if !is_relative_down(&i.target)
                 || !i.target.ends_with(".py")
                 || !i.target.starts_with(&package)
             {
+                let inside = if package.is_empty() {
+                    "the repository".to_owned()
+                } else {
+                    format!("the package {package}")
+                };
                 problem(
                     &file,
                     format!(
-                        "\"target\" {:?} must be a relative .py path inside the package {package}",
+                        "\"target\" {:?} must be a relative .py path inside {inside}",
                         i.target
+                    ),
+                );
+            }
+            if let Some(repo_files) = self.repository_files.get(&i.repository)
+                && repo_files
+                    .binary_search_by(|(path, _)| path.as_str().cmp(&i.target))
+                    .is_err()
+            {
+                problem(
+                    &file,
+                    format!(
+                        "\"target\" {:?} is not a file of the repository {:?}",
+                        i.target, i.repository
                     ),
                 );
             }

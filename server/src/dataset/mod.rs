@@ -13,6 +13,7 @@
 pub(crate) mod catalog;
 pub mod pypi;
 pub mod recube;
+pub mod recube_import;
 pub mod verify;
 
 use std::collections::BTreeMap;

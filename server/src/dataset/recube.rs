@@ -1,8 +1,10 @@
 //! Reading a ReCUBE dataset directory (`docs/formats.md`, "Dataset (ReCUBE)") into core's types.
 
+use std::collections::BTreeMap;
 use std::path::Path;
 
 use wheelwright_core::benchmark::Benchmark;
+use wheelwright_core::dataset::RepositorySource;
 use wheelwright_core::recube::dataset::{
     Instance, InstanceManifest, RecubeDataset, RecubeManifest,
 };
@@ -47,9 +49,16 @@ pub fn load_recube_dir(dir: &Path) -> Result<RecubeDataset, DatasetError> {
             tests: read_files(&root.join("tests"))?,
         });
     }
+    let mut repository_files = BTreeMap::new();
+    for (id, repository) in &manifest.repositories {
+        if let RepositorySource::Local(local) = repository {
+            repository_files.insert(id.clone(), super::read_local_repository(dir, local)?);
+        }
+    }
     let dataset = RecubeDataset {
         manifest,
         instances,
+        repository_files,
     };
     let problems = dataset.validate();
     if problems.is_empty() {
