@@ -25,6 +25,8 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
+use crate::budget::Cancel;
+use crate::python::facts::Definitions;
 use crate::python::rewrite::{self, Edit};
 use crate::syntax::{self, Field, Kind, NodeId, SyntaxTree};
 
@@ -69,6 +71,9 @@ pub fn mask(source: &str) -> Masked {
         diagnostics
             .push("the file has syntax errors: the masked file may not be valid Python".to_owned());
     }
+    let Ok(definitions) = Definitions::of(&tree, &Cancel::never()) else {
+        unreachable!("a Cancel::never() is never raised")
+    };
     let mut edits = Vec::new();
     let mut bodies = Vec::new();
     // Import statements by the block or module that holds them.
@@ -85,7 +90,7 @@ pub fn mask(source: &str) -> Masked {
             Kind::FunctionDefinition => {
                 if let Some(edit) = body_edit(&tree, id) {
                     edits.push(edit);
-                    bodies.push(qualified_name(&tree, id));
+                    bodies.extend(definitions.get(id).map(|d| d.qualified_name.clone()));
                 }
                 // Anything inside the body (nested functions, imports) goes with it.
                 walk.skip_children(id);
@@ -242,22 +247,4 @@ fn merged(mut removals: Vec<Edit>) -> Vec<Edit> {
         }
     }
     out
-}
-
-/// `Outer.method.inner`: the names of the classes and functions that enclose `id`, and its own.
-fn qualified_name(tree: &SyntaxTree<'_>, id: NodeId) -> String {
-    let mut names = Vec::new();
-    let mut at = Some(id);
-    while let Some(node) = at {
-        if matches!(
-            tree.kind(node),
-            Kind::FunctionDefinition | Kind::ClassDefinition
-        ) && let Some(name) = tree.child(node, Field::Name)
-        {
-            names.push(tree.text(name));
-        }
-        at = tree.parent(node);
-    }
-    names.reverse();
-    names.join(".")
 }
