@@ -177,6 +177,11 @@ pub(crate) async fn import_dir(
                 let loaded = LoadedDataset::new(dataset, cache_dir.to_owned());
                 catalog.datasets.insert(key, Arc::new(loaded));
             }
+            // A dataset of another benchmark (ReCUBE's instances) is read by its own
+            // reader; the catalog serves RepoReuse's.
+            Err(crate::dataset::DatasetError::Unsupported { benchmark, .. }) => {
+                tracing::info!(dir = %path.display(), benchmark = benchmark.id(), "dataset of another benchmark: not served here");
+            }
             Err(error) => {
                 tracing::error!(dir = %path.display(), "dataset not imported: {error}");
             }
