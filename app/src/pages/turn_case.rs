@@ -755,22 +755,35 @@ fn scroll_to_hash() {
     let Some(id) = hash.strip_prefix('#').filter(|id| !id.is_empty()) else {
         return;
     };
-    settle_on(id.to_owned(), SETTLE_FRAMES);
+    settle_on(id.to_owned(), MAX_SETTLE_FRAMES, None, 0);
 }
 
-/// Frames over which a permalink's target is scrolled to again.
-const SETTLE_FRAMES: u32 = 8;
+/// Frames the permalink's target must hold still before scrolling stops.
+const STABLE_FRAMES: u32 = 10;
+/// Frames after which scrolling to the target stops whatever happens (about 3 s).
+const MAX_SETTLE_FRAMES: u32 = 180;
 
-/// Scrolls `id` into view now and again in each of the next `frames` frames: steps off
-/// screen are laid out at an estimated height (`content-visibility: auto`), so the first
-/// scroll lands near the target and the steps it brings on screen move it a little.
-fn settle_on(id: String, frames: u32) {
+/// Scrolls `id` into view in each frame until it has held still for [`STABLE_FRAMES`]
+/// frames (at most `frames` more): steps off screen are laid out at an estimated height
+/// (`content-visibility: auto`), and parts of the page that arrive later (the hidden-test
+/// results) move it, so one scroll, or a fixed few, can leave it off screen on a slow
+/// device.
+fn settle_on(id: String, frames: u32, last_top: Option<f64>, stable: u32) {
     request_animation_frame(move || {
-        if let Some(el) = document().get_element_by_id(&id) {
-            el.scroll_into_view();
-        }
-        if frames > 0 {
-            settle_on(id, frames - 1);
+        let Some(el) = document().get_element_by_id(&id) else {
+            if frames > 0 {
+                settle_on(id, frames - 1, None, 0);
+            }
+            return;
+        };
+        el.scroll_into_view();
+        let top = el.get_bounding_client_rect().top();
+        let stable = match last_top {
+            Some(last) if (last - top).abs() < 1.0 => stable + 1,
+            _ => 0,
+        };
+        if frames > 0 && stable < STABLE_FRAMES {
+            settle_on(id, frames - 1, Some(top), stable);
         }
     });
 }
