@@ -24,10 +24,11 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 use wheelwright_core::benchmark::Benchmark;
 use wheelwright_core::dataset::{LocalRepository, RepositorySource};
+use wheelwright_core::python::facts::DefinitionKind;
 use wheelwright_core::recube::dataset::{InstanceManifest, RecubeDataset, RecubeManifest};
 use wheelwright_core::recube::metrics::{LabelledTest, TestKind};
 
-use super::{DatasetError, read_json, read_text};
+use super::{DatasetError, invalid, read_json, read_text};
 
 /// `target.json`, in either of the shapes it is found in.
 #[derive(Deserialize)]
@@ -92,11 +93,9 @@ pub struct Imported {
     pub notes: Vec<String>,
 }
 
-fn problem(path: &Path, message: impl Into<String>) -> DatasetError {
-    DatasetError::Repository {
-        what: path.display().to_string(),
-        message: message.into(),
-    }
+/// A problem with file `file` of the original data in `source`.
+fn problem(source: &Path, file: &str, message: impl Into<String>) -> DatasetError {
+    invalid(source, file, message.into())
 }
 
 /// The files of a prompt's `<implementations>`: each `## <path>` heading and the fenced
@@ -135,42 +134,21 @@ pub fn implementations(prompt: &str) -> Vec<(String, String)> {
     files
 }
 
-/// Test names a pytest file defines: `test*` functions at the top level and `test*`
-/// methods of `Test*` classes (`TestC::test_x`).
+/// Test names a pytest file defines, from core's outline of it: `test*` functions at the
+/// top level and `test*` methods of `Test*` classes (`TestC::test_x`).
 fn defined_tests(text: &str) -> Vec<String> {
-    let mut names = Vec::new();
-    let mut class: Option<String> = None;
-    for line in text.lines() {
-        let indented = line.starts_with([' ', '\t']);
-        let trimmed = line.trim_start();
-        if !indented && !trimmed.is_empty() && !trimmed.starts_with('#') {
-            class = trimmed
-                .strip_prefix("class ")
-                .map(|rest| {
-                    rest.split(['(', ':'])
-                        .next()
-                        .unwrap_or("")
-                        .trim()
-                        .to_owned()
-                })
-                .filter(|name| name.starts_with("Test"));
-        }
-        let def = trimmed
-            .strip_prefix("async def ")
-            .or_else(|| trimmed.strip_prefix("def "));
-        let Some(name) = def.and_then(|d| d.split('(').next()) else {
-            continue;
-        };
-        if !name.starts_with("test") {
-            continue;
-        }
-        match (&class, indented) {
-            (None, false) => names.push(name.to_owned()),
-            (Some(c), true) => names.push(format!("{c}::{name}")),
-            _ => {}
-        }
-    }
-    names
+    wheelwright_core::outline::outline(text)
+        .definitions
+        .into_iter()
+        .filter(|d| d.name.starts_with("test"))
+        .filter_map(|d| match d.qualified_name.split_once('.') {
+            None if d.kind == DefinitionKind::Function => Some(d.name),
+            Some((class, method)) if class.starts_with("Test") && method == d.name => {
+                Some(format!("{class}::{method}"))
+            }
+            _ => None,
+        })
+        .collect()
 }
 
 /// An instance id from a subset and a target path: `0-app-agent-base`.
@@ -212,10 +190,11 @@ pub fn import_original(
         }
     }
     if out.exists() {
-        return Err(problem(
-            out,
-            "already exists; give a new directory to write the dataset into",
-        ));
+        return Err(DatasetError::Repository {
+            what: format!("a new dataset at {}", out.display()),
+            message: "the directory already exists; give a new directory to write the dataset into"
+                .to_owned(),
+        });
     }
     let mut notes = Vec::new();
     let mut files: BTreeMap<PathBuf, String> = BTreeMap::new();
@@ -225,13 +204,16 @@ pub fn import_original(
         let prompt_path = source.join("prompts").join(format!("{subset}.txt"));
         let repository = implementations(&read_text(&prompt_path)?);
         if repository.is_empty() {
-            return Err(problem(&prompt_path, "has no files in <implementations>"));
+            return Err(problem(
+                source,
+                &format!("prompts/{subset}.txt"),
+                "has no files in <implementations>",
+            ));
         }
         let metadata_path = source.join("tests").join(subset).join("test_metadata.json");
         let metadata: TestMetadata = read_json(&metadata_path, "test_metadata.json")?;
-        let classes_path = source
-            .join("test_classifications")
-            .join(format!("{subset}.json"));
+        let classes_file = format!("test_classifications/{subset}.json");
+        let classes_path = source.join(&classes_file);
         let classes: Classifications = read_json(&classes_path, "test classification")?;
         let root = format!("repositories/{subset}");
         for (path, text) in &repository {
@@ -249,7 +231,11 @@ pub fn import_original(
         );
         for target in targets {
             let classified = classes.files.get(target).ok_or_else(|| {
-                problem(&classes_path, format!("has no classification of {target}"))
+                problem(
+                    source,
+                    &classes_file,
+                    format!("has no classification of {target}"),
+                )
             })?;
             let test_path = source
                 .join("tests")
@@ -263,7 +249,8 @@ pub fn import_original(
                     "internal" => TestKind::Internal,
                     other => {
                         return Err(problem(
-                            &classes_path,
+                            source,
+                            &classes_file,
                             format!(
                                 "classifies {test} of {target} as {other:?}; only \"external\" and \"internal\" are known"
                             ),
