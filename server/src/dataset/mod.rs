@@ -251,17 +251,7 @@ pub fn read_dir_unvalidated(dir: &Path) -> Result<RepoReuseDataset, DatasetError
     }
     let mut chains = Vec::new();
     for id in &manifest.chains {
-        if id.is_empty() || id.contains(['/', '\\']) || id == "." || id == ".." {
-            return Err(DatasetError::Invalid {
-                dir: dir.to_owned(),
-                problems: vec![Problem {
-                    file: "dataset.json".to_owned(),
-                    message: format!(
-                        "chain id {id:?} is not a directory name under chains/; fix \"chains\""
-                    ),
-                }],
-            });
-        }
+        check_dir_name(dir, id, "chain", "chains")?;
         chains.push(read_chain(dir, id)?);
     }
     let tools = read_files(&dir.join("tools"))?
@@ -278,6 +268,19 @@ pub fn read_dir_unvalidated(dir: &Path) -> Result<RepoReuseDataset, DatasetError
         tools,
         repository_files,
     })
+}
+
+/// `id`, listed in dataset.json's `list` (a chain, an instance), must name a directory
+/// under `<list>/`: no separator, not `.` or `..`, not empty (nothing outside is read).
+fn check_dir_name(dir: &Path, id: &str, what: &str, list: &str) -> Result<(), DatasetError> {
+    if id.is_empty() || id.contains(['/', '\\']) || id == "." || id == ".." {
+        return Err(invalid(
+            dir,
+            "dataset.json",
+            format!("{what} id {id:?} is not a directory name under {list}/; fix \"{list}\""),
+        ));
+    }
+    Ok(())
 }
 
 fn invalid(dir: &Path, file: &str, message: String) -> DatasetError {

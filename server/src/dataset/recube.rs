@@ -9,7 +9,7 @@ use wheelwright_core::recube::dataset::{
     Instance, InstanceManifest, RecubeDataset, RecubeManifest,
 };
 
-use super::{DatasetError, invalid, read_files, read_json};
+use super::{DatasetError, check_dir_name, read_files, read_json};
 
 /// Largest number of instances in a dataset.
 pub const MAX_INSTANCES: usize = 10_000;
@@ -33,15 +33,7 @@ pub fn load_recube_dir(dir: &Path) -> Result<RecubeDataset, DatasetError> {
     }
     let mut instances = Vec::with_capacity(manifest.instances.len());
     for id in &manifest.instances {
-        if id.is_empty() || id.contains(['/', '\\']) || id == "." || id == ".." {
-            return Err(invalid(
-                dir,
-                "dataset.json",
-                format!(
-                    "instance id {id:?} is not a directory name under instances/; fix \"instances\""
-                ),
-            ));
-        }
+        check_dir_name(dir, id, "instance", "instances")?;
         let root = dir.join("instances").join(id);
         let instance: InstanceManifest = read_json(&root.join("instance.json"), "instance.json")?;
         instances.push(Instance {
