@@ -106,8 +106,7 @@ pub(crate) fn execute(command: CceCommand) -> anyhow::Result<()> {
                     writeln!(out, "No file imports, calls or inherits from {entity}.")?;
                 }
                 for u in usages {
-                    let kind = serde_json::to_value(u.kind).unwrap_or_default();
-                    let kind = kind.as_str().unwrap_or_default();
+                    let kind = u.kind.as_str();
                     writeln!(out, "{}: {} {kind} x{} ({})", u.by, entity, u.count, u.path)?;
                 }
                 Ok(())
@@ -131,8 +130,7 @@ pub(crate) fn execute(command: CceCommand) -> anyhow::Result<()> {
                         writeln!(out, "Nothing is named like it.")?;
                     }
                     for n in nodes {
-                        let kind = serde_json::to_value(n.kind).unwrap_or_default();
-                        let kind = kind.as_str().unwrap_or_default();
+                        let kind = n.kind.as_str();
                         match n.lines {
                             Some((start, end)) => {
                                 writeln!(out, "{kind} {} ({}:{start}-{end})", n.name, n.path)?

@@ -46,6 +46,18 @@ pub enum NodeKind {
     Function,
 }
 
+impl NodeKind {
+    /// The name used in JSON and in the command line's text.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Directory => "directory",
+            Self::File => "file",
+            Self::Class => "class",
+            Self::Function => "function",
+        }
+    }
+}
+
 /// What an edge says about its two nodes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -59,6 +71,18 @@ pub enum EdgeKind {
     Invoke,
     /// A class has another as a base.
     Inherit,
+}
+
+impl EdgeKind {
+    /// The name used in JSON and in the command line's text.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Contain => "contain",
+            Self::Import => "import",
+            Self::Invoke => "invoke",
+            Self::Inherit => "inherit",
+        }
+    }
 }
 
 /// A node: a directory or file by path, a class or function by qualified name.

@@ -28,15 +28,13 @@ pub fn kendall_tau(x: &[f64], y: &[f64]) -> Option<Correlation> {
         return None;
     }
     let (mut concordant, mut discordant) = (0u64, 0u64);
+    // Pairs tied on either side are neither (they enter through the tie terms).
     for i in 0..n {
         for j in i + 1..n {
-            let s = (x[i] - x[j]).signum() * (y[i] - y[j]).signum();
-            if x[i] != x[j] && y[i] != y[j] {
-                if s > 0.0 {
-                    concordant += 1;
-                } else {
-                    discordant += 1;
-                }
+            match (x[i] - x[j]) * (y[i] - y[j]) {
+                p if p > 0.0 => concordant += 1,
+                p if p < 0.0 => discordant += 1,
+                _ => {}
             }
         }
     }
