@@ -403,6 +403,25 @@ struct MetadataLine {
     metadata: Metadata,
 }
 
+/// Refuses a run made on another dataset (name and version) than `name` `version`.
+pub(crate) fn check_dataset(
+    metadata: &Metadata,
+    name: &str,
+    version: &str,
+) -> Result<(), BundleError> {
+    let got = &metadata.dataset;
+    if got.name != name || got.version != version {
+        return Err(BundleError::entry(
+            "metadata",
+            format!(
+                "the run was made on dataset {} {}, not {name} {version}; score it against the dataset it names",
+                got.name, got.version
+            ),
+        ));
+    }
+    Ok(())
+}
+
 pub(crate) fn is_name(s: &str) -> bool {
     !s.is_empty()
         && s.len() <= 128

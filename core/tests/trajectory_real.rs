@@ -92,6 +92,20 @@ fn every_vendored_gemini_trajectory_parses() {
     check_parses(&vendored);
 }
 
+/// What each run cost and how often it called the model are read from mini-SWE-agent's
+/// `info.model_stats` (ReCUBE reports both per instance).
+#[test]
+fn cost_and_model_calls_come_from_model_stats() {
+    for (id, text) in real::vendored_all() {
+        let raw: serde_json::Value = serde_json::from_str(&text).expect("JSON");
+        let stats = &raw["info"]["model_stats"];
+        let t = parse_trajectory(&text).expect("parses");
+        assert_eq!(t.cost_usd, stats["instance_cost"].as_f64(), "{id}");
+        assert_eq!(t.model_calls, stats["api_calls"].as_u64(), "{id}");
+        assert!(t.cost_usd.is_some_and(|c| c > 0.0), "{id}: a real run has a cost");
+    }
+}
+
 #[test]
 fn trajectories_read_the_same_from_text_and_from_a_value() {
     let mut all = real::vendored_all();

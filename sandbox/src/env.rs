@@ -68,15 +68,55 @@ pub fn ensure_env(
     ensure_env_with(&EnvOptions::default(), root, packages, extra, progress)
 }
 
+/// Returns a venv under `root` with what `package` (`name`, exact version) depends on and the
+/// `extra` requirements, but not `package` itself, building it first if needed.
+///
+/// For tests that import a repository's own files from the workspace (ReCUBE: the repository
+/// with one file rebuilt by an agent): the runner appends the workspace to `sys.path`, after
+/// site-packages, so an installed copy of the package would be imported in its place. pip
+/// installs the package with its dependencies and then uninstalls the package alone.
+pub fn ensure_dependencies_env(
+    root: &Path,
+    package: (&str, &str),
+    extra: &[&str],
+    progress: impl FnMut(&EnvStep),
+) -> Result<PathBuf, SandboxError> {
+    ensure(
+        &EnvOptions::default(),
+        root,
+        &[package],
+        extra,
+        &[package.0],
+        progress,
+    )
+}
+
 /// [`ensure_env`] with a chosen interpreter and pip arguments.
 pub fn ensure_env_with(
     options: &EnvOptions,
     root: &Path,
     packages: &[(&str, &str)],
     extra: &[&str],
+    progress: impl FnMut(&EnvStep),
+) -> Result<PathBuf, SandboxError> {
+    ensure(options, root, packages, extra, &[], progress)
+}
+
+/// Builds (or reuses) the environment of `packages` and `extra`, with the packages named in
+/// `uninstall` removed again after the install (their dependencies stay).
+fn ensure(
+    options: &EnvOptions,
+    root: &Path,
+    packages: &[(&str, &str)],
+    extra: &[&str],
+    uninstall: &[&str],
     mut progress: impl FnMut(&EnvStep),
 ) -> Result<PathBuf, SandboxError> {
-    let specs = requirements(packages, extra)?;
+    let mut specs = requirements(packages, extra)?;
+    let uninstall: Vec<String> = uninstall.iter().map(|name| (*name).to_owned()).collect();
+    // Part of the key (an environment without the package is another environment), marked
+    // so that no requirement can collide with it.
+    specs.extend(uninstall.iter().map(|name| format!("!uninstall {name}")));
     for arg in &options.pip_args {
         if arg.contains('\0') {
             return Err(SandboxError::InvalidJob(
@@ -115,7 +155,19 @@ pub fn ensure_env_with(
     let build = root.join(format!(".build-{key}"));
     // Left over from a build that was interrupted (we hold the lock, so nobody is using it).
     remove_tree(&build);
-    let result = build_env(options, &build, &target, &specs, &mut progress);
+    let install: Vec<String> = specs
+        .iter()
+        .filter(|s| !s.starts_with('!'))
+        .cloned()
+        .collect();
+    let result = build_env(
+        options,
+        &build,
+        &target,
+        &install,
+        &uninstall,
+        &mut progress,
+    );
     if result.is_err() {
         remove_tree(&build);
         return result.map(|()| target);
@@ -130,6 +182,7 @@ fn build_env(
     build: &Path,
     target: &Path,
     specs: &[String],
+    uninstall: &[String],
     progress: &mut impl FnMut(&EnvStep),
 ) -> Result<(), SandboxError> {
     progress(&EnvStep::CreateVenv(target.to_path_buf()));
@@ -149,6 +202,18 @@ fn build_env(
         ]);
         pip.args(&options.pip_args).args(specs);
         run_tool(pip, build, &format!("installing {}", specs.join(" ")))?;
+    }
+    if !uninstall.is_empty() {
+        let mut pip = Command::new(build.join("bin/python"));
+        pip.args([
+            "-m",
+            "pip",
+            "uninstall",
+            "--disable-pip-version-check",
+            "--yes",
+        ]);
+        pip.args(uninstall);
+        run_tool(pip, build, &format!("uninstalling {}", uninstall.join(" ")))?;
     }
 
     progress(&EnvStep::Seal);
@@ -341,6 +406,12 @@ mod tests {
             &["networkx==3.4.2".into(), "x".into()],
         );
         assert_ne!(a, b);
+        let without = env_key(
+            &o,
+            &[("NetworkX", "3.4.2")],
+            &["networkx==3.4.2".into(), "!uninstall NetworkX".into()],
+        );
+        assert_ne!(a, without);
     }
 
     #[test]

@@ -24,7 +24,10 @@ mod slots;
 mod sweep;
 
 pub use bwrap::{BwrapConfig, BwrapSandbox};
-pub use env::{DEFAULT_ENV_ROOT, DEFAULT_PYTHON, EnvOptions, EnvStep, ensure_env, ensure_env_with};
+pub use env::{
+    DEFAULT_ENV_ROOT, DEFAULT_PYTHON, EnvOptions, EnvStep, ensure_dependencies_env, ensure_env,
+    ensure_env_with,
+};
 pub use error::SandboxError;
 pub use job::{Collect, Job, Limits, Outcome, Status, StopFlag};
 pub use podman::{

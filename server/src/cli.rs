@@ -164,6 +164,36 @@ pub enum RecubeCommand {
         #[arg(long, default_value = "1")]
         version: String,
     },
+    /// Check every instance in sandboxes: the original target passes every listed test and
+    /// the masked target fails every one. Exits non-zero on any failure.
+    Verify {
+        /// The dataset directory (holding dataset.json).
+        dir: PathBuf,
+        #[command(flatten)]
+        tests: TestArgs,
+        /// Print the checks as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Run a ReCUBE run bundle's rebuilt targets against the hidden tests in sandboxes and
+    /// score it: SPR and APR (all, external, internal), caller coverage, cost and turns.
+    Test {
+        /// The run bundle: a .jsonl or .jsonl.gz file (a metadata line, one line per
+        /// instance with the rebuilt target under its path and the trajectory).
+        run: PathBuf,
+        /// The dataset directory (holding dataset.json).
+        #[arg(long)]
+        dataset: PathBuf,
+        #[command(flatten)]
+        tests: TestArgs,
+        /// The directory the agent's shell started in, the repository's root (paths in the
+        /// trajectories are read relative to it).
+        #[arg(long, value_name = "DIR", default_value = DEFAULT_WORKDIR)]
+        workdir: String,
+        /// Print the report as JSON.
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -422,6 +452,24 @@ pub async fn execute(cli: Cli) -> anyhow::Result<()> {
                 d.content_hash()
             );
             Ok(())
+        }
+        Command::Recube(RecubeCommand::Verify { dir, tests, json }) => {
+            let config = tests.config(false);
+            tokio::task::spawn_blocking(move || crate::recube_command::verify(&dir, &config, json))
+                .await?
+        }
+        Command::Recube(RecubeCommand::Test {
+            run,
+            dataset,
+            tests,
+            workdir,
+            json,
+        }) => {
+            let config = tests.config(false);
+            tokio::task::spawn_blocking(move || {
+                crate::recube_command::test(&run, &dataset, &workdir, &config, json)
+            })
+            .await?
         }
         Command::Dataset(DatasetCommand::Verify {
             dir,

@@ -69,7 +69,45 @@ impl Environments {
                 return Err(RunError::LocalRepository(local.path.clone()));
             }
         };
-        let key = format!("{}=={}", repo.pypi, repo.version);
+        self.get(format!("{}=={}", repo.pypi, repo.version), |root| {
+            wheelwright_sandbox::ensure_env(
+                root,
+                &[(repo.pypi.as_str(), repo.version.as_str())],
+                &[PYTEST],
+                |step| progress(step),
+            )
+        })
+    }
+
+    /// The environment for tests of `repository`'s own files in the workspace (ReCUBE):
+    /// what it depends on and pytest, but not the package itself.
+    pub(crate) fn for_dependencies_of(
+        &self,
+        repository: &RepositorySource,
+        progress: &mut dyn FnMut(&wheelwright_sandbox::EnvStep),
+    ) -> Result<PathBuf, RunError> {
+        let repo = match repository {
+            RepositorySource::Pypi(repo) => repo,
+            RepositorySource::Local(local) => {
+                return Err(RunError::LocalRepository(local.path.clone()));
+            }
+        };
+        self.get(format!("deps of {}=={}", repo.pypi, repo.version), |root| {
+            wheelwright_sandbox::ensure_dependencies_env(
+                root,
+                (repo.pypi.as_str(), repo.version.as_str()),
+                &[PYTEST],
+                |step| progress(step),
+            )
+        })
+    }
+
+    /// The environment `key`, built by `build` the first time.
+    fn get(
+        &self,
+        key: String,
+        build: impl FnOnce(&std::path::Path) -> Result<PathBuf, SandboxError>,
+    ) -> Result<PathBuf, RunError> {
         // One build at a time: two jobs wanting the same environment must not race pip.
         let mut built = self
             .built
@@ -78,12 +116,7 @@ impl Environments {
         if let Some(dir) = built.get(&key) {
             return Ok(dir.clone());
         }
-        let dir = wheelwright_sandbox::ensure_env(
-            &self.root,
-            &[(repo.pypi.as_str(), repo.version.as_str())],
-            &[PYTEST],
-            |step| progress(step),
-        )?;
+        let dir = build(&self.root)?;
         built.insert(key, dir.clone());
         Ok(dir)
     }
@@ -100,7 +133,7 @@ pub(crate) struct TurnTest<'a> {
 }
 
 /// A random seed no submission can predict (it picks the pytest canaries' names).
-fn random_seed() -> u64 {
+pub(crate) fn random_seed() -> u64 {
     // std's RandomState is seeded from the operating system's randomness per process and
     // mixed per instance, which is enough for names that must not be guessable in advance.
     use std::hash::{BuildHasher, Hasher};
@@ -244,16 +277,21 @@ pub(crate) fn run_turn(
         stop,
     };
     let outcome = sandbox.run(&job)?;
-    let end = match outcome.status {
-        Status::TimedOut => RunEnd::TimedOut,
-        Status::OutOfMemory => RunEnd::OutOfMemory,
-        Status::Exited(code) => RunEnd::Exited(code),
-        Status::Signalled(signal) => RunEnd::Signalled(signal),
-        Status::Stopped => return Err(RunError::Stopped),
-    };
+    let end = run_end(outcome.status)?;
     Ok(suite.verdict(
         outcome.collected.as_deref(),
         outcome.collected_truncated,
         end,
     ))
+}
+
+/// How a sandboxed run ended, for the verdict; a stopped job has none.
+pub(crate) fn run_end(status: Status) -> Result<RunEnd, RunError> {
+    Ok(match status {
+        Status::TimedOut => RunEnd::TimedOut,
+        Status::OutOfMemory => RunEnd::OutOfMemory,
+        Status::Exited(code) => RunEnd::Exited(code),
+        Status::Signalled(signal) => RunEnd::Signalled(signal),
+        Status::Stopped => return Err(RunError::Stopped),
+    })
 }

@@ -13,6 +13,8 @@ mod hidden_tests;
 mod jobs;
 pub mod listen;
 mod published;
+mod recube_command;
+mod recube_tests;
 mod routes;
 mod runs;
 pub mod storage;

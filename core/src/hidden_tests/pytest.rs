@@ -311,7 +311,9 @@ fn combine(phases: &[&Phase]) -> Option<(TestOutcome, String)> {
         .then(|| (TestOutcome::Passed, String::new()))
 }
 
-fn module_of(path: &str) -> String {
+/// The module name results report for the test file at `path` (relative to the suite's
+/// `tests/`): `test_parser.py` is `test_parser`, `unit/test_a.py` is `unit.test_a`.
+pub fn module_of(path: &str) -> String {
     path.trim_end_matches(".py").replace('/', ".")
 }
 

@@ -3,8 +3,10 @@
 //! The analysis it draws on (syntax, span edits) sits below it in [`crate::syntax`] and
 //! [`crate::python`], shared with the other benchmarks.
 
+pub mod bundle;
 pub mod dataset;
 pub mod graph;
 pub mod mask;
 pub mod metrics;
+pub mod scoring;
 pub mod views;

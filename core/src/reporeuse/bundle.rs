@@ -363,18 +363,7 @@ impl RunBundle<TurnId> {
 
 /// Refuses a run made on another dataset (name and version) than `dataset`.
 pub fn check_made_on(metadata: &Metadata, dataset: &RepoReuseDataset) -> Result<(), BundleError> {
-    let want = &dataset.manifest;
-    let got = &metadata.dataset;
-    if got.name != want.name || got.version != want.version {
-        return Err(BundleError::entry(
-            "metadata",
-            format!(
-                "the run was made on dataset {} {}, not {} {}; score it against the dataset it names",
-                got.name, got.version, want.name, want.version
-            ),
-        ));
-    }
-    Ok(())
+    crate::bundle::check_dataset(metadata, &dataset.manifest.name, &dataset.manifest.version)
 }
 
 /// Refuses a turn of a chain `dataset` does not have, or past the chain's last turn.

@@ -126,6 +126,14 @@ pub struct Trajectory {
     pub rejected: Vec<Rejected>,
     pub instance_id: Option<String>,
     pub exit_status: Option<String>,
+    /// What the run of this trajectory cost in US dollars, when the harness recorded it
+    /// (mini-SWE-agent's `info.model_stats.instance_cost`, generic-1's `cost_usd`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost_usd: Option<f64>,
+    /// How many times the model was called (mini-SWE-agent's `api_calls`, generic-1's
+    /// `model_calls`): the agent's turns, which rejected responses also count.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model_calls: Option<u64>,
 }
 
 /// Why a trajectory could not be read.

@@ -21,7 +21,7 @@ use serde::{Deserialize, Serialize};
 
 pub use crate::metric::{Score, Undefined};
 
-use crate::hidden_tests::Verdict;
+use crate::hidden_tests::{ExpectedTest, Verdict};
 
 /// Which side of the target a test exercises (spec 2).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -36,11 +36,22 @@ pub enum TestKind {
 /// One test of an instance as the dataset lists it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LabelledTest {
-    /// The test file, as pytest names it (`tests/test_target.py`).
+    /// The test file, relative to the instance's `tests/` (`test_parser.py`).
     pub module: String,
     /// The test's name within its file (`test_parse` or `TestClass::test_parse`).
     pub name: String,
     pub kind: TestKind,
+}
+
+impl LabelledTest {
+    /// The test as a pytest suite's results name it ([`crate::hidden_tests::pytest`]):
+    /// module `test_parser`, name `TestClass.test_parse`.
+    pub fn expected(&self) -> ExpectedTest {
+        ExpectedTest {
+            module: crate::hidden_tests::pytest::module_of(&self.module),
+            name: self.name.replace("::", "."),
+        }
+    }
 }
 
 /// One test of an instance after the run: its label and whether it passed.
@@ -65,12 +76,15 @@ pub fn judge(expected: &[LabelledTest], verdict: Option<&Verdict>) -> Vec<Judged
         .unwrap_or_default();
     expected
         .iter()
-        .map(|test| Judged {
-            kind: test.kind,
-            passed: passed
-                .get(&(test.module.as_str(), test.name.as_str()))
-                .copied()
-                .unwrap_or(false),
+        .map(|test| {
+            let ExpectedTest { module, name } = test.expected();
+            Judged {
+                kind: test.kind,
+                passed: passed
+                    .get(&(module.as_str(), name.as_str()))
+                    .copied()
+                    .unwrap_or(false),
+            }
         })
         .collect()
 }

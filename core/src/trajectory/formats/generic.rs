@@ -5,6 +5,8 @@
 //!   "format": "generic-1",
 //!   "instance_id": "optional",
 //!   "rejected_responses": 0,
+//!   "cost_usd": 0.42,
+//!   "model_calls": 17,
 //!   "actions": [
 //!     {"kind": "bash", "command": "nl -ba a.py | sed -n '1,5p'", "output": "...", "returncode": 0},
 //!     {"kind": "read", "path": "pkg/a.py", "start_line": 10, "end_line": 20, "output": "..."},
@@ -17,7 +19,8 @@
 //! }
 //! ```
 //!
-//! Every field but `kind` is optional. `bash` actions are interpreted as shell commands
+//! Every field but `kind` is optional; `cost_usd` (what the run cost in US dollars) and
+//! `model_calls` (how many times the model was called) are what ReCUBE reports per instance. `bash` actions are interpreted as shell commands
 //! exactly like mini-SWE-agent's; the others become [`ToolCall`]s named after their kind, with
 //! the whole object as arguments. `read` shows `start_line..=end_line` (both 1-based; the
 //! whole file when absent); `grep` output lines `path:line:text` (or `line:text` for a single
@@ -83,5 +86,10 @@ pub(crate) fn parse(value: &Value) -> Result<Trajectory, TrajectoryError> {
             .and_then(Value::as_str)
             .map(str::to_owned),
         exit_status: None,
+        cost_usd: value
+            .get("cost_usd")
+            .and_then(Value::as_f64)
+            .filter(|cost| cost.is_finite() && *cost >= 0.0),
+        model_calls: value.get("model_calls").and_then(Value::as_u64),
     })
 }

@@ -19,6 +19,8 @@ pub(crate) trait Json: Sized {
     fn items(&self) -> Option<&[Self]>;
     /// An integer that fits in an `i64`.
     fn as_i64(&self) -> Option<i64>;
+    /// Any number, as an `f64`.
+    fn as_f64(&self) -> Option<f64>;
     fn is_null(&self) -> bool;
     /// The value as a `serde_json::Value`, for the formats read from one.
     fn to_value(&self) -> serde_json::Value;
@@ -36,6 +38,9 @@ impl Json for serde_json::Value {
     }
     fn as_i64(&self) -> Option<i64> {
         serde_json::Value::as_i64(self)
+    }
+    fn as_f64(&self) -> Option<f64> {
+        serde_json::Value::as_f64(self)
     }
     fn is_null(&self) -> bool {
         serde_json::Value::is_null(self)
@@ -61,6 +66,9 @@ impl Json for Borrowed<'_> {
     }
     fn as_i64(&self) -> Option<i64> {
         Borrowed::as_i64(self)
+    }
+    fn as_f64(&self) -> Option<f64> {
+        Borrowed::as_f64(self)
     }
     fn is_null(&self) -> bool {
         Borrowed::is_null(self)

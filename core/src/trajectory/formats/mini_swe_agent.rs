@@ -164,6 +164,12 @@ pub(crate) fn parse<J: Json>(value: &J, v11: bool) -> Result<Trajectory, Traject
             .and_then(|info| info.field("exit_status"))
             .and_then(J::as_str)
             .map(str::to_owned),
+        cost_usd: model_stat(value, "instance_cost")
+            .and_then(J::as_f64)
+            .filter(|cost| cost.is_finite() && *cost >= 0.0),
+        model_calls: model_stat(value, "api_calls")
+            .and_then(J::as_i64)
+            .and_then(|n| u64::try_from(n).ok()),
     })
 }
 
@@ -488,6 +494,11 @@ pub(crate) fn parse_observation(text: &str) -> Observation {
         obs.output = Some(out.strip_prefix('\n').unwrap_or(out).to_owned());
     }
     obs
+}
+
+/// `info.model_stats.<key>`, where mini-SWE-agent records what the run cost.
+fn model_stat<'v, J: Json>(value: &'v J, key: &str) -> Option<&'v J> {
+    value.field("info")?.field("model_stats")?.field(key)
 }
 
 #[cfg(test)]

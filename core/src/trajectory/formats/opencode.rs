@@ -103,5 +103,7 @@ pub(crate) fn parse(value: &Value) -> Result<Trajectory, TrajectoryError> {
             .and_then(Value::as_str)
             .map(str::to_owned),
         exit_status: None,
+        cost_usd: None,
+        model_calls: None,
     })
 }

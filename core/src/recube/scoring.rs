@@ -1,0 +1,284 @@
+//! Scores a ReCUBE run: each instance's tests judged against the dataset, caller coverage from its trajectory, cost and turns, then the run's rates and correlations.
+//!
+//! The host runs the hidden tests (in a sandbox) and gives their verdicts; everything else is
+//! computed here, from the dataset, the repository's files and the bundle, so the server, the
+//! command line and the page agree. The dataset fixes each instance's tests: an instance
+//! without a rebuilt target, or whose tests did not run, fails every one of them and stays
+//! in every denominator.
+//!
+//! Difficulty, for the correlations by quartile (spec 2, "per-model difficulty quartile"),
+//! is how many function and method bodies the instance's mask removed: the code the agent
+//! has to write back. Within one run (one model), instances are ranked by it and split into
+//! four quartiles; caller coverage and the instance's APR are correlated within each.
+
+use serde::{Deserialize, Serialize};
+
+use crate::bundle::Prediction;
+use crate::hidden_tests::{TestOutcome, Verdict};
+use crate::python::index::IndexOptions;
+use crate::recube::dataset::Instance;
+use crate::recube::graph::{EdgeKind, Graph};
+use crate::recube::mask::mask;
+use crate::recube::metrics::{
+    Correlation, PassRates, QuartileCorrelation, Score, TestKind, Undefined, by_quartile,
+    caller_coverage, judge, kendall_tau, spearman_rho,
+};
+use crate::trajectory::{
+    InterpretOptions, TrajectorySummary, interpret_trajectory, parse_trajectory,
+};
+use crate::workspace::Workspace;
+
+/// One instance as the host gives it to the scorer.
+pub struct InstanceRun<'a> {
+    pub instance: &'a Instance,
+    /// What the bundle holds for it (`None`: nothing).
+    pub prediction: Option<&'a Prediction>,
+    /// Its hidden tests' verdict (`None`: they did not run, so every test fails).
+    pub verdict: Option<&'a Verdict>,
+    /// The instance's repository with the original target, as the dataset pins it.
+    pub repository: &'a Workspace,
+    pub options: &'a IndexOptions,
+    /// The directory the agent's actions started in (paths in its trajectory are relative
+    /// to it); the repository's root.
+    pub workdir: &'a str,
+}
+
+/// One test of an instance after the run, as the instance page lists it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TestRow {
+    /// The test file, relative to the instance's `tests/`.
+    pub module: String,
+    pub name: String,
+    pub kind: TestKind,
+    pub passed: bool,
+    /// How it ended (`missing` when the tests did not run at all).
+    pub outcome: TestOutcome,
+    /// Why it failed, when the runner said.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub excerpt: String,
+}
+
+/// Passed and total tests of one kind.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Tally {
+    pub passed: usize,
+    pub total: usize,
+}
+
+/// One instance's scores.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct InstanceScore {
+    pub instance: String,
+    pub target: String,
+    /// Whether the bundle held a file at the target's path.
+    pub submitted: bool,
+    pub tests: Vec<TestRow>,
+    pub all: Tally,
+    pub external: Tally,
+    pub internal: Tally,
+    /// The share of its tests that passed, in percent (the instance's part of APR).
+    pub pass_rate: Score,
+    /// Of the files invoking the target's entities, the share the agent viewed, in percent.
+    pub caller_coverage: Score,
+    /// How many files invoke the target's entities.
+    pub callers: usize,
+    /// Bodies the mask removed (the instance's difficulty).
+    pub masked_bodies: usize,
+    /// What the agent's run on it cost, when its trajectory says.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost_usd: Option<f64>,
+    /// The model's calls (its turns), when the trajectory says.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model_calls: Option<u64>,
+    /// The actions in its trajectory.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub actions: Option<usize>,
+    /// Why its trajectory could not be read (caller coverage is then undefined).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trajectory_error: Option<String>,
+    /// Why its test results were not believed (every test then failed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tampered: Option<String>,
+}
+
+/// Caller coverage against APR, over all instances and by difficulty quartile.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CoverageCorrelations {
+    /// Over the instances with a defined caller coverage.
+    pub kendall: Option<Correlation>,
+    pub spearman: Option<Correlation>,
+    pub by_quartile: Vec<QuartileCorrelation>,
+}
+
+/// A whole run's scores.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RecubeReport {
+    pub instances: Vec<InstanceScore>,
+    pub rates: PassRates,
+    pub correlations: CoverageCorrelations,
+    /// Mean caller coverage over the instances where it is defined, in percent.
+    pub caller_coverage: Score,
+    /// The run's cost: the sum over instances when every trajectory gave one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost_usd: Option<f64>,
+    /// Mean model calls per instance, over the instances whose trajectory gave them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mean_model_calls: Option<f64>,
+}
+
+/// Scores one instance.
+pub fn score_instance(run: &InstanceRun<'_>) -> InstanceScore {
+    let instance = run.instance;
+    let target = &instance.manifest.target;
+    let submitted = run.prediction.is_some_and(|p| p.files.contains_key(target));
+    // A verdict on nothing submitted cannot be believed: the tests fail without it.
+    let verdict = run.verdict.filter(|_| submitted);
+    let judged = judge(&instance.manifest.tests, verdict);
+    let believed = verdict.filter(|v| v.tampered.is_none());
+    let tests: Vec<TestRow> = instance
+        .manifest
+        .tests
+        .iter()
+        .zip(&judged)
+        .map(|(test, judged)| {
+            let expected = test.expected();
+            let result = believed.and_then(|v| {
+                v.tests
+                    .iter()
+                    .find(|r| r.module == expected.module && r.name == expected.name)
+            });
+            TestRow {
+                module: test.module.clone(),
+                name: test.name.clone(),
+                kind: test.kind,
+                passed: judged.passed,
+                outcome: result.map_or(TestOutcome::Missing, |r| r.outcome),
+                excerpt: result.map(|r| r.excerpt.clone()).unwrap_or_default(),
+            }
+        })
+        .collect();
+    let tally = |kind: Option<TestKind>| {
+        let of_kind = tests.iter().filter(|t| kind.is_none_or(|k| t.kind == k));
+        let (passed, total) = of_kind.fold((0, 0), |(p, n), t| (p + usize::from(t.passed), n + 1));
+        Tally { passed, total }
+    };
+    let all = tally(None);
+
+    let original = run.repository.text(target).unwrap_or_default();
+    let masked = mask(original);
+    let graph = Graph::build(run.repository, target, run.options);
+    let mut callers: Vec<&str> = graph
+        .edges_of(EdgeKind::Invoke)
+        .into_iter()
+        .filter(|e| e.to == graph.target_node)
+        .filter_map(|e| graph.file_of(e.from))
+        .collect();
+    callers.sort_unstable();
+    callers.dedup();
+
+    let mut score = InstanceScore {
+        instance: instance.manifest.id.clone(),
+        target: target.clone(),
+        submitted,
+        all,
+        external: tally(Some(TestKind::External)),
+        internal: tally(Some(TestKind::Internal)),
+        tests,
+        pass_rate: Score::ratio(all.passed, all.total, Undefined::NoTests).scaled(100.0),
+        caller_coverage: Score::Undefined {
+            reason: Undefined::NoShownLines,
+        },
+        callers: callers.len(),
+        masked_bodies: masked.bodies.len(),
+        cost_usd: None,
+        model_calls: None,
+        actions: None,
+        trajectory_error: None,
+        tampered: verdict.and_then(|v| v.tampered.clone()),
+    };
+    let Some(text) = run.prediction.and_then(|p| p.trajectory.as_deref()) else {
+        return score;
+    };
+    match parse_trajectory(text) {
+        Ok(trajectory) => {
+            // The agent saw the repository with the target masked.
+            let mut seen = run.repository.clone();
+            seen.insert(target, masked.text);
+            let options = InterpretOptions::new(Some(&seen)).with_workdir(run.workdir);
+            let actions = interpret_trajectory(&trajectory, &options);
+            let (summary, shown) =
+                TrajectorySummary::with_shown(&actions, trajectory.rejected_responses);
+            score.caller_coverage = caller_coverage(&graph, &shown).scaled(100.0);
+            score.actions = Some(summary.actions);
+            score.cost_usd = trajectory.cost_usd;
+            score.model_calls = trajectory.model_calls;
+        }
+        Err(e) => score.trajectory_error = Some(e.to_string()),
+    }
+    score
+}
+
+/// The run's scores from its instances' ([`score_instance`]), in dataset order.
+pub fn report(instances: Vec<InstanceScore>) -> RecubeReport {
+    let judged: Vec<Vec<crate::recube::metrics::Judged>> = instances
+        .iter()
+        .map(|i| {
+            i.tests
+                .iter()
+                .map(|t| crate::recube::metrics::Judged {
+                    kind: t.kind,
+                    passed: t.passed,
+                })
+                .collect()
+        })
+        .collect();
+    let rates = PassRates::of(&judged);
+    // Pairs of (difficulty, caller coverage, pass rate) where both rates are defined.
+    let pairs: Vec<(f64, f64, f64)> = instances
+        .iter()
+        .filter_map(|i| {
+            Some((
+                i.masked_bodies as f64,
+                i.caller_coverage.value()?,
+                i.pass_rate.value()?,
+            ))
+        })
+        .collect();
+    let difficulty: Vec<f64> = pairs.iter().map(|p| p.0).collect();
+    let coverage: Vec<f64> = pairs.iter().map(|p| p.1).collect();
+    let pass: Vec<f64> = pairs.iter().map(|p| p.2).collect();
+    let correlations = CoverageCorrelations {
+        kendall: kendall_tau(&coverage, &pass),
+        spearman: spearman_rho(&coverage, &pass),
+        by_quartile: by_quartile(&difficulty, &coverage, &pass),
+    };
+    let defined: Vec<f64> = instances
+        .iter()
+        .filter_map(|i| i.caller_coverage.value())
+        .collect();
+    let caller_coverage = if defined.is_empty() {
+        Score::Undefined {
+            reason: Undefined::NoCallers,
+        }
+    } else {
+        Score::Defined {
+            value: defined.iter().sum::<f64>() / defined.len() as f64,
+        }
+    };
+    let cost_usd = instances
+        .iter()
+        .map(|i| i.cost_usd)
+        .sum::<Option<f64>>()
+        .filter(|_| !instances.is_empty());
+    let calls: Vec<u64> = instances.iter().filter_map(|i| i.model_calls).collect();
+    let mean_model_calls =
+        (!calls.is_empty()).then(|| calls.iter().sum::<u64>() as f64 / calls.len() as f64);
+    RecubeReport {
+        instances,
+        rates,
+        correlations,
+        caller_coverage,
+        cost_usd,
+        mean_model_calls,
+    }
+}

@@ -1,0 +1,202 @@
+//! `wheelwright recube test`: a ReCUBE run bundle's rebuilt targets run in the real bwrap sandbox and scored (needs root, bubblewrap and PyPI once).
+//!
+//! The bundle is built from the shipped dataset's own files: six instances get their
+//! original target back (every test passes), one its masked target (every test fails),
+//! and one nothing but a trajectory (every test fails; it still has a caller coverage).
+//! Hand-worked: SPR = APR = 6/8 = 75 % over all tests and over each kind (every instance
+//! has both). Caller coverage: `click/formatting.py` is invoked from `click/core.py`
+//! only, which the first trajectory reads (100 %); `click/parser.py` from `click/core.py`,
+//! `click/formatting.py` and `click/shell_completion.py`, of which the second reads two
+//! (66.7 %), as `wheelwright cce context` lists them.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::process::Command;
+
+use serde_json::{Value, json};
+use wheelwright_core::bundle::{DatasetRef, Metadata, Prediction};
+use wheelwright_core::dataset::RepositorySource;
+use wheelwright_core::recube::bundle::{InstanceKey, RecubeBundle};
+use wheelwright_core::recube::dataset::RecubeDataset;
+use wheelwright_core::recube::mask::mask;
+use wheelwright_server::dataset::pypi;
+use wheelwright_server::dataset::recube::load_recube_dir;
+
+fn dataset_dir() -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../datasets/recube-pypi")
+}
+
+/// Each repository's files, by repository id (the wheels; needs PyPI the first time).
+fn repositories(d: &RecubeDataset) -> BTreeMap<String, BTreeMap<String, String>> {
+    let cache = wheelwright_server::dataset::default_cache_dir();
+    d.manifest
+        .repositories
+        .iter()
+        .map(|(id, source)| {
+            let RepositorySource::Pypi(repo) = source else {
+                panic!("{id}: the shipped instances use PyPI repositories");
+            };
+            (
+                id.clone(),
+                pypi::repository_source(repo, &cache).expect("the wheel"),
+            )
+        })
+        .collect()
+}
+
+/// A generic-1 trajectory that reads `paths` whole, with what the run cost.
+fn reading(paths: &[&str], cost_usd: f64, model_calls: u64) -> String {
+    let actions: Vec<Value> = paths
+        .iter()
+        .map(|p| json!({"kind": "read", "path": p}))
+        .collect();
+    json!({"format": "generic-1", "cost_usd": cost_usd, "model_calls": model_calls, "actions": actions})
+        .to_string()
+}
+
+fn bundle(d: &RecubeDataset) -> RecubeBundle {
+    let repos = repositories(d);
+    let metadata = Metadata {
+        model: "test-model".into(),
+        harness: "test".into(),
+        memory: "none".into(),
+        date: "2026-12-03".into(),
+        dataset: DatasetRef {
+            name: d.manifest.name.clone(),
+            version: d.manifest.version.clone(),
+        },
+        cost_usd: None,
+        scaffold_version: None,
+        notes: None,
+    };
+    let mut bundle = RecubeBundle::baseline(d, metadata, |instance| {
+        let original = &repos[&instance.manifest.repository][&instance.manifest.target];
+        match instance.manifest.id.as_str() {
+            "packaging-version" => Some(mask(original).text),
+            "click-parser" => None,
+            _ => Some(original.clone()),
+        }
+    });
+    bundle
+        .predictions
+        .get_mut(&InstanceKey::new("click-formatting"))
+        .expect("click-formatting is in the bundle")
+        .trajectory = Some(reading(&["click/core.py"], 0.5, 7));
+    bundle.predictions.insert(
+        InstanceKey::new("click-parser"),
+        Prediction {
+            files: BTreeMap::from([("notes.md".to_owned(), "gave up\n".to_owned())]),
+            trajectory: Some(reading(
+                &["click/core.py", "click/shell_completion.py"],
+                0.25,
+                3,
+            )),
+        },
+    );
+    bundle
+}
+
+#[test]
+fn a_run_is_tested_in_the_sandbox_and_scored_needs_bwrap() {
+    let d = load_recube_dir(&dataset_dir()).expect("the shipped dataset");
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("run.jsonl");
+    std::fs::write(&path, bundle(&d).to_jsonl()).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_wheelwright"))
+        .args(["recube", "test", path.to_str().unwrap(), "--dataset"])
+        .arg(dataset_dir())
+        .args(["--json", "--test-workers", "2"])
+        .env("WHEELWRIGHT_LOG", "warn")
+        .output()
+        .expect("the wheelwright binary runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: Value = serde_json::from_slice(&out.stdout).expect("JSON output");
+
+    for rate in [
+        "spr",
+        "apr",
+        "spr_external",
+        "apr_external",
+        "spr_internal",
+        "apr_internal",
+    ] {
+        assert_eq!(report["rates"][rate]["value"], json!(75.0), "{rate}");
+    }
+    let instances = report["instances"].as_array().expect("instances");
+    assert_eq!(instances.len(), 8);
+    let by_id: BTreeMap<&str, &Value> = instances
+        .iter()
+        .map(|i| (i["instance"].as_str().unwrap(), i))
+        .collect();
+    for (id, instance) in &by_id {
+        let (passed, total) = (&instance["all"]["passed"], &instance["all"]["total"]);
+        let all_pass = !matches!(*id, "packaging-version" | "click-parser");
+        assert_eq!(all_pass, passed == total, "{id}: {passed}/{total}");
+        if !all_pass {
+            assert_eq!(passed, &json!(0), "{id}");
+        }
+    }
+    let formatting = by_id["click-formatting"];
+    assert_eq!(formatting["callers"], json!(1));
+    assert_eq!(formatting["caller_coverage"]["value"], json!(100.0));
+    assert_eq!(
+        (&formatting["cost_usd"], &formatting["model_calls"]),
+        (&json!(0.5), &json!(7))
+    );
+    let parser = by_id["click-parser"];
+    assert_eq!(parser["submitted"], json!(false));
+    assert_eq!(parser["callers"], json!(3));
+    let coverage = parser["caller_coverage"]["value"].as_f64().unwrap();
+    assert!((coverage - 200.0 / 3.0).abs() < 1e-9, "{coverage}");
+    // Every test of the missing target is reported as failing, with its label.
+    assert!(
+        parser["tests"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|t| t["passed"] == json!(false))
+    );
+    // No trajectory: caller coverage is undefined, not zero.
+    assert_eq!(
+        by_id["packaging-utils"]["caller_coverage"]["status"],
+        json!("undefined")
+    );
+    assert_eq!(
+        report["caller_coverage"]["value"]
+            .as_f64()
+            .map(|v| (v * 1e6).round()),
+        Some(((100.0 + 200.0 / 3.0) / 2.0 * 1e6_f64).round())
+    );
+}
+
+#[test]
+fn a_bundle_for_another_dataset_or_instance_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("run.jsonl");
+    let meta = r#"{"metadata": {"model": "m", "harness": "h", "memory": "none", "date": "2026-12-03", "dataset": {"name": "recube-pypi", "version": "0"}}}"#;
+    for (line, expected) in [
+        (
+            r#"{"instance_id": "no-such-instance", "files": {"a.py": "x = 1\n"}}"#,
+            "has no instance \"no-such-instance\"",
+        ),
+        (
+            r#"{"instance_id": "click-parser", "files": {"../x.py": "x = 1\n"}}"#,
+            "is not a file path relative to the repository root",
+        ),
+    ] {
+        std::fs::write(&path, format!("{meta}\n{line}\n")).unwrap();
+        let out = Command::new(env!("CARGO_BIN_EXE_wheelwright"))
+            .args(["recube", "test", path.to_str().unwrap(), "--dataset"])
+            .arg(dataset_dir())
+            .args(["--backend", "none"])
+            .output()
+            .expect("the wheelwright binary runs");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success());
+        assert!(stderr.contains(expected), "{stderr}");
+    }
+}
