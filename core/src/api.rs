@@ -500,3 +500,54 @@ pub struct ScoringKit {
 pub struct AnalyzeRequest {
     pub source: String,
 }
+
+/// A ReCUBE dataset as lists show it (`GET /api/v1/recube/datasets`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RecubeDatasetSummary {
+    pub name: String,
+    pub version: String,
+    pub content_sha256: String,
+    /// Its repositories, by the id instances name them with.
+    pub repositories: BTreeMap<String, crate::dataset::RepositorySource>,
+    pub instance_count: usize,
+    pub test_count: usize,
+}
+
+/// One instance as a dataset's page lists it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RecubeInstanceSummary {
+    pub id: String,
+    pub repository: String,
+    pub target: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub description: String,
+    pub external_tests: usize,
+    pub internal_tests: usize,
+}
+
+/// A ReCUBE dataset with its instances (`GET /api/v1/recube/datasets/{name}/{version}`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RecubeDatasetDetail {
+    #[serde(flatten)]
+    pub summary: RecubeDatasetSummary,
+    pub instances: Vec<RecubeInstanceSummary>,
+}
+
+/// One ReCUBE instance as its page shows it
+/// (`GET /api/v1/recube/datasets/{name}/{version}/instances/{id}`): the target as the agent
+/// gets it (masked) and as the repository has it, its labelled tests, the four views of
+/// the repository with the target withheld and their drawing.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RecubeInstanceDetail {
+    pub dataset: String,
+    pub version: String,
+    #[serde(flatten)]
+    pub summary: RecubeInstanceSummary,
+    pub original: String,
+    pub masked: String,
+    /// The functions and methods whose bodies the mask removed.
+    pub masked_bodies: Vec<String>,
+    pub tests: Vec<crate::recube::metrics::LabelledTest>,
+    pub context: crate::recube::views::Context,
+    pub neighbourhood: crate::recube::views::Neighbourhood,
+}

@@ -102,7 +102,10 @@ fn cost_and_model_calls_come_from_model_stats() {
         let t = parse_trajectory(&text).expect("parses");
         assert_eq!(t.cost_usd, stats["instance_cost"].as_f64(), "{id}");
         assert_eq!(t.model_calls, stats["api_calls"].as_u64(), "{id}");
-        assert!(t.cost_usd.is_some_and(|c| c > 0.0), "{id}: a real run has a cost");
+        assert!(
+            t.cost_usd.is_some_and(|c| c > 0.0),
+            "{id}: a real run has a cost"
+        );
     }
 }
 

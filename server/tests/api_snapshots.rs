@@ -217,6 +217,10 @@ async fn every_reading_route_answers_as_its_snapshot_says() {
         &score_fixture().join("dataset"),
         &datasets.path().join("score-fixture"),
     );
+    common::copy_dir(
+        &common::real_dataset().parent().unwrap().join("recube-pypi"),
+        &datasets.path().join("recube-pypi"),
+    );
     let app = common::app_with_datasets(
         datasets.path(),
         wheelwright_server::TestConfig {
@@ -314,6 +318,28 @@ async fn every_reading_route_answers_as_its_snapshot_says() {
         get_case(
             "dataset-networkx-source-range",
             "/api/v1/datasets/reporeuse-networkx/1/source?path=networkx/utils/misc.py&start=1&end=30",
+        ),
+        get_case("recube-datasets", "/api/v1/recube/datasets"),
+        get_case("recube-dataset", "/api/v1/recube/datasets/recube-pypi/0"),
+        get_case(
+            "recube-dataset-unknown",
+            "/api/v1/recube/datasets/recube-pypi/9",
+        ),
+        get_case(
+            "recube-instance-packaging-utils",
+            "/api/v1/recube/datasets/recube-pypi/0/instances/packaging-utils",
+        ),
+        get_case(
+            "recube-instance-unknown",
+            "/api/v1/recube/datasets/recube-pypi/0/instances/nope",
+        ),
+        get_case(
+            "recube-source-range",
+            "/api/v1/recube/datasets/recube-pypi/0/repositories/click/source?path=click/parser.py&start=1&end=20",
+        ),
+        get_case(
+            "recube-source-outside",
+            "/api/v1/recube/datasets/recube-pypi/0/repositories/click/source?path=../etc/passwd",
         ),
         get_case("runs", "/api/v1/runs"),
         get_case("runs-csv", "/api/v1/runs?format=csv"),

@@ -114,14 +114,25 @@ async fn every_documented_operation_answers_with_its_required_fields() {
         } else {
             &run
         };
-        let uri = format!(
-            "/api/v1{}",
-            path.replace("{benchmark}", "reporeuse")
-                .replace("{name}", "reporeuse-networkx")
-                .replace("{version}", "1")
-                .replace("{chain}", "road-audit")
-                .replace("{turn}", "2")
-        );
+        let uri = if path.starts_with("/recube/") {
+            // ReCUBE's shipped dataset, an instance and a repository of it.
+            format!(
+                "/api/v1{}",
+                path.replace("{name}", "recube-pypi")
+                    .replace("{version}", "0")
+                    .replace("{id}", "packaging-utils")
+                    .replace("{repo}", "click")
+            )
+        } else {
+            format!(
+                "/api/v1{}",
+                path.replace("{benchmark}", "reporeuse")
+                    .replace("{name}", "reporeuse-networkx")
+                    .replace("{version}", "1")
+                    .replace("{chain}", "road-audit")
+                    .replace("{turn}", "2")
+            )
+        };
         for (method, operation) in operations.as_object().unwrap() {
             // Queuing is checked on a run whose tests are not queued yet.
             let target = if method == "post" && path.ends_with("/tests") {

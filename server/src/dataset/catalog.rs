@@ -11,7 +11,9 @@ use wheelwright_core::reporeuse::dataset::RepoReuseDataset;
 use wheelwright_core::reporeuse::scoring::save_index;
 
 use crate::dataset::DatasetError;
+use crate::dataset::recube::{LoadedRecube, load_recube_dir};
 use crate::store::Store;
+use wheelwright_core::benchmark::Benchmark;
 
 /// A dataset the server holds in memory: what scoring, reference sources and repository
 /// sources are served from. The database holds what lists and filters need.
@@ -120,6 +122,8 @@ impl LoadedDataset {
 #[derive(Default)]
 pub(crate) struct Catalog {
     datasets: BTreeMap<(String, String), Arc<LoadedDataset>>,
+    /// ReCUBE's datasets, by (name, version).
+    recube: BTreeMap<(String, String), Arc<LoadedRecube>>,
 }
 
 impl Catalog {
@@ -131,6 +135,16 @@ impl Catalog {
 
     pub(crate) fn all(&self) -> impl Iterator<Item = &Arc<LoadedDataset>> {
         self.datasets.values()
+    }
+
+    pub(crate) fn recube(&self, name: &str, version: &str) -> Option<Arc<LoadedRecube>> {
+        self.recube
+            .get(&(name.to_owned(), version.to_owned()))
+            .cloned()
+    }
+
+    pub(crate) fn all_recube(&self) -> impl Iterator<Item = &Arc<LoadedRecube>> {
+        self.recube.values()
     }
 }
 
@@ -177,17 +191,42 @@ pub(crate) async fn import_dir(
                 let loaded = LoadedDataset::new(dataset, cache_dir.to_owned());
                 catalog.datasets.insert(key, Arc::new(loaded));
             }
-            // A dataset of another benchmark (ReCUBE's instances) is read by its own
-            // reader; the catalog serves RepoReuse's.
+            Err(crate::dataset::DatasetError::Unsupported {
+                benchmark: Benchmark::Recube,
+                ..
+            }) => {
+                let read = {
+                    let path = path.clone();
+                    tokio::task::spawn_blocking(move || load_recube_dir(&path)).await?
+                };
+                match read {
+                    Ok(dataset) => {
+                        let key = (
+                            dataset.manifest.name.clone(),
+                            dataset.manifest.version.clone(),
+                        );
+                        let loaded = LoadedRecube::new(dataset, cache_dir.to_owned());
+                        catalog.recube.insert(key, Arc::new(loaded));
+                    }
+                    Err(error) => {
+                        tracing::error!(dir = %path.display(), "ReCUBE dataset not loaded: {error}");
+                    }
+                }
+            }
             Err(crate::dataset::DatasetError::Unsupported { benchmark, .. }) => {
-                tracing::info!(dir = %path.display(), benchmark = benchmark.id(), "dataset of another benchmark: not served here");
+                tracing::info!(dir = %path.display(), benchmark = benchmark.id(), "dataset of a benchmark without datasets here yet: not served");
             }
             Err(error) => {
                 tracing::error!(dir = %path.display(), "dataset not imported: {error}");
             }
         }
     }
-    tracing::info!(imported, loaded = catalog.datasets.len(), "datasets");
+    tracing::info!(
+        imported,
+        loaded = catalog.datasets.len(),
+        recube = catalog.recube.len(),
+        "datasets"
+    );
     Ok(catalog)
 }
 

@@ -104,6 +104,25 @@ fn read_text(path: &Path) -> Result<String, DatasetError> {
     })
 }
 
+/// Refuses the dataset in `dir` unless its `dataset.json` says it is `benchmark`'s: the
+/// benchmark is read before the rest, whose fields differ between benchmarks.
+pub(crate) fn expect_benchmark(dir: &Path, benchmark: Benchmark) -> Result<(), DatasetError> {
+    #[derive(serde::Deserialize)]
+    struct Named {
+        benchmark: Benchmark,
+    }
+    let path = dir.join("dataset.json");
+    let named: Named = read_json(&path, "dataset.json")?;
+    if named.benchmark == benchmark {
+        Ok(())
+    } else {
+        Err(DatasetError::Unsupported {
+            path,
+            benchmark: named.benchmark,
+        })
+    }
+}
+
 fn read_json<T: serde::de::DeserializeOwned>(
     path: &Path,
     what: &'static str,
@@ -242,13 +261,8 @@ pub fn load_dir(dir: &Path) -> Result<RepoReuseDataset, DatasetError> {
 /// cannot be read or parsed are errors.
 pub fn read_dir_unvalidated(dir: &Path) -> Result<RepoReuseDataset, DatasetError> {
     let manifest_path = dir.join("dataset.json");
+    expect_benchmark(dir, Benchmark::RepoReuse)?;
     let manifest: DatasetManifest = read_json(&manifest_path, "dataset.json")?;
-    if manifest.benchmark != Benchmark::RepoReuse {
-        return Err(DatasetError::Unsupported {
-            path: manifest_path,
-            benchmark: manifest.benchmark,
-        });
-    }
     let mut chains = Vec::new();
     for id in &manifest.chains {
         check_dir_name(dir, id, "chain", "chains")?;

@@ -3,11 +3,18 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
+use wheelwright_core::api::{RecubeDatasetSummary, RecubeInstanceDetail, RecubeInstanceSummary};
 use wheelwright_core::benchmark::Benchmark;
 use wheelwright_core::dataset::RepositorySource;
+use wheelwright_core::python::index::IndexOptions;
 use wheelwright_core::recube::dataset::{
     Instance, InstanceManifest, RecubeDataset, RecubeManifest,
 };
+use wheelwright_core::recube::graph::Graph;
+use wheelwright_core::recube::mask::mask;
+use wheelwright_core::recube::metrics::TestKind;
+use wheelwright_core::recube::views::{Context, neighbourhood};
+use wheelwright_core::workspace::Workspace;
 
 use super::{DatasetError, check_dir_name, read_files, read_json};
 
@@ -18,13 +25,8 @@ pub const MAX_INSTANCES: usize = 10_000;
 /// problem is reported, each with its file.
 pub fn load_recube_dir(dir: &Path) -> Result<RecubeDataset, DatasetError> {
     let manifest_path = dir.join("dataset.json");
+    super::expect_benchmark(dir, Benchmark::Recube)?;
     let manifest: RecubeManifest = read_json(&manifest_path, "dataset.json")?;
-    if manifest.benchmark != Benchmark::Recube {
-        return Err(DatasetError::Unsupported {
-            path: manifest_path,
-            benchmark: manifest.benchmark,
-        });
-    }
     if manifest.instances.len() > MAX_INSTANCES {
         return Err(DatasetError::TooManyFiles {
             path: manifest_path,
@@ -60,5 +62,141 @@ pub fn load_recube_dir(dir: &Path) -> Result<RecubeDataset, DatasetError> {
             dir: dir.to_owned(),
             problems,
         })
+    }
+}
+
+/// A ReCUBE dataset the server holds in memory: its repositories' files fetched on first
+/// use, each instance's page computed once.
+pub(crate) struct LoadedRecube {
+    pub(crate) dataset: RecubeDataset,
+    pub(crate) content_sha256: String,
+    cache_dir: std::path::PathBuf,
+    repositories: std::sync::Mutex<BTreeMap<String, std::sync::Arc<BTreeMap<String, String>>>>,
+    instances: std::sync::Mutex<BTreeMap<String, std::sync::Arc<RecubeInstanceDetail>>>,
+}
+
+impl LoadedRecube {
+    pub(crate) fn new(dataset: RecubeDataset, cache_dir: std::path::PathBuf) -> Self {
+        Self {
+            content_sha256: dataset.content_hash(),
+            dataset,
+            cache_dir,
+            repositories: std::sync::Mutex::new(BTreeMap::new()),
+            instances: std::sync::Mutex::new(BTreeMap::new()),
+        }
+    }
+
+    pub(crate) fn summary(&self) -> RecubeDatasetSummary {
+        let m = &self.dataset.manifest;
+        RecubeDatasetSummary {
+            name: m.name.clone(),
+            version: m.version.clone(),
+            content_sha256: self.content_sha256.clone(),
+            repositories: m.repositories.clone(),
+            instance_count: self.dataset.instances.len(),
+            test_count: self
+                .dataset
+                .instances
+                .iter()
+                .map(|i| i.manifest.tests.len())
+                .sum(),
+        }
+    }
+
+    pub(crate) fn instance_summaries(&self) -> Vec<RecubeInstanceSummary> {
+        self.dataset
+            .instances
+            .iter()
+            .map(instance_summary)
+            .collect()
+    }
+
+    /// The files of the repository `id`. Blocking: the first call may download its wheel;
+    /// the lock keeps concurrent first calls from doing it twice.
+    pub(crate) fn repository(
+        &self,
+        id: &str,
+    ) -> Result<Option<std::sync::Arc<BTreeMap<String, String>>>, DatasetError> {
+        let Some(source) = self.dataset.manifest.repositories.get(id) else {
+            return Ok(None);
+        };
+        let mut slot = self
+            .repositories
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(files) = slot.get(id) {
+            return Ok(Some(std::sync::Arc::clone(files)));
+        }
+        let files = match source {
+            RepositorySource::Pypi(repo) => super::pypi::repository_source(repo, &self.cache_dir)?,
+            RepositorySource::Local(_) => self
+                .dataset
+                .repository_files
+                .get(id)
+                .map(|files| files.iter().cloned().collect())
+                .unwrap_or_default(),
+        };
+        let files = std::sync::Arc::new(files);
+        slot.insert(id.to_owned(), std::sync::Arc::clone(&files));
+        Ok(Some(files))
+    }
+
+    /// The page of the instance `id` (`None`: no such instance). Blocking: the first call
+    /// builds the repository's graph with the target withheld (a fraction of a second for
+    /// the shipped libraries); later calls share the result.
+    pub(crate) fn instance(
+        &self,
+        id: &str,
+    ) -> Result<Option<std::sync::Arc<RecubeInstanceDetail>>, DatasetError> {
+        let Some(instance) = self.dataset.instances.iter().find(|i| i.manifest.id == id) else {
+            return Ok(None);
+        };
+        if let Some(done) = self
+            .instances
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .get(id)
+        {
+            return Ok(Some(std::sync::Arc::clone(done)));
+        }
+        let m = &instance.manifest;
+        let files = self.repository(&m.repository)?.unwrap_or_default();
+        let mut workspace = Workspace::new();
+        for (path, text) in files.iter() {
+            workspace.insert(path, text.as_str());
+        }
+        let original = files.get(&m.target).cloned().unwrap_or_default();
+        let masked = mask(&original);
+        let graph = Graph::build(&workspace, &m.target, &IndexOptions::default());
+        let context = Context::of(&graph, &workspace, &masked.text);
+        let detail = std::sync::Arc::new(RecubeInstanceDetail {
+            dataset: self.dataset.manifest.name.clone(),
+            version: self.dataset.manifest.version.clone(),
+            summary: instance_summary(instance),
+            original,
+            masked: masked.text,
+            masked_bodies: masked.bodies,
+            tests: m.tests.clone(),
+            neighbourhood: neighbourhood(&context),
+            context,
+        });
+        self.instances
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .insert(id.to_owned(), std::sync::Arc::clone(&detail));
+        Ok(Some(detail))
+    }
+}
+
+fn instance_summary(instance: &Instance) -> RecubeInstanceSummary {
+    let m = &instance.manifest;
+    let count = |kind: TestKind| m.tests.iter().filter(|t| t.kind == kind).count();
+    RecubeInstanceSummary {
+        id: m.id.clone(),
+        repository: m.repository.clone(),
+        target: m.target.clone(),
+        description: m.description.clone(),
+        external_tests: count(TestKind::External),
+        internal_tests: count(TestKind::Internal),
     }
 }

@@ -197,6 +197,16 @@ pub(crate) async fn source(
             "no dataset {name:?} at version {version:?}; GET /api/v1/datasets lists them"
         ))
     })?;
+    check_source_params(&params)?;
+    let files = tokio::task::spawn_blocking(move || loaded.repository())
+        .await
+        .map_err(|e| AppError::Internal(e.into()))?
+        .map_err(|e| AppError::Internal(e.into()))?;
+    source_reply(&files, &params)
+}
+
+/// Refuses query parameters a source request does not take.
+pub(crate) fn check_source_params(params: &BTreeMap<String, String>) -> Result<(), AppError> {
     if let Some(unknown) = params
         .keys()
         .find(|k| !["path", "start", "end"].contains(&k.as_str()))
@@ -205,10 +215,15 @@ pub(crate) async fn source(
             "unknown query parameter {unknown:?}; use path, start and end"
         )));
     }
-    let files = tokio::task::spawn_blocking(move || loaded.repository())
-        .await
-        .map_err(|e| AppError::Internal(e.into()))?
-        .map_err(|e| AppError::Internal(e.into()))?;
+    Ok(())
+}
+
+/// The reply to a source request on a repository's `files`: their paths without `path`,
+/// else lines `start..=end` of that file.
+pub(crate) fn source_reply(
+    files: &BTreeMap<String, String>,
+    params: &BTreeMap<String, String>,
+) -> Result<Response, AppError> {
     let Some(path) = params.get("path") else {
         return Ok(Json(SourceFiles {
             files: files.keys().cloned().collect(),

@@ -8,6 +8,7 @@ mod health;
 mod jobs;
 mod leaderboard;
 mod openapi;
+mod recube;
 mod runs;
 mod table;
 
@@ -79,6 +80,16 @@ pub fn router(state: AppState) -> Router {
         .route("/jobs/{id}", get(jobs::get))
         .route("/jobs/{id}/events", get(jobs::events))
         .route("/jobs/{id}/cancel", post(jobs::cancel))
+        .route("/recube/datasets", get(recube::list))
+        .route("/recube/datasets/{name}/{version}", get(recube::get))
+        .route(
+            "/recube/datasets/{name}/{version}/instances/{id}",
+            get(recube::instance),
+        )
+        .route(
+            "/recube/datasets/{name}/{version}/repositories/{repo}/source",
+            get(recube::source),
+        )
         .route("/openapi.json", get(openapi::get))
         .route("/analyze", post(analyze::post))
         .fallback(api_not_found)

@@ -9,11 +9,15 @@
 mod caller_patterns;
 mod inheritance;
 mod module_context;
+mod neighbourhood;
 mod similar_files;
 
 pub use caller_patterns::{CallerFile, caller_patterns};
 pub use inheritance::{Inheritance, TargetClass, inheritance};
 pub use module_context::{ModuleContext, module_context};
+pub use neighbourhood::{
+    ColumnTitle, MAX_NODES, Neighbourhood, PlacedEdge, PlacedNode, Role, neighbourhood,
+};
 pub use similar_files::{
     FileFeatures, SimilarFile, identifier_scores, name_similarity, similar_files,
     structure_similarity,
