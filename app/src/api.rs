@@ -153,7 +153,7 @@ pub(crate) async fn observations(
 
 /// `/datasets/{name}/{version}` with both parts encoded: where a dataset's routes and pages
 /// begin (under `/api/v1` for the API).
-fn dataset_path(name: &str, version: &str) -> String {
+pub(crate) fn dataset_path(name: &str, version: &str) -> String {
     format!(
         "/datasets/{}/{}",
         js_sys::encode_uri_component(name),
@@ -161,26 +161,71 @@ fn dataset_path(name: &str, version: &str) -> String {
     )
 }
 
-/// Lines of a file of a dataset's repository (`.../source?path=`).
+/// Lines of a file of a repository (`{repository}/source?path=`); `repository` is
+/// [`dataset_path`] or [`recube_repository_path`].
 pub(crate) async fn source(
-    name: &str,
-    version: &str,
+    repository: &str,
     path: &str,
 ) -> Result<wheelwright_core::api::SourceLines, ApiError> {
     get_json(&format!(
-        "/api/v1{}/source?path={}",
-        dataset_path(name, version),
+        "/api/v1{repository}/source?path={}",
         js_sys::encode_uri_component(path)
     ))
     .await
 }
 
-/// The paths of the files of a dataset's repository (`.../source` without `path`).
+/// The paths of the files of a repository (`{repository}/source` without `path`).
 pub(crate) async fn source_files(
+    repository: &str,
+) -> Result<wheelwright_core::api::SourceFiles, ApiError> {
+    get_json(&format!("/api/v1{repository}/source")).await
+}
+
+/// `/recube/datasets/{name}/{version}`, encoded: where a ReCUBE dataset's routes and pages
+/// begin (under `/api/v1` for the API).
+pub(crate) fn recube_dataset_path(name: &str, version: &str) -> String {
+    format!(
+        "/recube/datasets/{}/{}",
+        js_sys::encode_uri_component(name),
+        js_sys::encode_uri_component(version)
+    )
+}
+
+/// Where the routes and pages of repository `repo` of a ReCUBE dataset begin.
+pub(crate) fn recube_repository_path(name: &str, version: &str, repo: &str) -> String {
+    format!(
+        "{}/repositories/{}",
+        recube_dataset_path(name, version),
+        js_sys::encode_uri_component(repo)
+    )
+}
+
+/// A ReCUBE dataset and its instances.
+pub(crate) async fn recube_dataset(
     name: &str,
     version: &str,
-) -> Result<wheelwright_core::api::SourceFiles, ApiError> {
-    get_json(&format!("/api/v1{}/source", dataset_path(name, version))).await
+) -> Result<wheelwright_core::api::RecubeDatasetDetail, ApiError> {
+    get_json(&format!("/api/v1{}", recube_dataset_path(name, version))).await
+}
+
+/// The ReCUBE datasets the server holds.
+pub(crate) async fn recube_datasets()
+-> Result<Vec<wheelwright_core::api::RecubeDatasetSummary>, ApiError> {
+    get_json("/api/v1/recube/datasets").await
+}
+
+/// One ReCUBE instance's page.
+pub(crate) async fn recube_instance(
+    name: &str,
+    version: &str,
+    id: &str,
+) -> Result<wheelwright_core::api::RecubeInstanceDetail, ApiError> {
+    get_json(&format!(
+        "/api/v1{}/instances/{}",
+        recube_dataset_path(name, version),
+        js_sys::encode_uri_component(id)
+    ))
+    .await
 }
 
 /// Where the page showing the definition of the dotted `name` in a dataset's repository is.

@@ -55,6 +55,18 @@ pub fn App() -> impl IntoView {
                         path=path!("/datasets/:name/:version/source")
                         view=pages::source::SourcePage
                     />
+                    <Route
+                        path=path!("/recube/datasets/:name/:version")
+                        view=pages::recube_dataset::RecubeDatasetPage
+                    />
+                    <Route
+                        path=path!("/recube/datasets/:name/:version/instances/:id")
+                        view=pages::recube_instance::RecubeInstancePage
+                    />
+                    <Route
+                        path=path!("/recube/datasets/:name/:version/repositories/:repo/source")
+                        view=pages::source::SourcePage
+                    />
                     <Route path=path!("/runs/:id") view=pages::run::RunPage />
                     <Route
                         path=path!("/runs/:id/:chain/:turn")

@@ -70,7 +70,11 @@ async fn every_instance_page_shows_the_target_masked_and_views_without_its_code(
 async fn unknown_names_and_paths_outside_the_repository_are_refused() {
     let app = app().await;
     for (uri, status, words) in [
-        ("/api/v1/recube/datasets/nope/0", StatusCode::NOT_FOUND, "no ReCUBE dataset"),
+        (
+            "/api/v1/recube/datasets/nope/0",
+            StatusCode::NOT_FOUND,
+            "no ReCUBE dataset",
+        ),
         (
             &format!("{DATASET}/instances/nope") as &str,
             StatusCode::NOT_FOUND,

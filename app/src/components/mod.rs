@@ -6,6 +6,7 @@ pub(crate) mod diff_view;
 pub(crate) mod footer;
 pub(crate) mod header;
 pub(crate) mod loaded;
+pub(crate) mod neighbourhood;
 pub(crate) mod outline_table;
 pub(crate) mod score;
 pub(crate) mod source_view;

@@ -47,14 +47,15 @@ async fn earlier(target: Target, detail: TurnDetail, nav: CaseNav) -> Result<Ear
         .unwrap_or_else(|| target.target.clone());
     let (name_, version) = nav.dataset.clone();
     if target.kind == "repo" {
-        let listed = api::source_files(&name_, &version)
+        let repository = api::dataset_path(&name_, &version);
+        let listed = api::source_files(&repository)
             .await
             .map_err(|e| e.to_string())?;
         let (path, _) = module_of(&name, |p| {
             listed.files.binary_search_by(|f| f.as_str().cmp(p)).is_ok()
         })
         .ok_or_else(|| format!("{name} is not defined in a module of the repository"))?;
-        let file = api::source(&name_, &version, &path)
+        let file = api::source(&repository, &path)
             .await
             .map_err(|e| e.to_string())?;
         let files = BTreeMap::from([(path.clone(), file.text)]);

@@ -410,6 +410,40 @@ pub(crate) fn LeaderboardPage() -> impl IntoView {
             >
                 {loaded(data, board_view)}
             </Show>
+            <Show when=move || benchmark.get() == Some(Benchmark::Recube)>
+                <RecubeDatasets />
+            </Show>
+        </section>
+    }
+}
+
+/// The ReCUBE datasets the server holds, linked to their instances (under ReCUBE's board).
+#[component]
+fn RecubeDatasets() -> impl IntoView {
+    let datasets = LocalResource::new(api::recube_datasets);
+    let render = |datasets: Vec<wheelwright_core::api::RecubeDatasetSummary>| {
+        let items = datasets
+            .into_iter()
+            .map(|d| {
+                let href = api::recube_dataset_path(&d.name, &d.version);
+                let what = format!(
+                    ": {} instances from {} libraries, {} hidden tests",
+                    d.instance_count,
+                    d.repositories.len(),
+                    d.test_count
+                );
+                view! { <li><a href=href>{format!("{} {}", d.name, d.version)}</a>{what}</li> }
+            })
+            .collect_view();
+        view! { <ul id="recube-datasets">{items}</ul> }
+    };
+    view! {
+        <section class="recube-datasets">
+            <h2>"Instances shipped with Wheelwright"</h2>
+            <p class="muted">
+                "Masked files of pinned libraries with labelled hidden tests, each with its caller-centric views and the drawing of its neighbourhood."
+            </p>
+            {loaded(datasets, render)}
         </section>
     }
 }

@@ -8,6 +8,8 @@ pub(crate) mod leaderboard;
 pub(crate) mod metrics;
 pub(crate) mod not_found;
 pub(crate) mod published;
+pub(crate) mod recube_dataset;
+pub(crate) mod recube_instance;
 pub(crate) mod run;
 pub(crate) mod runs;
 pub(crate) mod source;

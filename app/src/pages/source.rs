@@ -36,16 +36,16 @@ struct Shown {
     what: String,
 }
 
-/// The file and lines `wanted` names in dataset `name` `version`.
-async fn load(name: String, version: String, wanted: Wanted) -> Result<Shown, ApiError> {
+/// The file and lines `wanted` names in the repository whose routes begin at `repository`.
+async fn load(repository: String, wanted: Wanted) -> Result<Shown, ApiError> {
     match wanted {
         Wanted::File { path, span } => Ok(Shown {
-            file: api::source(&name, &version, &path).await?,
+            file: api::source(&repository, &path).await?,
             span,
             what: "the lines linked to".to_owned(),
         }),
         Wanted::Definition(dotted) => {
-            let files = api::source_files(&name, &version).await?;
+            let files = api::source_files(&repository).await?;
             let (path, qualified) = module_of(&dotted, |p| {
                 files.files.binary_search_by(|f| f.as_str().cmp(p)).is_ok()
             })
@@ -54,7 +54,7 @@ async fn load(name: String, version: String, wanted: Wanted) -> Result<Shown, Ap
                     "{dotted} is not defined in a module of this repository"
                 ))
             })?;
-            let file = api::source(&name, &version, &path).await?;
+            let file = api::source(&repository, &path).await?;
             let found = outline(&file.text)
                 .definitions
                 .into_iter()
@@ -86,13 +86,23 @@ pub(crate) fn SourcePage() -> impl IntoView {
             (None, Some(name)) => Wanted::Definition(name),
             (None, None) => return None,
         };
-        Some((p.get("name")?, p.get("version")?, wanted))
+        let (name, version) = (p.get("name")?, p.get("version")?);
+        // A ReCUBE dataset names one of its repositories; a RepoReuse dataset has one.
+        let repository = match p.get("repo") {
+            Some(repo) => api::recube_repository_path(&name, &version, &repo),
+            None => api::dataset_path(&name, &version),
+        };
+        let title = match p.get("repo") {
+            Some(repo) => format!("{name} {version} · {repo} · repository source"),
+            None => format!("{name} {version} · repository source"),
+        };
+        Some((repository, title, wanted))
     });
     let shown = LocalResource::new(move || {
         let key = key.get();
         async move {
             match key {
-                Some((name, version, wanted)) => load(name, version, wanted).await,
+                Some((repository, _, wanted)) => load(repository, wanted).await,
                 None => Err(ApiError(
                     "say which file (?path=networkx/classes/graph.py) or which definition (?name=networkx.classes.graph.Graph)"
                         .to_owned(),
@@ -147,7 +157,7 @@ pub(crate) fn SourcePage() -> impl IntoView {
         <section class="source-page">
             <Title text="Repository source" />
             <nav class="breadcrumbs">
-                {move || key.get().map(|(name, version, _)| format!("{name} {version} · repository source"))}
+                {move || key.get().map(|(_, title, _)| title)}
             </nav>
             {loaded(shown, render)}
         </section>

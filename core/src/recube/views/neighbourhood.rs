@@ -142,8 +142,13 @@ pub fn neighbourhood(context: &Context) -> Neighbourhood {
     let right_rows = classes.len() + neighbours.len();
     let rows = callers.len().max(right_rows).max(1);
     let height = TOP + rows as f64 * ROW + ROW / 2.0;
-    let row_y = |i: usize| TOP + i as f64 * ROW + ROW / 2.0;
+    // Each column is centred on the target's row, so a short column sits beside it.
+    let column_y = |len: usize| {
+        let first = TOP + (rows - len) as f64 * ROW / 2.0 + ROW / 2.0;
+        move |i: usize| first + i as f64 * ROW
+    };
     let centre = TOP + (rows as f64 * ROW) / 2.0;
+    let (left_y, right_y) = (column_y(callers.len()), column_y(right_rows));
 
     let mut nodes = vec![PlacedNode {
         label: context.target.clone(),
@@ -157,7 +162,7 @@ pub fn neighbourhood(context: &Context) -> Neighbourhood {
     // The target's label is centred: edges meet it a half-label away on either side.
     let half = (context.target.chars().count() as f64 * 3.6).clamp(24.0, 150.0);
     for (i, caller) in callers.iter().enumerate() {
-        let y = row_y(i);
+        let y = left_y(i);
         nodes.push(PlacedNode {
             label: caller.path.clone(),
             path: Some(caller.path.clone()),
@@ -190,7 +195,7 @@ pub fn neighbourhood(context: &Context) -> Neighbourhood {
                 .map(|path| (path.clone(), Some(path.clone()), Role::Neighbour)),
         );
     for (i, (label, path, role)) in right.enumerate() {
-        let y = row_y(i);
+        let y = right_y(i);
         nodes.push(PlacedNode {
             label,
             path,
