@@ -36,8 +36,12 @@ fn context(callers: usize, parents: usize, siblings: usize) -> Context {
     }
 }
 
-/// (callers, parents, siblings) → (callers drawn, classes drawn, files beside drawn, left out)
-const CASES: &[((usize, usize, usize), (usize, usize, usize, usize))] = &[
+/// How many callers, parent classes and files beside the target a context has.
+type Given = (usize, usize, usize);
+/// How many callers, classes and files beside it are drawn, and how many are left out.
+type Drawn = (usize, usize, usize, usize);
+
+const CASES: &[(Given, Drawn)] = &[
     ((0, 0, 0), (0, 0, 0, 0)),
     ((4, 1, 15), (4, 1, 15, 0)),
     // 29 places besides the target: callers first, then classes, then files beside it.
