@@ -118,6 +118,19 @@ async fn an_instance_page_draws_its_neighbourhood_and_links_into_the_source() ->
         let diff = client.find(Locator::Css("#diff-summary")).await?.text().await?;
         assert!(diff.contains("lines"), "{diff}");
         screenshot(&client, test, "instance.png").await?;
+        for (section, name) in [
+            ("neighbourhood-section", "instance-top.png"),
+            ("view-module", "instance-views.png"),
+            ("recube-tests", "instance-tests.png"),
+        ] {
+            client
+                .execute(
+                    "document.getElementById(arguments[0]).scrollIntoView();",
+                    vec![json!(section)],
+                )
+                .await?;
+            screenshot(&client, test, name).await?;
+        }
 
         // A caller's link opens its file in the repository's source.
         let first = &page.context.callers[0].path;

@@ -152,7 +152,7 @@ fn views<L: Fn(&str) -> String>(context: &Context, link: L) -> impl IntoView + u
                 <ul class="view-list columns" id="view-module">{siblings}</ul>
                 {(!shared.is_empty()).then(|| view! { <p class="muted small">"Imports they share: "{shared}</p> })}
             </section>
-            <section class="card">
+            <section class="card wide">
                 <h3>"Similar files"</h3>
                 <div class="table-scroll">
                     <table class="data" id="view-similar">
