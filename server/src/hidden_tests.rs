@@ -264,7 +264,23 @@ pub(crate) fn run_turn(
             None,
         ));
     }
-    let job = Job {
+    let job = streaming_job(workspace, judge, env_dir, argv, timeout, stop);
+    run_streamed(sandbox, &job, |stream, truncated, end| {
+        suite.verdict(stream, truncated, end)
+    })
+}
+
+/// A job whose runner streams its results: `workspace` copied in, `judge` read-only under
+/// `/judge`, the environment `env_dir`, the wall-clock limit `timeout`.
+pub(crate) fn streaming_job(
+    workspace: BTreeMap<String, Vec<u8>>,
+    judge: Vec<(String, Vec<u8>)>,
+    env_dir: &std::path::Path,
+    argv: Vec<String>,
+    timeout: Duration,
+    stop: Option<StopFlag>,
+) -> Job {
+    Job {
         inputs: workspace.into_iter().collect(),
         judge,
         env_dir: Some(env_dir.to_owned()),
@@ -275,23 +291,27 @@ pub(crate) fn run_turn(
             ..Limits::default()
         },
         stop,
-    };
-    let outcome = sandbox.run(&job)?;
-    let end = run_end(outcome.status)?;
-    Ok(suite.verdict(
-        outcome.collected.as_deref(),
-        outcome.collected_truncated,
-        end,
-    ))
+    }
 }
 
-/// How a sandboxed run ended, for the verdict; a stopped job has none.
-pub(crate) fn run_end(status: Status) -> Result<RunEnd, RunError> {
-    Ok(match status {
+/// Runs `job` and judges what it streamed with `verdict` (the stream, whether it was over
+/// its size limit, how the run ended); a stopped job has no verdict.
+pub(crate) fn run_streamed(
+    sandbox: &dyn Sandbox,
+    job: &Job,
+    verdict: impl FnOnce(Option<&[u8]>, bool, RunEnd) -> Verdict,
+) -> Result<Verdict, RunError> {
+    let outcome = sandbox.run(job)?;
+    let end = match outcome.status {
         Status::TimedOut => RunEnd::TimedOut,
         Status::OutOfMemory => RunEnd::OutOfMemory,
         Status::Exited(code) => RunEnd::Exited(code),
         Status::Signalled(signal) => RunEnd::Signalled(signal),
         Status::Stopped => return Err(RunError::Stopped),
-    })
+    };
+    Ok(verdict(
+        outcome.collected.as_deref(),
+        outcome.collected_truncated,
+        end,
+    ))
 }

@@ -15,9 +15,9 @@ use std::time::Duration;
 use wheelwright_core::hidden_tests::pytest::PytestSuite;
 use wheelwright_core::hidden_tests::{ExpectedTest, TestOutcome, Verdict};
 use wheelwright_core::recube::dataset::Instance;
-use wheelwright_sandbox::{Collect, Job, Limits, Sandbox, StopFlag};
+use wheelwright_sandbox::{Sandbox, StopFlag};
 
-use crate::hidden_tests::{RunError, random_seed, run_end};
+use crate::hidden_tests::{RunError, random_seed, run_streamed, streaming_job};
 
 /// One instance to test: its repository's files and the text at its target.
 pub(crate) struct InstanceTest<'a> {
@@ -66,25 +66,11 @@ pub(crate) fn run_instance(
         test.instance.manifest.target.clone(),
         target.as_bytes().to_vec(),
     );
-    let job = Job {
-        inputs: workspace.into_iter().collect(),
-        judge: suite.judge_files(),
-        env_dir: Some(env_dir.to_owned()),
-        argv: ["python", "-I", "/judge/run_pytest.py"]
-            .map(str::to_owned)
-            .to_vec(),
-        collect: Collect::Stream,
-        limits: Limits {
-            wall: timeout,
-            ..Limits::default()
-        },
-        stop,
-    };
-    let outcome = sandbox.run(&job)?;
-    let end = run_end(outcome.status)?;
-    Ok(suite.verdict(
-        outcome.collected.as_deref(),
-        outcome.collected_truncated,
-        end,
-    ))
+    let argv = ["python", "-I", "/judge/run_pytest.py"]
+        .map(str::to_owned)
+        .to_vec();
+    let job = streaming_job(workspace, suite.judge_files(), env_dir, argv, timeout, stop);
+    run_streamed(sandbox, &job, |stream, truncated, end| {
+        suite.verdict(stream, truncated, end)
+    })
 }

@@ -380,6 +380,19 @@ impl Graph {
         self.edges.iter().filter(|e| e.kind == kind).collect()
     }
 
+    /// The files with calls into the target, sorted, each once.
+    pub fn caller_files(&self) -> Vec<&str> {
+        let mut callers: Vec<&str> = self
+            .edges_of(EdgeKind::Invoke)
+            .into_iter()
+            .filter(|e| e.to == self.target_node)
+            .filter_map(|e| self.file_of(e.from))
+            .collect();
+        callers.sort_unstable();
+        callers.dedup();
+        callers
+    }
+
     /// The file a node is in (a file is in itself); `None` for a directory.
     pub fn file_of(&self, id: u32) -> Option<&str> {
         let node = self.node(id);

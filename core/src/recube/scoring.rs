@@ -17,7 +17,7 @@ use crate::bundle::Prediction;
 use crate::hidden_tests::{TestOutcome, Verdict};
 use crate::python::index::IndexOptions;
 use crate::recube::dataset::Instance;
-use crate::recube::graph::{EdgeKind, Graph};
+use crate::recube::graph::Graph;
 use crate::recube::mask::mask;
 use crate::recube::metrics::{
     Correlation, PassRates, QuartileCorrelation, Score, TestKind, Undefined, by_quartile,
@@ -167,14 +167,7 @@ pub fn score_instance(run: &InstanceRun<'_>) -> InstanceScore {
     let original = run.repository.text(target).unwrap_or_default();
     let masked = mask(original);
     let graph = Graph::build(run.repository, target, run.options);
-    let mut callers: Vec<&str> = graph
-        .edges_of(EdgeKind::Invoke)
-        .into_iter()
-        .filter(|e| e.to == graph.target_node)
-        .filter_map(|e| graph.file_of(e.from))
-        .collect();
-    callers.sort_unstable();
-    callers.dedup();
+    let callers = graph.caller_files().len();
 
     let mut score = InstanceScore {
         instance: instance.manifest.id.clone(),
@@ -188,7 +181,7 @@ pub fn score_instance(run: &InstanceRun<'_>) -> InstanceScore {
         caller_coverage: Score::Undefined {
             reason: Undefined::NoShownLines,
         },
-        callers: callers.len(),
+        callers,
         masked_bodies: masked.bodies.len(),
         cost_usd: None,
         model_calls: None,

@@ -7,19 +7,12 @@
 //! target. Example: `cli.py` and `api.py` call the target, the agent printed `cli.py`: 0.5.
 
 use super::{Score, Undefined};
-use crate::recube::graph::{EdgeKind, Graph};
+use crate::recube::graph::Graph;
 use crate::workspace::ShownLines;
 
 /// Of the files with calls into `graph`'s target, the share with a line in `shown`.
 pub fn caller_coverage(graph: &Graph, shown: &ShownLines) -> Score {
-    let mut callers: Vec<&str> = graph
-        .edges_of(EdgeKind::Invoke)
-        .into_iter()
-        .filter(|e| e.to == graph.target_node)
-        .filter_map(|e| graph.file_of(e.from))
-        .collect();
-    callers.sort_unstable();
-    callers.dedup();
+    let callers = graph.caller_files();
     let viewed = callers
         .iter()
         .filter(|path| shown.any_in(path, 1, u32::MAX))
