@@ -551,3 +551,25 @@ pub struct RecubeInstanceDetail {
     pub context: crate::recube::views::Context,
     pub neighbourhood: crate::recube::views::Neighbourhood,
 }
+
+/// A stored ReCUBE run with its instances' scores (`GET /api/v1/recube/runs/{id}`; the
+/// answer of `POST /api/v1/recube/runs`). Until an instance's hidden tests ran, its tests
+/// read `missing` and `tested` is false; the run's pass rates stay undefined until every
+/// instance is tested. Test excerpts are never sent (they may quote the hidden tests'
+/// output).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RecubeRunDetail {
+    pub summary: RunSummary,
+    pub instances: Vec<RecubeRunInstance>,
+    /// Caller coverage against APR, from the tested instances.
+    pub correlations: crate::recube::scoring::CoverageCorrelations,
+}
+
+/// One instance of a stored ReCUBE run.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RecubeRunInstance {
+    /// Whether its hidden tests ran.
+    pub tested: bool,
+    #[serde(flatten)]
+    pub score: crate::recube::scoring::InstanceScore,
+}

@@ -167,10 +167,16 @@ pub trait InstanceId: Clone + Ord + std::fmt::Display + Sized {
     const FORM: &'static str;
     /// What one instance is called in messages (`turn`).
     const NOUN: &'static str;
+    /// How to add an instance to a bundle that has none, for messages.
+    const ADD: &'static str;
     /// The id `text` spells, if it spells one.
     fn parse(text: &str) -> Option<Self>;
     /// The id's key in the content hash, sorted as the ids are.
     fn hash_key(&self) -> String;
+    /// The instance as a (group, step) pair, the shape every benchmark's runs are stored
+    /// and tested in: a RepoReuse turn is (chain, turn); a ReCUBE instance is a group of
+    /// one step, (id, 1).
+    fn slot(&self) -> (&str, usize);
 }
 
 /// A run bundle: metadata and, per instance, what the agent left.
@@ -207,8 +213,12 @@ pub enum BundleError {
         "line {line} is longer than {limit} bytes once decompressed; one instance's line (its files and trajectory) may hold at most {limit} bytes"
     )]
     LineTooLong { line: usize, limit: u64 },
-    #[error("the bundle has no turns: add chains/<chain>/turn-<t>/ directories or instance lines")]
-    Empty,
+    /// `hint` says how the benchmark's bundles list their instances.
+    #[error("the bundle has no {noun}s: {hint}")]
+    Empty {
+        noun: &'static str,
+        hint: &'static str,
+    },
     /// A JSON Lines line (`entry` names the text and the line) that is not UTF-8: a host
     /// that does not know what it was given (an upload) can then say so instead.
     #[error("{entry}: is not UTF-8 text; a .jsonl bundle is JSON Lines (see docs/formats.md)")]
@@ -512,7 +522,10 @@ impl<Id: InstanceId> RunBundle<Id> {
     pub(crate) fn check_metadata(&self) -> Result<(), BundleError> {
         self.metadata.check()?;
         if self.predictions.is_empty() {
-            return Err(BundleError::Empty);
+            return Err(BundleError::Empty {
+                noun: Id::NOUN,
+                hint: Id::ADD,
+            });
         }
         Ok(())
     }

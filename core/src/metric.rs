@@ -185,7 +185,7 @@ pub const REPOREUSE: [MetricInfo; 9] = [
 ];
 
 /// Other metrics the published tables report (ReCUBE, spec 2; SchrodingerRepo, spec 3).
-const PUBLISHED: [MetricInfo; 10] = [
+const PUBLISHED: [MetricInfo; 11] = [
     info(
         "spr",
         "SPR",
@@ -227,6 +227,13 @@ const PUBLISHED: [MetricInfo; 10] = [
         Unit::Percent,
         Direction::HigherIsBetter,
         "APR over the internal tests only: those that exercise in-file logic and private helpers.",
+    ),
+    info(
+        "caller_coverage",
+        "caller coverage",
+        Unit::Percent,
+        Direction::Descriptive,
+        "Mean over instances of the share of files calling the target's entities that the agent viewed; instances without callers or a trajectory are left out.",
     ),
     info(
         "pass_at_1_original",

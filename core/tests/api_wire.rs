@@ -13,9 +13,9 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 use wheelwright_core::api::{
     BenchmarkSummary, DatasetDetail, DatasetSummary, ErrorBody, FileEntry, Health, Leaderboard,
-    Page, Published, RecubeDatasetDetail, RecubeDatasetSummary, RecubeInstanceDetail, RunDetail,
-    RunSummary, RunTests, ScoringKit, SourceFiles, SourceLines, TurnDetail, TurnObservations,
-    TurnRow,
+    Page, Published, RecubeDatasetDetail, RecubeDatasetSummary, RecubeInstanceDetail,
+    RecubeRunDetail, RunDetail, RunSummary, RunTests, ScoringKit, SourceFiles, SourceLines,
+    TurnDetail, TurnObservations, TurnRow,
 };
 use wheelwright_core::outline::Outline;
 
@@ -45,6 +45,7 @@ fn wire_type(name: &str) -> Option<Check> {
         "recube-datasets" => round_trips::<Vec<RecubeDatasetSummary>>,
         "recube-dataset" => round_trips::<RecubeDatasetDetail>,
         n if n.starts_with("recube-instance-") => round_trips::<RecubeInstanceDetail>,
+        n if n.starts_with("recube-run-") => round_trips::<RecubeRunDetail>,
         n if n.ends_with("-source-range") => round_trips::<SourceLines>,
         n if n.starts_with("dataset-") && n.ends_with("-source") => round_trips::<SourceFiles>,
         n if n.starts_with("dataset-") && n.ends_with("-scoring") => round_trips::<ScoringKit>,

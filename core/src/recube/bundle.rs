@@ -44,6 +44,7 @@ impl std::fmt::Display for InstanceKey {
 impl InstanceId for InstanceKey {
     const FORM: &'static str = "<instance>";
     const NOUN: &'static str = "instance";
+    const ADD: &'static str = "after the metadata line, add one line per instance, {\"instance_id\": \"<instance>\", \"files\": {\"<target path>\": \"<rebuilt file>\"}, \"trajectory\": ...}";
 
     fn parse(text: &str) -> Option<Self> {
         is_name(text).then(|| Self::new(text))
@@ -51,6 +52,10 @@ impl InstanceId for InstanceKey {
 
     fn hash_key(&self) -> String {
         self.0.clone()
+    }
+
+    fn slot(&self) -> (&str, usize) {
+        (&self.0, 1)
     }
 }
 

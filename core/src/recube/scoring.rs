@@ -11,6 +11,8 @@
 //! has to write back. Within one run (one model), instances are ranked by it and split into
 //! four quartiles; caller coverage and the instance's APR are correlated within each.
 
+use std::collections::BTreeMap;
+
 use serde::{Deserialize, Serialize};
 
 use crate::bundle::Prediction;
@@ -126,13 +128,79 @@ pub struct RecubeReport {
     pub mean_model_calls: Option<f64>,
 }
 
-/// Scores one instance.
-pub fn score_instance(run: &InstanceRun<'_>) -> InstanceScore {
-    let instance = run.instance;
-    let target = &instance.manifest.target;
-    let submitted = run.prediction.is_some_and(|p| p.files.contains_key(target));
+/// The columns of a ReCUBE run's leaderboard row, in order: the paper's six pass rates
+/// (its table 5), then mean caller coverage, and the mean cost and model calls per instance
+/// (its table 7's `cost_usd` and `turns`).
+pub const COLUMNS: [&str; 9] = [
+    "spr",
+    "apr",
+    "spr_external",
+    "apr_external",
+    "spr_internal",
+    "apr_internal",
+    "caller_coverage",
+    "cost_usd",
+    "turns",
+];
+
+impl RecubeReport {
+    /// The run's leaderboard row, one score per [`COLUMNS`] entry (cost and turns only when
+    /// the trajectories gave them). Until the hidden tests ran (`tested` false) the pass
+    /// rates are undefined, never 0: a run nobody tested has not failed its tests. Example:
+    /// ```
+    /// use wheelwright_core::recube::scoring::report;
+    /// let row = report(Vec::new()).row(false);
+    /// assert_eq!(row["spr"].value(), None);
+    /// ```
+    pub fn row(&self, tested: bool) -> BTreeMap<String, Score> {
+        let untested = Score::Undefined {
+            reason: Undefined::NoTests,
+        };
+        let rate = |score: Score| if tested { score } else { untested };
+        let r = &self.rates;
+        let mut row: BTreeMap<String, Score> = [
+            ("spr", rate(r.spr)),
+            ("apr", rate(r.apr)),
+            ("spr_external", rate(r.spr_external)),
+            ("apr_external", rate(r.apr_external)),
+            ("spr_internal", rate(r.spr_internal)),
+            ("apr_internal", rate(r.apr_internal)),
+            ("caller_coverage", self.caller_coverage),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_owned(), v))
+        .collect();
+        let instances = self.instances.len();
+        if let Some(cost) = self.cost_usd.filter(|_| instances > 0) {
+            row.insert(
+                "cost_usd".to_owned(),
+                Score::Defined {
+                    value: cost / instances as f64,
+                },
+            );
+        }
+        if let Some(calls) = self.mean_model_calls {
+            row.insert("turns".to_owned(), Score::Defined { value: calls });
+        }
+        row
+    }
+}
+
+/// An instance's tests judged: one row per test of the dataset, the tallies and the rate.
+struct Judgement {
+    tests: Vec<TestRow>,
+    all: Tally,
+    external: Tally,
+    internal: Tally,
+    pass_rate: Score,
+    tampered: Option<String>,
+}
+
+/// Judges `instance`'s tests by `verdict`; without a submitted target (`submitted` false)
+/// no verdict is believed.
+fn judgement(instance: &Instance, verdict: Option<&Verdict>, submitted: bool) -> Judgement {
     // A verdict on nothing submitted cannot be believed: the tests fail without it.
-    let verdict = run.verdict.filter(|_| submitted);
+    let verdict = verdict.filter(|_| submitted);
     let judged = judge(&instance.manifest.tests, verdict);
     let believed = verdict.filter(|v| v.tampered.is_none());
     let tests: Vec<TestRow> = instance
@@ -163,6 +231,41 @@ pub fn score_instance(run: &InstanceRun<'_>) -> InstanceScore {
         Tally { passed, total }
     };
     let all = tally(None);
+    Judgement {
+        external: tally(Some(TestKind::External)),
+        internal: tally(Some(TestKind::Internal)),
+        pass_rate: Score::ratio(all.passed, all.total, Undefined::NoTests).scaled(100.0),
+        all,
+        tests,
+        tampered: verdict.and_then(|v| v.tampered.clone()),
+    }
+}
+
+impl InstanceScore {
+    /// This score with its tests judged again by `verdict`, what the rest of it was scored
+    /// from (the trajectory, the repository) unchanged: a host scores a submission when it
+    /// arrives and again as each instance's hidden tests finish, without reading the
+    /// trajectory twice.
+    pub fn retested(self, instance: &Instance, verdict: &Verdict) -> Self {
+        let judgement = judgement(instance, Some(verdict), self.submitted);
+        Self {
+            tests: judgement.tests,
+            all: judgement.all,
+            external: judgement.external,
+            internal: judgement.internal,
+            pass_rate: judgement.pass_rate,
+            tampered: judgement.tampered,
+            ..self
+        }
+    }
+}
+
+/// Scores one instance.
+pub fn score_instance(run: &InstanceRun<'_>) -> InstanceScore {
+    let instance = run.instance;
+    let target = &instance.manifest.target;
+    let submitted = run.prediction.is_some_and(|p| p.files.contains_key(target));
+    let judgement = judgement(instance, run.verdict, submitted);
 
     let original = run.repository.text(target).unwrap_or_default();
     let masked = mask(original);
@@ -173,11 +276,11 @@ pub fn score_instance(run: &InstanceRun<'_>) -> InstanceScore {
         instance: instance.manifest.id.clone(),
         target: target.clone(),
         submitted,
-        all,
-        external: tally(Some(TestKind::External)),
-        internal: tally(Some(TestKind::Internal)),
-        tests,
-        pass_rate: Score::ratio(all.passed, all.total, Undefined::NoTests).scaled(100.0),
+        all: judgement.all,
+        external: judgement.external,
+        internal: judgement.internal,
+        tests: judgement.tests,
+        pass_rate: judgement.pass_rate,
         caller_coverage: Score::Undefined {
             reason: Undefined::NoShownLines,
         },
@@ -187,7 +290,7 @@ pub fn score_instance(run: &InstanceRun<'_>) -> InstanceScore {
         model_calls: None,
         actions: None,
         trajectory_error: None,
-        tampered: verdict.and_then(|v| v.tampered.clone()),
+        tampered: judgement.tampered,
     };
     let Some(text) = run.prediction.and_then(|p| p.trajectory.as_deref()) else {
         return score;

@@ -54,6 +54,7 @@ impl std::fmt::Display for TurnId {
 impl InstanceId for TurnId {
     const FORM: &'static str = "<chain>/turn-<t>";
     const NOUN: &'static str = "turn";
+    const ADD: &'static str = "add chains/<chain>/turn-<t>/ directories or instance lines";
 
     /// Parses `<chain>/turn-<t>` (t >= 1, written without leading zeros).
     fn parse(id: &str) -> Option<Self> {
@@ -66,6 +67,10 @@ impl InstanceId for TurnId {
     /// `<chain>/<turn as 6 digits>`: sorts as (chain, turn) does.
     fn hash_key(&self) -> String {
         format!("{}/{:06}", self.chain, self.turn)
+    }
+
+    fn slot(&self) -> (&str, usize) {
+        (&self.chain, self.turn)
     }
 }
 
@@ -583,7 +588,10 @@ impl<'d, I: Iterator<Item = Result<StreamedTurn, BundleError>>> Iterator for Cha
                     None => {
                         self.ended = true;
                         if !self.any {
-                            break Err(BundleError::Empty);
+                            break Err(BundleError::Empty {
+                                noun: TurnId::NOUN,
+                                hint: TurnId::ADD,
+                            });
                         }
                     }
                 }
