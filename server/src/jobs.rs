@@ -30,12 +30,16 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use tokio::sync::{Notify, broadcast};
-use wheelwright_core::hidden_tests::{TestOutcome, Verdict};
+use wheelwright_core::benchmark::Benchmark;
+use wheelwright_core::hidden_tests::{ExpectedTest, TestOutcome, Verdict};
 use wheelwright_sandbox::{Sandbox, StopFlag};
 
 use crate::dataset::catalog::{Catalog, LoadedDataset};
+use crate::dataset::recube::LoadedRecube;
 use crate::hidden_tests::{Environments, RunError, TurnTest, expected_tests, run_turn};
-use crate::store::{Claim, Store};
+use crate::recube_runs;
+use crate::recube_tests::{InstanceTest, run_instance};
+use crate::store::{Claim, Rescore, Scores, Store};
 
 pub(crate) use wheelwright_core::hidden_tests::JobProgress as Progress;
 
@@ -306,7 +310,13 @@ impl Queue {
             .as_ref()
             .map_err(|why| anyhow::anyhow!("no sandbox: {why}"))?
             .clone();
-        let (name, version) = self.store.run_dataset(run).await?;
+        let (benchmark, name, version) = self.store.run_dataset(run).await?;
+        if benchmark == Benchmark::Recube.id() {
+            let loaded = self.catalog.recube(&name, &version).ok_or_else(|| {
+                anyhow::anyhow!("dataset {name} {version} of run {run} is not served any more")
+            })?;
+            return self.serve_instance(claim, sandbox, loaded).await;
+        }
         let loaded = self.catalog.get(&name, &version).ok_or_else(|| {
             anyhow::anyhow!("dataset {name} {version} of run {run} is not served any more")
         })?;
@@ -332,7 +342,8 @@ impl Queue {
             let tests = self.store.test_results(job).await?;
             let report =
                 crate::runs::rescored(&self.store, Arc::clone(&loaded), run, tests).await?;
-            self.store.finish_job(job, run, &report).await?;
+            let scores = crate::store::Scores::of_reporeuse(&report)?;
+            self.store.finish_job(job, run, &scores).await?;
             return Ok(Served::Finished);
         };
         let chain_id = loaded.dataset.chains[c].manifest.id.clone();
@@ -358,80 +369,56 @@ impl Queue {
                     .unwrap_or_default()
             })
             .collect();
-        let left = claim
-            .budget_s
-            .map(|budget| Duration::from_secs_f64((budget - claim.spent_s).max(0.0)));
         let started = Instant::now();
-        let verdict = match left {
+        let verdict = match time_left(claim) {
             Some(left) if left < MIN_TURN_TIMEOUT => {
-                let budget = claim.budget_s.unwrap_or_default();
                 let test = TurnTest {
                     dataset: &loaded.dataset,
                     chain: c,
                     turn: t,
                     files: &chain_files,
                 };
-                Verdict::all(
-                    &expected_tests(&test)?,
-                    TestOutcome::TimedOut,
-                    &format!("the run's time budget of {budget:.0} s was spent before this turn"),
-                    None,
-                )
+                budget_spent(&expected_tests(&test)?, claim)
             }
-            _ => {
+            left => {
                 let timeout = left.map_or(self.timeout, |left| left.min(self.timeout));
                 self.publish(job, Some(format!("testing {chain_id} turn {t}")))
                     .await;
-                let flag = StopFlag::new();
-                self.flags().insert(job, flag.clone());
-                // Read after the flag is in place: a cancel that came first is seen here, one
-                // that comes later finds the flag and raises it.
-                let state = self
-                    .store
-                    .job_state(job)
-                    .await?
-                    .ok_or_else(|| anyhow::anyhow!("job {job} vanished while it ran"))?;
-                if state == "cancelled" {
-                    self.flags().remove(&job);
-                    return Ok(Served::Cancelled);
-                }
-                let outcome = {
-                    let loaded = Arc::clone(&loaded);
-                    tokio::task::spawn_blocking(move || {
-                        run_turn(
-                            sandbox.as_ref(),
-                            &env_dir,
-                            &TurnTest {
-                                dataset: &loaded.dataset,
-                                chain: c,
-                                turn: t,
-                                files: &chain_files,
-                            },
-                            timeout,
-                            Some(flag),
-                        )
-                    })
-                    .await
-                };
-                self.flags().remove(&job);
-                match outcome? {
-                    Ok(verdict) => verdict,
-                    Err(RunError::Stopped) => return Ok(Served::Cancelled),
-                    Err(e) => return Err(e.into()),
+                let loaded = Arc::clone(&loaded);
+                let tested = self.guarded(job, move |flag| {
+                    run_turn(
+                        sandbox.as_ref(),
+                        &env_dir,
+                        &TurnTest {
+                            dataset: &loaded.dataset,
+                            chain: c,
+                            turn: t,
+                            files: &chain_files,
+                        },
+                        timeout,
+                        Some(flag),
+                    )
+                });
+                match tested.await? {
+                    Some(verdict) => verdict,
+                    None => return Ok(Served::Cancelled),
                 }
             }
         };
         let elapsed = started.elapsed();
-        let report = if self.is_last_turn(job, &loaded).await? {
+        let scores = if self.is_last_turn(job, &loaded).await? {
             let mut tests = self.store.test_results(job).await?;
             tests.insert((chain_id.clone(), t), verdict.results());
-            Some(crate::runs::rescored(&self.store, Arc::clone(&loaded), run, tests).await?)
+            let report =
+                crate::runs::rescored(&self.store, Arc::clone(&loaded), run, tests).await?;
+            Some(Scores::of_reporeuse(&report)?)
         } else {
             None
         };
+        let rescore = scores.as_ref().map_or(Rescore::Nothing, Rescore::Finish);
         let finished = self
             .store
-            .commit_turn(job, run, &chain_id, t, &verdict, elapsed, report.as_ref())
+            .commit_turn(job, run, &chain_id, t, &verdict, elapsed, rescore)
             .await?;
         Ok(if finished {
             Served::Finished
@@ -441,9 +428,156 @@ impl Queue {
     }
 
     async fn is_last_turn(&self, job: i64, loaded: &LoadedDataset) -> anyhow::Result<bool> {
-        let done = self.store.committed_turn_count(job).await?;
-        Ok(usize::try_from(done + 1)? == loaded.dataset.turn_count())
+        self.is_last_of(job, loaded.dataset.turn_count()).await
     }
+
+    /// Whether the slot being served is the last of the `total` slots of `job`.
+    async fn is_last_of(&self, job: i64, total: usize) -> anyhow::Result<bool> {
+        let done = self.store.committed_turn_count(job).await?;
+        Ok(usize::try_from(done + 1)? == total)
+    }
+
+    /// Runs `test` (a sandboxed test run, given the stop flag that cancelling raises) on
+    /// the blocking pool for `job`; `None` when the job was cancelled before or while it ran.
+    async fn guarded<F>(&self, job: i64, test: F) -> anyhow::Result<Option<Verdict>>
+    where
+        F: FnOnce(StopFlag) -> Result<Verdict, RunError> + Send + 'static,
+    {
+        let flag = StopFlag::new();
+        self.flags().insert(job, flag.clone());
+        // Read after the flag is in place: a cancel that came first is seen here, one that
+        // comes later finds the flag and raises it.
+        let state = self
+            .store
+            .job_state(job)
+            .await?
+            .ok_or_else(|| anyhow::anyhow!("job {job} vanished while it ran"));
+        if !matches!(state.as_deref(), Ok(s) if s != "cancelled") {
+            self.flags().remove(&job);
+            return state.map(|_| None);
+        }
+        let outcome = tokio::task::spawn_blocking(move || test(flag)).await;
+        self.flags().remove(&job);
+        match outcome? {
+            Ok(verdict) => Ok(Some(verdict)),
+            Err(RunError::Stopped) => Ok(None),
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    /// Runs the next instance of the claimed ReCUBE job and commits it with its score, or
+    /// finalises the job.
+    async fn serve_instance(
+        &self,
+        claim: &Claim,
+        sandbox: Arc<dyn Sandbox>,
+        loaded: Arc<LoadedRecube>,
+    ) -> anyhow::Result<Served> {
+        let (job, run) = (claim.id, claim.run_id);
+        let done = self.store.committed_turns(job).await?;
+        let instances = &loaded.dataset.instances;
+        let next = instances
+            .iter()
+            .position(|i| !done.iter().any(|(id, _)| *id == i.manifest.id));
+        let Some(index) = next else {
+            // Only an interrupted finalisation lands here (see `serve`).
+            let scores = recube_runs::stored_scores(&self.store, run).await?;
+            let report = recube_runs::report_of(&loaded, scores)?;
+            let scores = Scores::of_recube(&report, true)?;
+            self.store.finish_job(job, run, &scores).await?;
+            return Ok(Served::Finished);
+        };
+        let instance = &instances[index];
+        let id = instance.manifest.id.clone();
+        self.publish(job, Some("preparing the Python environment".to_owned()))
+            .await;
+        let (env_dir, repository) = {
+            let loaded = Arc::clone(&loaded);
+            let environments = Arc::clone(&self.environments);
+            tokio::task::spawn_blocking(move || -> anyhow::Result<_> {
+                let instance = &loaded.dataset.instances[index];
+                let source = loaded
+                    .dataset
+                    .manifest
+                    .repositories
+                    .get(&instance.manifest.repository)
+                    .ok_or_else(|| {
+                        anyhow::anyhow!("instance {} names no repository", instance.manifest.id)
+                    })?;
+                let env_dir = environments.for_dependencies_of(source, &mut |step| {
+                    tracing::info!(?step, "test environment");
+                })?;
+                Ok((env_dir, recube_runs::repository(&loaded, instance)?))
+            })
+            .await??
+        };
+        let mut texts = crate::storage::chain_files(&self.store, run, &id, 1).await?;
+        let target = texts
+            .remove(&(id.clone(), 1))
+            .and_then(|mut t| t.files.remove(&instance.manifest.target));
+        let started = Instant::now();
+        let verdict = match time_left(claim) {
+            Some(left) if left < MIN_TURN_TIMEOUT => {
+                budget_spent(&crate::recube_tests::expected(instance), claim)
+            }
+            left => {
+                let timeout = left.map_or(self.timeout, |left| left.min(self.timeout));
+                self.publish(job, Some(format!("testing instance {id}")))
+                    .await;
+                let loaded = Arc::clone(&loaded);
+                let tested = self.guarded(job, move |flag| {
+                    run_instance(
+                        sandbox.as_ref(),
+                        &env_dir,
+                        &InstanceTest {
+                            instance: &loaded.dataset.instances[index],
+                            repository: &repository,
+                            target: target.as_deref(),
+                        },
+                        timeout,
+                        Some(flag),
+                    )
+                });
+                match tested.await? {
+                    Some(verdict) => verdict,
+                    None => return Ok(Served::Cancelled),
+                }
+            }
+        };
+        let elapsed = started.elapsed();
+        let last = self.is_last_of(job, instances.len()).await?;
+        let (slot, finish) =
+            recube_runs::rescore(&self.store, &loaded, run, instance, &verdict, last).await?;
+        let rescore = finish.as_ref().map_or(Rescore::Slot(slot), Rescore::Finish);
+        let finished = self
+            .store
+            .commit_turn(job, run, &id, 1, &verdict, elapsed, rescore)
+            .await?;
+        Ok(if finished {
+            Served::Finished
+        } else {
+            Served::Turn
+        })
+    }
+}
+
+/// The sandbox seconds the claimed job has left (`None`: no limit).
+fn time_left(claim: &Claim) -> Option<Duration> {
+    claim
+        .budget_s
+        .map(|budget| Duration::from_secs_f64((budget - claim.spent_s).max(0.0)))
+}
+
+/// The verdict on a slot reached after the job's time budget was spent: every test timed
+/// out, none ran.
+fn budget_spent(expected: &[ExpectedTest], claim: &Claim) -> Verdict {
+    let budget = claim.budget_s.unwrap_or_default();
+    Verdict::all(
+        expected,
+        TestOutcome::TimedOut,
+        &format!("the run's time budget of {budget:.0} s was spent before this turn"),
+        None,
+    )
 }
 
 /// What a client may read of an internal error: whether the disk is full (which the

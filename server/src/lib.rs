@@ -14,6 +14,7 @@ mod jobs;
 pub mod listen;
 mod published;
 mod recube_command;
+mod recube_runs;
 mod recube_tests;
 mod routes;
 mod runs;
@@ -191,6 +192,14 @@ impl AppState {
             // A baseline that cannot be computed (no network for the wheel, say) must not
             // keep the server from serving everything else.
             if let Err(error) = runs::ensure_baselines(&store, loaded).await {
+                tracing::error!(
+                    dataset = loaded.dataset.manifest.name,
+                    "baselines not computed: {error:#}"
+                );
+            }
+        }
+        for loaded in catalog.all_recube() {
+            if let Err(error) = recube_runs::ensure_baselines(&store, loaded).await {
                 tracing::error!(
                     dataset = loaded.dataset.manifest.name,
                     "baselines not computed: {error:#}"

@@ -30,7 +30,7 @@ pub(crate) struct InstanceTest<'a> {
 }
 
 /// The tests `instance`'s suite reports, as its results name them.
-fn expected(instance: &Instance) -> Vec<ExpectedTest> {
+pub(crate) fn expected(instance: &Instance) -> Vec<ExpectedTest> {
     instance
         .manifest
         .tests

@@ -9,7 +9,7 @@
 use std::sync::Arc;
 
 use wheelwright_core::budget::{Cancel, Cancelled};
-use wheelwright_core::bundle::BundleError;
+use wheelwright_core::bundle::{BundleError, InstanceId, RunBundle};
 use wheelwright_core::hidden_tests::TestResults;
 use wheelwright_core::reporeuse::baseline::Baseline;
 use wheelwright_core::reporeuse::bundle::{RepoReuseBundle, TurnId};
@@ -20,7 +20,7 @@ use wheelwright_core::reporeuse::scoring::{
 use crate::dataset::catalog::{Catalog, LoadedDataset};
 use crate::error::AppError;
 use crate::storage::{STORE_LIMITS, StoreError};
-use crate::store::{Inserted, NewRun, Store};
+use crate::store::{Inserted, NewRun, Scores, Store};
 use crate::work::Job;
 
 /// Where a stored run comes from.
@@ -97,7 +97,25 @@ pub(crate) async fn submit(
                 version: wanted.version.clone(),
             })?;
     bundle.check_against(&loaded.dataset)?;
-    // A run too large to store is refused before it costs a hash or a scoring.
+    let manifest = &loaded.dataset.manifest;
+    let (bundle, hash) =
+        hashed_if_new(store, bundle, &manifest.name, &manifest.version, job).await?;
+    let (bundle, report) = score_blocking(Arc::clone(&loaded), bundle, job).await?;
+    save(store, &loaded, Source::Upload, bundle, Some(hash), &report).await
+}
+
+/// `bundle` with its content hash, unless it is too large to store or already stored as a
+/// run of dataset `name` `version`: both are refused before it costs a scoring.
+pub(crate) async fn hashed_if_new<I>(
+    store: &Store,
+    bundle: RunBundle<I>,
+    name: &str,
+    version: &str,
+    job: &Job,
+) -> Result<(RunBundle<I>, String), RunError>
+where
+    I: InstanceId + Send + 'static,
+{
     crate::storage::check_raw(&bundle, STORE_LIMITS)?;
     // The hash reads every text of the bundle: on the blocking pool, once.
     let (bundle, hash) = job
@@ -106,15 +124,10 @@ pub(crate) async fn submit(
             (bundle, hash)
         })
         .await?;
-    let manifest = &loaded.dataset.manifest;
-    if let Some(id) = store
-        .run_by_bundle(&manifest.name, &manifest.version, &hash)
-        .await?
-    {
+    if let Some(id) = store.run_by_bundle(name, version, &hash).await? {
         return Err(RunError::Duplicate { id });
     }
-    let (bundle, report) = score_blocking(Arc::clone(&loaded), bundle, job).await?;
-    save(store, &loaded, Source::Upload, bundle, Some(hash), &report).await
+    Ok((bundle, hash))
 }
 
 /// Scores on the blocking pool, in `job`'s slot and with its cancellation flag: indexing a
@@ -178,6 +191,43 @@ pub(crate) async fn save(
             "the report has no row for turn {turn} of chain {chain:?} of the bundle"
         )));
     }
+    let manifest = &loaded.dataset.manifest;
+    let from = Provenance {
+        baseline: match source {
+            Source::Upload => None,
+            Source::Baseline(b) => Some(b.name()),
+        },
+        benchmark: manifest.benchmark.id(),
+        dataset_name: &manifest.name,
+        dataset_version: &manifest.version,
+        dataset_sha256: &loaded.content_sha256,
+    };
+    insert(store, &from, bundle, hash, &Scores::of_reporeuse(report)?).await
+}
+
+/// What a run to store is of, and whether it is a baseline (`None`: an upload, origin
+/// `verified`).
+pub(crate) struct Provenance<'a> {
+    pub(crate) baseline: Option<&'a str>,
+    pub(crate) benchmark: &'a str,
+    pub(crate) dataset_name: &'a str,
+    pub(crate) dataset_version: &'a str,
+    pub(crate) dataset_sha256: &'a str,
+}
+
+/// Deflates `bundle`'s texts on the blocking pool (refused with [`RunError::Store`] over
+/// [`STORE_LIMITS`], nothing written) and stores the run with `scores` in one transaction;
+/// its id. `hash` is the bundle's content hash when the caller has it already.
+pub(crate) async fn insert<I>(
+    store: &Store,
+    from: &Provenance<'_>,
+    bundle: RunBundle<I>,
+    hash: Option<String>,
+    scores: &Scores,
+) -> Result<i64, RunError>
+where
+    I: InstanceId + Send + 'static,
+{
     let (bundle, hash, packed) = tokio::task::spawn_blocking(move || {
         let hash = hash.unwrap_or_else(|| bundle.content_hash());
         let packed = crate::storage::pack(&bundle, STORE_LIMITS);
@@ -186,22 +236,21 @@ pub(crate) async fn save(
     .await
     .map_err(|e| RunError::Internal(e.into()))?;
     let packed = packed?;
-    let manifest = &loaded.dataset.manifest;
-    let (origin, baseline) = match source {
-        Source::Upload => ("verified", None),
-        Source::Baseline(b) => ("baseline", Some(b.name())),
-    };
     let run = NewRun {
-        origin,
-        baseline,
-        benchmark: manifest.benchmark.id(),
-        dataset_name: &manifest.name,
-        dataset_version: &manifest.version,
-        dataset_sha256: &loaded.content_sha256,
+        origin: if from.baseline.is_some() {
+            "baseline"
+        } else {
+            "verified"
+        },
+        baseline: from.baseline,
+        benchmark: from.benchmark,
+        dataset_name: from.dataset_name,
+        dataset_version: from.dataset_version,
+        dataset_sha256: from.dataset_sha256,
         bundle_sha256: &hash,
         metadata: &bundle.metadata,
     };
-    match store.insert_run(&run, report, &packed).await? {
+    match store.insert_run(&run, scores, &packed).await? {
         Inserted::Run(id) => Ok(id),
         Inserted::Duplicate(id) => Err(RunError::Duplicate { id }),
     }

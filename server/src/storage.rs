@@ -17,7 +17,7 @@ use flate2::Compression;
 use flate2::read::DeflateDecoder;
 use flate2::write::DeflateEncoder;
 use futures_util::TryStreamExt;
-use wheelwright_core::reporeuse::bundle::{RepoReuseBundle, TurnId};
+use wheelwright_core::bundle::{InstanceId, RunBundle};
 
 use crate::store::{PartRow, Store, StoredText};
 
@@ -95,7 +95,7 @@ pub struct PackedRun {
 }
 
 /// Bytes of all files and trajectories of `bundle` as submitted.
-pub fn raw_bytes(bundle: &RepoReuseBundle) -> u64 {
+pub fn raw_bytes<I: InstanceId>(bundle: &RunBundle<I>) -> u64 {
     bundle
         .predictions
         .values()
@@ -106,7 +106,10 @@ pub fn raw_bytes(bundle: &RepoReuseBundle) -> u64 {
 
 /// Refuses `bundle` if its texts are over `limits.raw_bytes`: cheap, so checked before
 /// the run is scored.
-pub fn check_raw(bundle: &RepoReuseBundle, limits: StoreLimits) -> Result<(), StoreError> {
+pub fn check_raw<I: InstanceId>(
+    bundle: &RunBundle<I>,
+    limits: StoreLimits,
+) -> Result<(), StoreError> {
     let size = raw_bytes(bundle);
     if size > limits.raw_bytes {
         return Err(StoreError::TooLarge {
@@ -119,10 +122,14 @@ pub fn check_raw(bundle: &RepoReuseBundle, limits: StoreLimits) -> Result<(), St
 
 /// Deflates every file and trajectory of `bundle`, stopping as soon as the result is over
 /// `limits.stored_bytes`.
-pub fn pack(bundle: &RepoReuseBundle, limits: StoreLimits) -> Result<PackedRun, StoreError> {
+pub fn pack<I: InstanceId>(
+    bundle: &RunBundle<I>,
+    limits: StoreLimits,
+) -> Result<PackedRun, StoreError> {
     check_raw(bundle, limits)?;
     let mut run = PackedRun::default();
-    for (TurnId { chain, turn }, given) in &bundle.predictions {
+    for (id, given) in &bundle.predictions {
+        let (chain, turn) = id.slot();
         let files = given
             .files
             .iter()
@@ -139,8 +146,8 @@ pub fn pack(bundle: &RepoReuseBundle, limits: StoreLimits) -> Result<PackedRun, 
                 });
             }
             run.texts.push(PackedText {
-                chain: chain.clone(),
-                turn: *turn,
+                chain: chain.to_owned(),
+                turn,
                 kind,
                 path: path.to_owned(),
                 size: text.len() as u64,
@@ -412,7 +419,8 @@ mod tests {
             r#"{"metadata": {"model": "m", "harness": "h", "memory": "none", "date": "2026-12-01", "dataset": {"name": "d", "version": "1"}}}"#,
             serde_json::json!({"instance_id": "c/turn-1", "files": {"a.txt": "a".repeat(600), "b.txt": "xyz"}, "trajectory": "t".repeat(400)})
         );
-        let bundle = RepoReuseBundle::from_jsonl(&jsonl).unwrap();
+        let bundle =
+            wheelwright_core::reporeuse::bundle::RepoReuseBundle::from_jsonl(&jsonl).unwrap();
         assert_eq!(raw_bytes(&bundle), 1003);
         let limits = |raw_bytes, stored_bytes| StoreLimits {
             raw_bytes,

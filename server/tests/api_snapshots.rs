@@ -245,6 +245,9 @@ async fn every_reading_route_answers_as_its_snapshot_says() {
     let copy = run_id(&runs, "score-fixture copy baseline", |r| {
         r["baseline"] == "copy" && r["dataset_name"] == "score-fixture"
     });
+    let recube_original = run_id(&runs, "ReCUBE original-file baseline", |r| {
+        r["baseline"] == "reference" && r["dataset_name"] == "recube-pypi"
+    });
     let stored = run_count(&app).await;
     // Today, as the server sees it: the fresh database's creation date.
     let health = get(&app, "/api/v1/health").await.json();
@@ -340,6 +343,15 @@ async fn every_reading_route_answers_as_its_snapshot_says() {
         get_case(
             "recube-source-outside",
             "/api/v1/recube/datasets/recube-pypi/0/repositories/click/source?path=../etc/passwd",
+        ),
+        get_case(
+            "recube-run-original",
+            format!("/api/v1/recube/runs/{recube_original}"),
+        ),
+        get_case("recube-run-unknown", "/api/v1/recube/runs/9999"),
+        get_case(
+            "recube-run-of-reporeuse",
+            format!("/api/v1/recube/runs/{reference}"),
         ),
         get_case("runs", "/api/v1/runs"),
         get_case("runs-csv", "/api/v1/runs?format=csv"),

@@ -9,92 +9,14 @@
 //! `click/formatting.py` and `click/shell_completion.py`, of which the second reads two
 //! (66.7 %), as `wheelwright cce context` lists them.
 
+mod common;
+
 use std::collections::BTreeMap;
-use std::path::Path;
 use std::process::Command;
 
+use common::recube::{bundle, dataset_dir};
 use serde_json::{Value, json};
-use wheelwright_core::bundle::{DatasetRef, Metadata, Prediction};
-use wheelwright_core::dataset::RepositorySource;
-use wheelwright_core::recube::bundle::{InstanceKey, RecubeBundle};
-use wheelwright_core::recube::dataset::RecubeDataset;
-use wheelwright_core::recube::mask::mask;
-use wheelwright_server::dataset::pypi;
 use wheelwright_server::dataset::recube::load_recube_dir;
-
-fn dataset_dir() -> std::path::PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../datasets/recube-pypi")
-}
-
-/// Each repository's files, by repository id (the wheels; needs PyPI the first time).
-fn repositories(d: &RecubeDataset) -> BTreeMap<String, BTreeMap<String, String>> {
-    let cache = wheelwright_server::dataset::default_cache_dir();
-    d.manifest
-        .repositories
-        .iter()
-        .map(|(id, source)| {
-            let RepositorySource::Pypi(repo) = source else {
-                panic!("{id}: the shipped instances use PyPI repositories");
-            };
-            (
-                id.clone(),
-                pypi::repository_source(repo, &cache).expect("the wheel"),
-            )
-        })
-        .collect()
-}
-
-/// A generic-1 trajectory that reads `paths` whole, with what the run cost.
-fn reading(paths: &[&str], cost_usd: f64, model_calls: u64) -> String {
-    let actions: Vec<Value> = paths
-        .iter()
-        .map(|p| json!({"kind": "read", "path": p}))
-        .collect();
-    json!({"format": "generic-1", "cost_usd": cost_usd, "model_calls": model_calls, "actions": actions})
-        .to_string()
-}
-
-fn bundle(d: &RecubeDataset) -> RecubeBundle {
-    let repos = repositories(d);
-    let metadata = Metadata {
-        model: "test-model".into(),
-        harness: "test".into(),
-        memory: "none".into(),
-        date: "2026-12-03".into(),
-        dataset: DatasetRef {
-            name: d.manifest.name.clone(),
-            version: d.manifest.version.clone(),
-        },
-        cost_usd: None,
-        scaffold_version: None,
-        notes: None,
-    };
-    let mut bundle = RecubeBundle::baseline(d, metadata, |instance| {
-        let original = &repos[&instance.manifest.repository][&instance.manifest.target];
-        match instance.manifest.id.as_str() {
-            "packaging-version" => Some(mask(original).text),
-            "click-parser" => None,
-            _ => Some(original.clone()),
-        }
-    });
-    bundle
-        .predictions
-        .get_mut(&InstanceKey::new("click-formatting"))
-        .expect("click-formatting is in the bundle")
-        .trajectory = Some(reading(&["click/core.py"], 0.5, 7));
-    bundle.predictions.insert(
-        InstanceKey::new("click-parser"),
-        Prediction {
-            files: BTreeMap::from([("notes.md".to_owned(), "gave up\n".to_owned())]),
-            trajectory: Some(reading(
-                &["click/core.py", "click/shell_completion.py"],
-                0.25,
-                3,
-            )),
-        },
-    );
-    bundle
-}
 
 #[test]
 fn a_run_is_tested_in_the_sandbox_and_scored_needs_bwrap() {

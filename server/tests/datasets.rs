@@ -77,15 +77,6 @@ async fn a_dataset_lists_every_turn_with_its_requirement_and_targets() {
     assert_eq!(served, expected);
 }
 
-/// `GET` of `uri` with these request headers.
-async fn get_with(app: &common::TestApp, uri: &str, headers: &[(&str, &str)]) -> common::Reply {
-    let mut request = axum::http::Request::get(uri);
-    for (name, value) in headers {
-        request = request.header(*name, *value);
-    }
-    common::send(app, request.body(axum::body::Body::empty()).unwrap()).await
-}
-
 #[tokio::test]
 async fn the_scoring_kit_is_the_dataset_without_its_hidden_tests_gzipped_and_revalidated() {
     let app = app().await;
@@ -94,12 +85,12 @@ async fn the_scoring_kit_is_the_dataset_without_its_hidden_tests_gzipped_and_rev
         "/api/v1/datasets/{}/{}/scoring",
         files.manifest.name, files.manifest.version
     );
-    let gzipped = get_with(&app, &uri, &[("accept-encoding", "br, gzip;q=0.8")]).await;
+    let gzipped = common::get_with(&app, &uri, &[("accept-encoding", "br, gzip;q=0.8")]).await;
     assert_eq!(gzipped.status, StatusCode::OK, "{}", gzipped.text());
     assert_eq!(gzipped.headers["content-encoding"], "gzip");
     let etag = format!("\"{}\"", files.content_hash());
     assert_eq!(gzipped.headers["etag"], etag.as_str());
-    let text = gunzip(&gzipped.body);
+    let text = common::gunzip(&gzipped.body);
     let kit: wheelwright_core::api::ScoringKit = serde_json::from_slice(&text).unwrap();
     assert_eq!(kit.content_sha256, files.content_hash());
     assert_eq!(kit.dataset, files.without_hidden_tests());
@@ -116,26 +107,21 @@ async fn the_scoring_kit_is_the_dataset_without_its_hidden_tests_gzipped_and_rev
     assert!(kit.repository.contains_key("networkx/__init__.py"));
 
     // Without gzip the same JSON, plain.
-    let plain = get_with(&app, &uri, &[]).await;
+    let plain = common::get_with(&app, &uri, &[]).await;
     assert_eq!(plain.status, StatusCode::OK);
     assert!(plain.headers.get("content-encoding").is_none());
     assert_eq!(plain.body, text);
     // A browser that has it gets a 304 without a body.
-    let again = get_with(&app, &uri, &[("if-none-match", etag.as_str())]).await;
+    let again = common::get_with(&app, &uri, &[("if-none-match", etag.as_str())]).await;
     assert_eq!(again.status, StatusCode::NOT_MODIFIED);
     assert!(again.body.is_empty());
-    let stale = get_with(&app, &uri, &[("if-none-match", "\"old\"")]).await;
+    let stale = common::get_with(&app, &uri, &[("if-none-match", "\"old\"")]).await;
     assert_eq!(stale.status, StatusCode::OK);
     let unknown = get(&app, "/api/v1/datasets/nope/1/scoring").await;
     assert_api_error(&unknown, StatusCode::NOT_FOUND, "no dataset \"nope\"");
 }
 
 /// `body` decompressed.
-fn gunzip(body: &[u8]) -> Vec<u8> {
-    let mut bytes = Vec::new();
-    std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(body), &mut bytes).unwrap();
-    bytes
-}
 
 #[tokio::test]
 async fn the_saved_index_loads_against_the_kit_and_scores_as_the_index_built_there() {
@@ -151,11 +137,11 @@ async fn the_saved_index_loads_against_the_kit_and_scores_as_the_index_built_the
         files.manifest.name, files.manifest.version
     );
     let uri = format!("{kit_uri}/index");
-    let gzipped = get_with(&app, &uri, &[("accept-encoding", "gzip")]).await;
+    let gzipped = common::get_with(&app, &uri, &[("accept-encoding", "gzip")]).await;
     assert_eq!(gzipped.status, StatusCode::OK, "{}", gzipped.text());
     assert_eq!(gzipped.headers["content-type"], "application/octet-stream");
     assert_eq!(gzipped.headers["content-encoding"], "gzip");
-    let saved = gunzip(&gzipped.body);
+    let saved = common::gunzip(&gzipped.body);
     let etag = format!(
         "\"{}\"",
         hex::encode(<sha2::Sha256 as sha2::Digest>::digest(&saved))
@@ -186,10 +172,10 @@ async fn the_saved_index_loads_against_the_kit_and_scores_as_the_index_built_the
     );
 
     // Plain for a client without gzip; 304 for one that has it; 404 for no dataset.
-    let plain = get_with(&app, &uri, &[]).await;
+    let plain = common::get_with(&app, &uri, &[]).await;
     assert!(plain.headers.get("content-encoding").is_none());
     assert_eq!(plain.body, saved);
-    let again = get_with(&app, &uri, &[("if-none-match", etag.as_str())]).await;
+    let again = common::get_with(&app, &uri, &[("if-none-match", etag.as_str())]).await;
     assert_eq!(again.status, StatusCode::NOT_MODIFIED);
     assert!(again.body.is_empty());
     let unknown = get(&app, "/api/v1/datasets/nope/1/scoring/index").await;

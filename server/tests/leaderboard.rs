@@ -118,9 +118,10 @@ async fn csv_download_has_a_header_and_a_line_per_row() {
     assert!(reply.content_type.starts_with("text/csv"));
     let text = reply.text();
     let lines: Vec<&str> = text.lines().collect();
+    // The paper's labels, then the harness of the dataset's baselines (runs have no setting).
     assert_eq!(
         lines[0],
-        "origin,cohort,model,setting,spr,apr,spr_external,apr_external,spr_internal,apr_internal,source"
+        "origin,cohort,model,setting,harness,spr,apr,spr_external,apr_external,spr_internal,apr_internal,source"
     );
     let json = get(&app, "/api/v1/leaderboard/recube").await.json();
     assert_eq!(lines.len() - 1, json["rows"].as_array().unwrap().len());

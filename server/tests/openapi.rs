@@ -80,6 +80,12 @@ async fn post(app: &common::TestApp, uri: &str) -> common::Reply {
             .unwrap();
         return common::send(app, request).await;
     }
+    if uri.ends_with("/recube/runs") {
+        let d =
+            wheelwright_server::dataset::recube::load_recube_dir(&common::recube::dataset_dir())
+                .expect("the shipped ReCUBE dataset");
+        return post_bytes(app, uri, common::recube::bundle(&d).to_jsonl()).await;
+    }
     if uri.ends_with("/runs") {
         let dataset =
             wheelwright_server::dataset::load_dir(&common::real_dataset()).expect("the dataset");
@@ -108,13 +114,19 @@ async fn every_documented_operation_answers_with_its_required_fields() {
     let queued = post_bytes(&app, &format!("/api/v1/runs/{run}/tests"), Vec::new()).await;
     assert_eq!(queued.status, StatusCode::ACCEPTED, "{}", queued.text());
     let job = queued.json()["job"].to_string();
+    let recube_run =
+        get(&app, "/api/v1/runs?benchmark=recube").await.json()["items"][0]["id"].to_string();
     for (path, operations) in doc["paths"].as_object().unwrap() {
         let id = if path.starts_with("/jobs/") {
             &job
+        } else if path.starts_with("/recube/runs/") {
+            &recube_run
         } else {
             &run
         };
-        let uri = if path.starts_with("/recube/") {
+        let uri = if path.starts_with("/recube/runs") {
+            format!("/api/v1{path}")
+        } else if path.starts_with("/recube/") {
             // ReCUBE's shipped dataset, an instance and a repository of it.
             format!(
                 "/api/v1{}",

@@ -289,7 +289,7 @@ async fn tables_download_as_csv() {
         (
             "/api/v1/runs?format=csv".to_owned(),
             "id,origin,baseline",
-            3,
+            5,
         ),
         ("/api/v1/datasets?format=csv".to_owned(), "name,version", 1),
         (
@@ -700,19 +700,20 @@ async fn repository_source_is_served_by_path_and_line_range_and_nothing_else() {
 #[tokio::test]
 async fn runs_and_turns_are_served_in_pages_and_their_csv_whole() {
     let app = app().await;
-    // Every page of runs, one at a time: each run once, in order, with the total.
+    // Every page of runs, one at a time: each run once, in order, with the total (the
+    // baselines: three of RepoReuse's dataset, two of ReCUBE's).
     let mut ids = Vec::new();
-    for offset in 0..4 {
+    for offset in 0..6 {
         let page = get(&app, &format!("/api/v1/runs?limit=1&offset={offset}"))
             .await
             .json();
         assert_eq!(
             (page["total"].as_i64(), page["limit"].as_i64()),
-            (Some(3), Some(1))
+            (Some(5), Some(1))
         );
         assert_eq!(page["offset"], offset);
         let items = page["items"].as_array().unwrap();
-        assert_eq!(items.len(), usize::from(offset < 3), "{page:#}");
+        assert_eq!(items.len(), usize::from(offset < 5), "{page:#}");
         ids.extend(items.iter().map(|r| r["id"].as_i64().unwrap()));
     }
     let whole: Vec<i64> = runs(&app, "")
@@ -722,7 +723,15 @@ async fn runs_and_turns_are_served_in_pages_and_their_csv_whole() {
         .collect();
     assert_eq!(ids, whole);
     let csv = get(&app, "/api/v1/runs?format=csv").await.text();
-    assert_eq!(csv.trim_end().split("\r\n").count(), 1 + 3, "{csv}");
+    assert_eq!(csv.trim_end().split("\r\n").count(), 1 + 5, "{csv}");
+    let gzipped = common::get_with(
+        &app,
+        "/api/v1/runs?format=csv",
+        &[("accept-encoding", "gzip")],
+    )
+    .await;
+    assert_eq!(gzipped.headers["content-encoding"], "gzip");
+    assert_eq!(common::gunzip(&gzipped.body), csv.as_bytes());
 
     // A run's turns, in pages that add up to its CSV, row for row.
     let id = whole[0];
@@ -797,7 +806,7 @@ async fn runs_and_turns_are_served_in_pages_and_their_csv_whole() {
     ] {
         assert_api_error(&get(&app, uri).await, StatusCode::BAD_REQUEST, words);
     }
-    assert_eq!(run_count(&app).await, 3);
+    assert_eq!(run_count(&app).await, 5);
 }
 
 #[tokio::test]
@@ -907,6 +916,16 @@ async fn a_turn_case_inlines_files_within_bounds_and_serves_each_whole() {
     assert_eq!(whole.body, log.as_bytes());
     let whole = get(&app, &format!("{base}/files?path=logs/controls.txt")).await;
     assert_eq!(whole.body, controls.as_bytes());
+    // As a browser asks for it, compressed: the stream ends once, whole.
+    let gzipped = common::get_with(
+        &app,
+        &format!("{base}/files?path=logs/agent.log"),
+        &[("accept-encoding", "gzip")],
+    )
+    .await;
+    assert_eq!(gzipped.status, StatusCode::OK);
+    assert_eq!(gzipped.headers["content-encoding"], "gzip");
+    assert_eq!(common::gunzip(&gzipped.body), log.as_bytes());
     let listed = get(&app, &format!("{base}/files?limit=1000")).await.json();
     assert_eq!(listed["total"], 303);
     let paths: Vec<&str> = listed["items"]

@@ -18,7 +18,7 @@ use axum::extract::{Path, Query, State};
 use axum::http::{StatusCode, header};
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
-use futures_util::Stream;
+use futures_util::{Stream, StreamExt};
 use tokio::sync::broadcast::error::RecvError;
 
 use crate::AppState;
@@ -177,5 +177,6 @@ pub(crate) async fn events(
             }
         },
     );
-    Ok(Sse::new(stream).keep_alive(KeepAlive::new().interval(Duration::from_secs(15))))
+    // Fused: nothing may poll an unfold stream after its end (it panics).
+    Ok(Sse::new(stream.fuse()).keep_alive(KeepAlive::new().interval(Duration::from_secs(15))))
 }

@@ -144,11 +144,12 @@ async fn run_rows(
             serde_json::from_str(&overall).map_err(|e| AppError::Internal(e.into()))?;
         // A baseline's model is named after it ("copy baseline") and its origin badge sets
         // it apart; no extra column is needed.
-        let labels = BTreeMap::from([
-            ("model".to_owned(), model),
-            ("harness".to_owned(), harness),
-            ("memory".to_owned(), memory),
-        ]);
+        let mut labels =
+            BTreeMap::from([("model".to_owned(), model), ("harness".to_owned(), harness)]);
+        // What the agent kept between turns is a RepoReuse setting; ReCUBE has no turns.
+        if benchmark != wheelwright_core::benchmark::Benchmark::Recube {
+            labels.insert("memory".to_owned(), memory);
+        }
         rows.push(LeaderboardRow {
             origin: Origin::from_id(&origin).unwrap_or(Origin::Verified),
             labels,

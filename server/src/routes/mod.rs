@@ -90,6 +90,11 @@ pub fn router(state: AppState) -> Router {
             "/recube/datasets/{name}/{version}/repositories/{repo}/source",
             get(recube::source),
         )
+        .route(
+            "/recube/runs",
+            post(recube::upload).layer(axum::extract::DefaultBodyLimit::max(runs::FORM_LIMIT)),
+        )
+        .route("/recube/runs/{id}", get(recube::run))
         .route("/openapi.json", get(openapi::get))
         .route("/analyze", post(analyze::post))
         .fallback(api_not_found)

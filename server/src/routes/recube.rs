@@ -1,17 +1,25 @@
-//! `GET /api/v1/recube/datasets[/{name}/{version}[/instances/{id} | /repositories/{repo}/source]]`: ReCUBE's datasets, their instances (masked and original target, labelled tests, the four views and their drawing) and their repositories' files.
+//! `/api/v1/recube`: ReCUBE's datasets, their instances (masked and original target, labelled tests, the four views and their drawing) and repositories' files; runs uploaded and read.
+//!
+//! - `GET /recube/datasets[/{name}/{version}[/instances/{id} | /repositories/{repo}/source]]`;
+//! - `POST /recube/runs`: a ReCUBE run bundle (JSON Lines, plain or gzip, as the body or the
+//!   field `bundle` of a form), scored and stored in one transaction, or refused with a 4xx
+//!   that says why; its hidden tests are queued by `POST /api/v1/runs/{id}/tests`;
+//! - `GET /recube/runs/{id}`: the run and its instances' scores.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use axum::Json;
 use axum::extract::{Path, Query, State};
+use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
 use super::datasets::{check_source_params, source_reply};
 use crate::AppState;
 use crate::dataset::recube::LoadedRecube;
 use crate::error::AppError;
-use wheelwright_core::api::{RecubeDatasetDetail, RecubeDatasetSummary};
+use crate::recube_runs;
+use wheelwright_core::api::{RecubeDatasetDetail, RecubeDatasetSummary, RecubeRunDetail};
 
 fn dataset(state: &AppState, name: &str, version: &str) -> Result<Arc<LoadedRecube>, AppError> {
     state.catalog.recube(name, version).ok_or_else(|| {
@@ -82,4 +90,43 @@ pub(crate) async fn source(
         ))
     })?;
     source_reply(&files, &params)
+}
+
+/// `POST /api/v1/recube/runs`: scores and stores a ReCUBE run bundle.
+pub(crate) async fn upload(
+    State(state): State<AppState>,
+    request: axum::extract::Request,
+) -> Result<Response, AppError> {
+    let body = super::runs::upload_body(&state, request).await?;
+    // Reading (inflating) and scoring take one slot of the work pool, or a 503 at once.
+    let job = state.work.try_job()?;
+    let bundle = job.run(move |_| recube_runs::read(&body)).await??;
+    let id = recube_runs::submit(&state.store, &state.catalog, bundle, &job).await?;
+    drop(job);
+    let detail = run_detail(&state, id).await?;
+    Ok((
+        StatusCode::CREATED,
+        [(header::LOCATION, format!("/api/v1/recube/runs/{id}"))],
+        Json(detail),
+    )
+        .into_response())
+}
+
+/// `GET /api/v1/recube/runs/{id}`: a stored ReCUBE run and its instances.
+pub(crate) async fn run(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+) -> Result<Json<RecubeRunDetail>, AppError> {
+    let id = super::positive_id(&id, "run")?;
+    Ok(Json(run_detail(&state, id).await?))
+}
+
+async fn run_detail(state: &AppState, id: i64) -> Result<RecubeRunDetail, AppError> {
+    let summary = super::runs::summary(state, id).await?;
+    if summary.benchmark != wheelwright_core::benchmark::Benchmark::Recube.id() {
+        return Err(AppError::not_found(format!(
+            "run {id} is not a ReCUBE run; GET /api/v1/runs/{id} shows it"
+        )));
+    }
+    Ok(recube_runs::detail(&state.store, summary).await?)
 }

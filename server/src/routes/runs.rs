@@ -28,6 +28,7 @@ use axum::response::{IntoResponse, Response};
 use futures_util::StreamExt;
 use serde_json::Value;
 use wheelwright_core::bundle::LIMITS;
+use wheelwright_core::recube::scoring::COLUMNS as RECUBE_COLUMNS;
 use wheelwright_core::reporeuse::bundle::RepoReuseBundle;
 use wheelwright_core::reporeuse::metrics::run::COLUMNS;
 
@@ -84,6 +85,20 @@ const SUMMARY_LAST: [&str; 8] = [
     "dataset_sha256",
 ];
 
+/// ReCUBE's score columns as the run table's CSV names them ([`RECUBE_COLUMNS`] in order;
+/// its mean cost per instance renamed, since `cost_usd` is the run's cost).
+const RECUBE_CSV: [&str; 9] = [
+    "spr",
+    "apr",
+    "spr_external",
+    "apr_external",
+    "spr_internal",
+    "apr_internal",
+    "caller_coverage",
+    "cost_usd_per_instance",
+    "turns",
+];
+
 /// Column order of a run's turn table: these, the score columns, then the rest.
 const TURN_FIRST: [&str; 5] = ["chain", "turn", "path", "submission", "syntax_errors"];
 const TURN_LAST: [&str; 3] = ["reimplemented", "unknown_targets", "trajectory"];
@@ -106,20 +121,7 @@ pub(crate) async fn upload(
     State(state): State<AppState>,
     request: axum::extract::Request,
 ) -> Result<Response, AppError> {
-    // A browser form (the submit page) posts multipart/form-data with the bundle in a
-    // field; a command-line client sends the bundle itself as the body.
-    let multipart =
-        super::content_type(request.headers()).is_some_and(|t| t == "multipart/form-data");
-    let body = if multipart {
-        bundle_field(request, &state).await?
-    } else {
-        super::raw_body(request, UPLOAD_LIMIT).await?
-    };
-    if body.is_empty() {
-        return Err(AppError::bad_request(
-            "the body is empty; send a run bundle as a .zip, JSON Lines or .jsonl.gz (see /api/v1/openapi.json)",
-        ));
-    }
+    let body = upload_body(&state, request).await?;
     // Reading (inflating) and scoring take one slot of the work pool, or a 503 at once.
     let job = state.work.try_job()?;
     let bundle = job
@@ -135,6 +137,29 @@ pub(crate) async fn upload(
         Json(detail),
     )
         .into_response())
+}
+
+/// The run bundle of an upload: the body itself, or the field [`BUNDLE_FIELD`] of a
+/// `multipart/form-data` form; refused when empty or over [`UPLOAD_LIMIT`].
+pub(super) async fn upload_body(
+    state: &AppState,
+    request: axum::extract::Request,
+) -> Result<Bytes, AppError> {
+    // A browser form (the submit page) posts multipart/form-data with the bundle in a
+    // field; a command-line client sends the bundle itself as the body.
+    let multipart =
+        super::content_type(request.headers()).is_some_and(|t| t == "multipart/form-data");
+    let body = if multipart {
+        bundle_field(request, state).await?
+    } else {
+        super::raw_body(request, UPLOAD_LIMIT).await?
+    };
+    if body.is_empty() {
+        return Err(AppError::bad_request(
+            "the body is empty; send a run bundle as a .zip, JSON Lines or .jsonl.gz (see /api/v1/openapi.json)",
+        ));
+    }
+    Ok(body)
 }
 
 /// The form field a multipart upload carries the run bundle in.
@@ -307,7 +332,10 @@ pub(crate) async fn list(
                     .collect::<anyhow::Result<Vec<_>>>()
             }
         };
-        return stream_csv("runs", csv_order(&SUMMARY_FIRST, &SUMMARY_LAST), next).await;
+        let mut order = csv_order(&SUMMARY_FIRST, &[]);
+        order.extend(RECUBE_CSV);
+        order.extend(SUMMARY_LAST);
+        return stream_csv("runs", order, next).await;
     }
     let items = state
         .store
@@ -324,11 +352,18 @@ pub(crate) async fn list(
 }
 
 /// A run summary as one CSV record: one column per score, not a nested object.
+///
+/// Every record has every benchmark's score columns (empty where they do not apply), so a
+/// table of RepoReuse and ReCUBE runs has one header. ReCUBE's mean cost per instance is
+/// `cost_usd_per_instance`: `cost_usd` is the run's cost as its metadata gives it.
 fn flat_summary(row: &RunSummary) -> anyhow::Result<Value> {
     let mut row = serde_json::to_value(row)?;
     if let Some(Value::Object(overall)) = row.as_object_mut().and_then(|r| r.remove("overall")) {
         for column in COLUMNS {
             row[column] = overall.get(column).cloned().unwrap_or(Value::Null);
+        }
+        for (column, name) in RECUBE_COLUMNS.iter().zip(RECUBE_CSV) {
+            row[name] = overall.get(*column).cloned().unwrap_or(Value::Null);
         }
     }
     Ok(row)
@@ -407,17 +442,31 @@ where
                 format!("attachment; filename=\"{name}.csv\""),
             ),
         ],
-        Body::from_stream(body),
+        // Fused: the compression layer may poll a body once more after its end, which an
+        // unfold stream answers with a panic.
+        Body::from_stream(body.fuse()),
     )
         .into_response())
 }
 
-async fn summary(state: &AppState, id: i64) -> Result<RunSummary, AppError> {
+pub(super) async fn summary(state: &AppState, id: i64) -> Result<RunSummary, AppError> {
     state
         .store
         .run_summary(id)
         .await?
         .ok_or_else(|| AppError::not_found(format!("no run {id}; GET /api/v1/runs lists them")))
+}
+
+/// Refuses a run of another benchmark than RepoReuse, whose turns these routes show; a
+/// ReCUBE run's instances are at `/api/v1/recube/runs/{id}`.
+fn reporeuse_only(run: &RunSummary) -> Result<(), AppError> {
+    if run.benchmark == wheelwright_core::benchmark::Benchmark::Recube.id() {
+        return Err(AppError::not_found(format!(
+            "run {} is a ReCUBE run, which has instances, not turns; GET /api/v1/recube/runs/{} shows them",
+            run.id, run.id
+        )));
+    }
+    Ok(())
 }
 
 /// One row of a run's turn table from its stored score.
@@ -455,7 +504,7 @@ pub(crate) async fn turn_table(
     let paging = TURNS_PAGE.parse(&mut params, format)?;
     no_other_params(&params, "limit, offset or format")?;
     let id = super::positive_id(&id, "run")?;
-    summary(&state, id).await?;
+    reporeuse_only(&summary(&state, id).await?)?;
     if format == Format::Csv {
         let store = state.store.clone();
         let next = move |after: Option<i64>| {
@@ -579,6 +628,7 @@ pub(crate) async fn turn(
 ) -> Result<Json<TurnDetail>, AppError> {
     let id = super::positive_id(&id, "run")?;
     let run = summary(&state, id).await?;
+    reporeuse_only(&run)?;
     let number = turn_number(&turn)?;
     let score = turn_score(&state, id, &chain, number).await?;
     let loaded = state
@@ -774,7 +824,8 @@ pub(crate) async fn turn_files(
                 "default-src 'none'; sandbox".to_owned(),
             ),
         ],
-        Body::from_stream(parts),
+        // Fused: see the CSV download above.
+        Body::from_stream(parts.fuse()),
     )
         .into_response())
 }

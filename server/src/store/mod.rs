@@ -119,6 +119,92 @@ pub(crate) struct NewRun<'a> {
     pub(crate) metadata: &'a wheelwright_core::bundle::Metadata,
 }
 
+/// A run's scores as stored, serialised: its row and series, and one score per stored
+/// (chain, turn) slot (a RepoReuse turn; a ReCUBE instance is the slot (id, 1)).
+pub(crate) struct Scores {
+    pub(crate) scorer_version: String,
+    pub(crate) chains: usize,
+    /// JSON: the run's row, {column: Score}.
+    pub(crate) overall: String,
+    /// JSON: {column: [Score, ...]} over turns (`{}` for ReCUBE, which has no turns).
+    pub(crate) series: String,
+    /// JSON array of run diagnostics.
+    pub(crate) diagnostics: String,
+    /// JSON: the report of unparsed actions, for RepoReuse.
+    pub(crate) unparsed: Option<String>,
+    pub(crate) turns: Vec<SlotScore>,
+}
+
+/// One slot's score as stored.
+pub(crate) struct SlotScore {
+    pub(crate) chain: String,
+    pub(crate) turn: usize,
+    /// JSON: the turn's row (RepoReuse) or the instance's score (ReCUBE).
+    pub(crate) score: String,
+}
+
+impl SlotScore {
+    pub(crate) fn new(chain: &str, turn: usize, score: &impl Serialize) -> anyhow::Result<Self> {
+        Ok(Self {
+            chain: chain.to_owned(),
+            turn,
+            score: serde_json::to_string(score)?,
+        })
+    }
+}
+
+impl Scores {
+    /// A RepoReuse run's report as stored.
+    pub(crate) fn of_reporeuse(
+        report: &wheelwright_core::reporeuse::scoring::RunReport,
+    ) -> anyhow::Result<Self> {
+        Ok(Self {
+            scorer_version: report.scorer_version.clone(),
+            chains: report.chains,
+            overall: serde_json::to_string(&report.overall)?,
+            series: serde_json::to_string(&report.series)?,
+            diagnostics: serde_json::to_string(&report.diagnostics)?,
+            unparsed: Some(serde_json::to_string(&report.unparsed)?),
+            turns: report
+                .turns
+                .iter()
+                .map(|row| SlotScore::new(&row.chain, row.turn, row))
+                .collect::<anyhow::Result<_>>()?,
+        })
+    }
+
+    /// A ReCUBE run's report as stored: its row with the pass rates undefined until
+    /// `tested`, one slot per instance.
+    pub(crate) fn of_recube(
+        report: &wheelwright_core::recube::scoring::RecubeReport,
+        tested: bool,
+    ) -> anyhow::Result<Self> {
+        Ok(Self {
+            scorer_version: wheelwright_core::SCORER_VERSION.to_owned(),
+            chains: report.instances.len(),
+            overall: serde_json::to_string(&report.row(tested))?,
+            series: "{}".to_owned(),
+            diagnostics: "[]".to_owned(),
+            unparsed: None,
+            turns: report
+                .instances
+                .iter()
+                .map(|i| SlotScore::new(&i.instance, 1, i))
+                .collect::<anyhow::Result<_>>()?,
+        })
+    }
+}
+
+/// What the commit of a tested slot also stores.
+pub(crate) enum Rescore<'a> {
+    /// Nothing more: the run is scored again once its last slot is tested (RepoReuse).
+    Nothing,
+    /// The slot's new score (a ReCUBE instance, scored with its verdict).
+    Slot(SlotScore),
+    /// The last slot: the whole run scored again, and the job done.
+    Finish(&'a Scores),
+}
+
 /// What [`Store::insert_run`] did.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Inserted {

@@ -16,6 +16,7 @@ use wheelwright_server::{AppState, ServeConfig, router};
 pub mod expect;
 #[path = "../../../core/tests/common/python.rs"]
 pub mod python;
+pub mod recube;
 
 /// A router on a new SQLite database in a temporary directory (removed on drop).
 pub struct TestApp {
@@ -322,4 +323,20 @@ impl<'de> serde::de::Visitor<'de> for UniqueVisitor {
         }
         Ok(Unique)
     }
+}
+
+/// GET `uri` with the request headers `headers`.
+pub async fn get_with(app: &TestApp, uri: &str, headers: &[(&str, &str)]) -> Reply {
+    let mut request = Request::get(uri);
+    for (name, value) in headers {
+        request = request.header(*name, *value);
+    }
+    send(app, request.body(Body::empty()).unwrap()).await
+}
+
+/// The bytes a gzip body holds.
+pub fn gunzip(body: &[u8]) -> Vec<u8> {
+    let mut bytes = Vec::new();
+    std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(body), &mut bytes).unwrap();
+    bytes
 }

@@ -5,10 +5,9 @@ use std::time::Duration;
 
 use wheelwright_core::hidden_tests::TestResults;
 use wheelwright_core::hidden_tests::{JobProgress, Verdict};
-use wheelwright_core::reporeuse::scoring::RunReport;
 
 use super::{NOW, Store};
-use crate::store::{Claim, TestOutcome, TurnTests};
+use crate::store::{Claim, Rescore, Scores, TestOutcome, TurnTests};
 
 impl Store {
     /// Frees every job from the workers of a previous process and queues again the jobs
@@ -199,10 +198,10 @@ impl Store {
         Ok(())
     }
 
-    /// The dataset (name, version) of run `run`.
-    pub(crate) async fn run_dataset(&self, run: i64) -> anyhow::Result<(String, String)> {
+    /// The benchmark and dataset (name, version) of run `run`.
+    pub(crate) async fn run_dataset(&self, run: i64) -> anyhow::Result<(String, String, String)> {
         Ok(
-            sqlx::query_as("SELECT dataset_name, dataset_version FROM run WHERE id = ?")
+            sqlx::query_as("SELECT benchmark, dataset_name, dataset_version FROM run WHERE id = ?")
                 .bind(run)
                 .fetch_one(&self.pool)
                 .await?,
@@ -217,6 +216,21 @@ impl Store {
                 .fetch_all(&self.pool)
                 .await?,
         )
+    }
+
+    /// The chains (ReCUBE: instance ids) of run `run` with a committed test result.
+    pub(crate) async fn tested_slots(
+        &self,
+        run: i64,
+    ) -> anyhow::Result<std::collections::BTreeSet<String>> {
+        let rows: Vec<String> = sqlx::query_scalar(
+            "SELECT DISTINCT t.chain FROM test_turn AS t JOIN test_job AS j ON j.id = t.job_id
+             WHERE j.run_id = ?",
+        )
+        .bind(run)
+        .fetch_all(&self.pool)
+        .await?;
+        Ok(rows.into_iter().collect())
     }
 
     /// How many turns of `job` are committed.
@@ -252,9 +266,10 @@ impl Store {
         Ok(tests)
     }
 
-    /// Commits one turn's results and the time it spent, and releases the job; with
-    /// `report` (the last turn), also the re-scored run and the job's end, in the same
-    /// transaction, unless the job was cancelled meanwhile. Whether the job is done.
+    /// Commits one turn's results and the time it spent, and releases the job, with what
+    /// `rescore` says in the same transaction: the slot's new score, or (the last turn) the
+    /// re-scored run and the job's end, unless the job was cancelled meanwhile. Whether the
+    /// job is done.
     #[allow(clippy::too_many_arguments)]
     pub(crate) async fn commit_turn(
         &self,
@@ -264,7 +279,7 @@ impl Store {
         turn: usize,
         verdict: &Verdict,
         elapsed: Duration,
-        report: Option<&RunReport>,
+        rescore: Rescore<'_>,
     ) -> anyhow::Result<bool> {
         let turn = i64::try_from(turn)?;
         let mut tx = self.pool.begin().await?;
@@ -312,12 +327,16 @@ impl Store {
         .bind(job)
         .fetch_one(&mut *tx)
         .await?;
-        let finished = match report {
-            Some(report) if state == "running" => {
+        let finished = match rescore {
+            Rescore::Finish(report) if state == "running" => {
                 Self::finalise(&mut tx, job, run, report).await?;
                 true
             }
-            _ => false,
+            Rescore::Slot(score) => {
+                Self::write_slot_score(&mut tx, run, &score).await?;
+                false
+            }
+            Rescore::Finish(_) | Rescore::Nothing => false,
         };
         tx.commit().await?;
         Ok(finished)
@@ -329,7 +348,7 @@ impl Store {
         &self,
         job: i64,
         run: i64,
-        report: &RunReport,
+        report: &Scores,
     ) -> anyhow::Result<()> {
         let mut tx = self.pool.begin().await?;
         Self::finalise(&mut tx, job, run, report).await?;
@@ -342,7 +361,7 @@ impl Store {
         tx: &mut sqlx::Transaction<'static, sqlx::Sqlite>,
         job: i64,
         run: i64,
-        report: &RunReport,
+        report: &Scores,
     ) -> anyhow::Result<()> {
         Self::write_rescore(tx, run, report).await?;
         sqlx::query(&format!(

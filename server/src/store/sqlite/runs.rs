@@ -1,10 +1,10 @@
 //! Runs: storing one with its turns and texts in one transaction, listing and reading them, re-scoring.
 
-use wheelwright_core::reporeuse::scoring::RunReport;
-
 use super::{NOW, Store};
 use crate::storage::PackedRun;
-use crate::store::{ChainTurns, Inserted, LeaderboardRun, NewRun, RunFilter, RunRow, RunSummary};
+use crate::store::{
+    ChainTurns, Inserted, LeaderboardRun, NewRun, RunFilter, RunRow, RunSummary, Scores, SlotScore,
+};
 
 /// The columns of a [`RunRow`].
 const SUMMARY_COLUMNS: &str = "id, origin, baseline, benchmark, dataset_name, dataset_version,
@@ -13,11 +13,6 @@ const SUMMARY_COLUMNS: &str = "id, origin, baseline, benchmark, dataset_name, da
 
 /// A [`RunFilter`] as SQL over parameters 1 (benchmark) and 2 (origin).
 const FILTER: &str = "(?1 IS NULL OR benchmark = ?1) AND (?2 IS NULL OR origin = ?2)";
-
-/// The text of a JSON column.
-fn json<T: serde::Serialize + ?Sized>(value: &T) -> anyhow::Result<String> {
-    Ok(serde_json::to_string(value)?)
-}
 
 impl Store {
     /// The run of dataset `name` `version` stored from the bundle whose hash is
@@ -44,7 +39,7 @@ impl Store {
     pub(crate) async fn insert_run(
         &self,
         run: &NewRun<'_>,
-        report: &RunReport,
+        report: &Scores,
         packed: &PackedRun,
     ) -> anyhow::Result<Inserted> {
         let m = run.metadata;
@@ -86,10 +81,10 @@ impl Store {
         .bind(wheelwright_core::syntax::GRAMMAR_VERSION)
         .bind(i64::try_from(report.chains)?)
         .bind(i64::try_from(report.turns.len())?)
-        .bind(json(&report.overall)?)
-        .bind(json(&report.series)?)
-        .bind(json(&report.diagnostics)?)
-        .bind(json(&report.unparsed)?)
+        .bind(&report.overall)
+        .bind(&report.series)
+        .bind(&report.diagnostics)
+        .bind(&report.unparsed)
         .fetch_one(&mut *tx)
         .await?;
         for row in &report.turns {
@@ -97,7 +92,7 @@ impl Store {
                 .bind(id)
                 .bind(&row.chain)
                 .bind(i64::try_from(row.turn)?)
-                .bind(json(row)?)
+                .bind(&row.score)
                 .execute(&mut *tx)
                 .await?;
         }
@@ -111,29 +106,37 @@ impl Store {
     pub(super) async fn write_rescore(
         tx: &mut sqlx::Transaction<'static, sqlx::Sqlite>,
         run: i64,
-        report: &RunReport,
+        report: &Scores,
     ) -> anyhow::Result<()> {
         sqlx::query(
             "UPDATE run SET overall = ?, series = ?, diagnostics = ?, unparsed = ? WHERE id = ?",
         )
-        .bind(json(&report.overall)?)
-        .bind(json(&report.series)?)
-        .bind(json(&report.diagnostics)?)
-        .bind(json(&report.unparsed)?)
+        .bind(&report.overall)
+        .bind(&report.series)
+        .bind(&report.diagnostics)
+        .bind(&report.unparsed)
         .bind(run)
         .execute(&mut **tx)
         .await?;
         for row in &report.turns {
-            sqlx::query(
-                "UPDATE run_turn SET score = ? WHERE run_id = ? AND chain = ? AND turn = ?",
-            )
-            .bind(json(row)?)
+            Self::write_slot_score(tx, run, row).await?;
+        }
+        Ok(())
+    }
+
+    /// Replaces the stored score of one slot of run `run`, inside `tx`.
+    pub(super) async fn write_slot_score(
+        tx: &mut sqlx::Transaction<'static, sqlx::Sqlite>,
+        run: i64,
+        row: &SlotScore,
+    ) -> anyhow::Result<()> {
+        sqlx::query("UPDATE run_turn SET score = ? WHERE run_id = ? AND chain = ? AND turn = ?")
+            .bind(&row.score)
             .bind(run)
             .bind(&row.chain)
             .bind(i64::try_from(row.turn)?)
             .execute(&mut **tx)
             .await?;
-        }
         Ok(())
     }
 

@@ -1,0 +1,308 @@
+//! ReCUBE runs on the server: a bundle scored with core and stored, each instance scored again as its hidden tests finish, and the two baselines (the original file, the masked file).
+//!
+//! A ReCUBE run is stored in the same tables as a RepoReuse run: an instance is the slot
+//! (id, 1), a chain of one turn, so the run's files and trajectories, the hidden-test
+//! queue, its commits and restarts are the same code. At upload the instances are scored
+//! from the bundle alone (caller coverage, cost and calls from the trajectories) and the
+//! run's pass rates are undefined: a run nobody tested has not failed its tests. Each
+//! instance's commit in the queue stores its score judged by its verdict
+//! ([`InstanceScore::retested`]); the last one also stores the run's row.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use wheelwright_core::bundle::{DatasetRef, LIMITS, Metadata};
+use wheelwright_core::hidden_tests::Verdict;
+use wheelwright_core::python::index::IndexOptions;
+use wheelwright_core::recube::bundle::{InstanceKey, RecubeBundle};
+use wheelwright_core::recube::dataset::Instance;
+use wheelwright_core::recube::mask::mask;
+use wheelwright_core::recube::scoring::{
+    InstanceRun, InstanceScore, RecubeReport, report, score_instance,
+};
+use wheelwright_core::reporeuse::scoring::DEFAULT_WORKDIR;
+use wheelwright_core::workspace::Workspace;
+
+use crate::dataset::catalog::Catalog;
+use crate::dataset::recube::LoadedRecube;
+use crate::runs::{Provenance, RunError};
+use crate::store::{Scores, SlotScore, Store};
+use crate::work::Job;
+
+/// The baselines of a ReCUBE dataset: the name stored with the run, what the target holds,
+/// and the run's model label.
+const BASELINES: [(&str, Target, &str); 2] = [
+    ("reference", Target::Original, "original file (baseline)"),
+    ("empty", Target::Masked, "masked file (baseline)"),
+];
+
+/// What a baseline puts at each instance's target.
+#[derive(Clone, Copy)]
+enum Target {
+    /// The file as the library ships it: every test passes.
+    Original,
+    /// The file the agent is given, bodies removed: what an agent that did nothing leaves.
+    Masked,
+}
+
+/// Reads an uploaded ReCUBE bundle (JSON Lines, plain or gzip) within the upload limits.
+pub(crate) fn read(bytes: &[u8]) -> Result<RecubeBundle, RunError> {
+    Ok(RecubeBundle::from_bytes(bytes, "the upload", LIMITS)?)
+}
+
+/// Scores `bundle` against the ReCUBE dataset it names (in `job`'s slot of the work pool)
+/// and stores it; the new run's id.
+pub(crate) async fn submit(
+    store: &Store,
+    catalog: &Catalog,
+    bundle: RecubeBundle,
+    job: &Job,
+) -> Result<i64, RunError> {
+    let wanted = &bundle.metadata.dataset;
+    let loaded = catalog
+        .recube(&wanted.name, &wanted.version)
+        .ok_or_else(|| RunError::UnknownDataset {
+            name: wanted.name.clone(),
+            version: wanted.version.clone(),
+        })?;
+    bundle.check_against(&loaded.dataset)?;
+    let manifest = &loaded.dataset.manifest;
+    let (bundle, hash) =
+        crate::runs::hashed_if_new(store, bundle, &manifest.name, &manifest.version, job).await?;
+    let scored = Arc::clone(&loaded);
+    let (bundle, report) = job
+        .run(move |_| {
+            let report = score_untested(&scored, &bundle);
+            report.map(|report| (bundle, report))
+        })
+        .await??;
+    save(store, &loaded, None, bundle, hash, &report).await
+}
+
+/// Every instance of `bundle` scored without test results, in dataset order. Blocking: a
+/// repository not fetched yet is downloaded.
+fn score_untested(loaded: &LoadedRecube, bundle: &RecubeBundle) -> anyhow::Result<RecubeReport> {
+    let options = IndexOptions::default();
+    let mut workspaces: BTreeMap<&str, Workspace> = BTreeMap::new();
+    let mut scores = Vec::with_capacity(loaded.dataset.instances.len());
+    for instance in &loaded.dataset.instances {
+        let repository = instance.manifest.repository.as_str();
+        if !workspaces.contains_key(repository) {
+            workspaces.insert(repository, workspace(loaded, instance)?);
+        }
+        scores.push(score_instance(&InstanceRun {
+            instance,
+            prediction: bundle
+                .predictions
+                .get(&InstanceKey::new(instance.manifest.id.as_str())),
+            verdict: None,
+            repository: &workspaces[repository],
+            options: &options,
+            workdir: DEFAULT_WORKDIR,
+        }));
+    }
+    Ok(report(scores))
+}
+
+/// The files of `instance`'s repository as a workspace.
+fn workspace(loaded: &LoadedRecube, instance: &Instance) -> anyhow::Result<Workspace> {
+    let files = repository(loaded, instance)?;
+    let mut workspace = Workspace::new();
+    for (path, text) in files.iter() {
+        workspace.insert(path, text.as_str());
+    }
+    Ok(workspace)
+}
+
+/// The files of `instance`'s repository. Blocking: the first call may download it.
+pub(crate) fn repository(
+    loaded: &LoadedRecube,
+    instance: &Instance,
+) -> anyhow::Result<Arc<BTreeMap<String, String>>> {
+    let id = &instance.manifest.repository;
+    loaded
+        .repository(id)?
+        .ok_or_else(|| anyhow::anyhow!("instance {} names no repository", instance.manifest.id))
+}
+
+/// Stores the run with one slot per instance and its texts, in one transaction.
+async fn save(
+    store: &Store,
+    loaded: &LoadedRecube,
+    baseline: Option<&str>,
+    bundle: RecubeBundle,
+    hash: String,
+    report: &RecubeReport,
+) -> Result<i64, RunError> {
+    let manifest = &loaded.dataset.manifest;
+    let from = Provenance {
+        baseline,
+        benchmark: wheelwright_core::benchmark::Benchmark::Recube.id(),
+        dataset_name: &manifest.name,
+        dataset_version: &manifest.version,
+        dataset_sha256: &loaded.content_sha256,
+    };
+    let scores = Scores::of_recube(report, false)?;
+    crate::runs::insert(store, &from, bundle, Some(hash), &scores).await
+}
+
+/// Computes and stores the baselines of `loaded` unless they are stored for its current
+/// content; baselines of older content of the same dataset are replaced.
+pub(crate) async fn ensure_baselines(
+    store: &Store,
+    loaded: &Arc<LoadedRecube>,
+) -> anyhow::Result<()> {
+    let manifest = &loaded.dataset.manifest;
+    store
+        .delete_stale_baselines(&manifest.name, &manifest.version, &loaded.content_sha256)
+        .await?;
+    let today = store.today().await?;
+    for (name, target, model) in BASELINES {
+        if store
+            .baseline_run(name, &manifest.name, &manifest.version)
+            .await?
+            .is_some()
+        {
+            continue;
+        }
+        let metadata = Metadata {
+            model: model.to_owned(),
+            harness: "baseline".to_owned(),
+            memory: "none".to_owned(),
+            date: today.clone(),
+            dataset: DatasetRef {
+                name: manifest.name.clone(),
+                version: manifest.version.clone(),
+            },
+            cost_usd: None,
+            scaffold_version: Some(wheelwright_core::SCORER_VERSION.to_owned()),
+            notes: Some(format!(
+                "Computed by Wheelwright {} from the dataset itself; not an agent's run.",
+                wheelwright_core::SCORER_VERSION
+            )),
+        };
+        let scored = Arc::clone(loaded);
+        let (bundle, hash, report) = tokio::task::spawn_blocking(move || {
+            let bundle = RecubeBundle::baseline(&scored.dataset, metadata, |instance| {
+                let files = repository(&scored, instance).ok()?;
+                let original = files.get(&instance.manifest.target)?;
+                Some(match target {
+                    Target::Original => original.clone(),
+                    Target::Masked => mask(original).text,
+                })
+            });
+            let hash = bundle.content_hash();
+            let report = score_untested(&scored, &bundle)?;
+            anyhow::Ok((bundle, hash, report))
+        })
+        .await??;
+        match save(store, loaded, Some(name), bundle, hash, &report).await {
+            Ok(id) => tracing::info!(
+                dataset = manifest.name,
+                baseline = name,
+                id,
+                "baseline stored"
+            ),
+            // Another server process on the same database stored it first.
+            Err(RunError::Duplicate { .. }) => {}
+            Err(e) => return Err(anyhow::anyhow!("{e}")),
+        }
+    }
+    Ok(())
+}
+
+/// The stored scores of run `run`'s instances, in the order they were stored (the
+/// dataset's).
+pub(crate) async fn stored_scores(store: &Store, run: i64) -> anyhow::Result<Vec<InstanceScore>> {
+    store
+        .turn_scores(run, i64::MAX, 0)
+        .await?
+        .iter()
+        .map(|text| Ok(serde_json::from_str(text)?))
+        .collect()
+}
+
+/// The run's report from its instances' scores, in dataset order (an instance without a
+/// stored score is a bug: every instance is stored at upload).
+pub(crate) fn report_of(
+    loaded: &LoadedRecube,
+    scores: Vec<InstanceScore>,
+) -> anyhow::Result<RecubeReport> {
+    let mut scores: BTreeMap<String, InstanceScore> = scores
+        .into_iter()
+        .map(|s| (s.instance.clone(), s))
+        .collect();
+    let ordered = loaded
+        .dataset
+        .instances
+        .iter()
+        .map(|i| {
+            scores
+                .remove(&i.manifest.id)
+                .ok_or_else(|| anyhow::anyhow!("no stored score for instance {}", i.manifest.id))
+        })
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    Ok(report(ordered))
+}
+
+/// Run `run` as `GET /api/v1/recube/runs/{id}` shows it (`summary` is the run's), test
+/// excerpts left out.
+pub(crate) async fn detail(
+    store: &Store,
+    summary: wheelwright_core::api::RunSummary,
+) -> anyhow::Result<wheelwright_core::api::RecubeRunDetail> {
+    let tested = store.tested_slots(summary.id).await?;
+    let mut instances = Vec::new();
+    for mut score in stored_scores(store, summary.id).await? {
+        for test in &mut score.tests {
+            test.excerpt.clear();
+        }
+        let tested = tested.contains(&score.instance);
+        // A file whose tests have not run yet has not failed them: no rate until they ran
+        // (a missing file fails every test, tested or not).
+        if !tested && score.submitted {
+            score.pass_rate = wheelwright_core::metric::Score::Undefined {
+                reason: wheelwright_core::metric::Undefined::NoTests,
+            };
+        }
+        instances.push(wheelwright_core::api::RecubeRunInstance { tested, score });
+    }
+    let correlations = report(
+        instances
+            .iter()
+            .filter(|i| i.tested)
+            .map(|i| i.score.clone())
+            .collect(),
+    )
+    .correlations;
+    Ok(wheelwright_core::api::RecubeRunDetail {
+        summary,
+        instances,
+        correlations,
+    })
+}
+
+/// What the commit of instance `id`'s verdict stores: its score judged again, and, when it
+/// is the last instance of the run, the run's row with its pass rates.
+pub(crate) async fn rescore(
+    store: &Store,
+    loaded: &LoadedRecube,
+    run: i64,
+    instance: &Instance,
+    verdict: &Verdict,
+    last: bool,
+) -> anyhow::Result<(SlotScore, Option<Scores>)> {
+    let id = &instance.manifest.id;
+    let mut scores = stored_scores(store, run).await?;
+    let stored = scores
+        .iter_mut()
+        .find(|s| s.instance == *id)
+        .ok_or_else(|| anyhow::anyhow!("run {run} has no stored score for instance {id}"))?;
+    *stored = stored.clone().retested(instance, verdict);
+    let slot = SlotScore::new(id, 1, &*stored)?;
+    if !last {
+        return Ok((slot, None));
+    }
+    let report = report_of(loaded, scores)?;
+    Ok((slot, Some(Scores::of_recube(&report, true)?)))
+}
