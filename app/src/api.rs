@@ -121,6 +121,38 @@ pub(crate) async fn turns(run: i64, offset: usize) -> Result<Page<TurnRow>, ApiE
     .await
 }
 
+/// A stored ReCUBE run with its instances (`GET /api/v1/recube/runs/{id}`).
+pub(crate) async fn recube_run(
+    id: i64,
+) -> Result<wheelwright_core::api::RecubeRunDetail, ApiError> {
+    get_json(&format!("/api/v1/recube/runs/{id}")).await
+}
+
+/// The page of a ReCUBE run.
+pub(crate) fn recube_run_path(id: i64) -> String {
+    format!("/recube/runs/{id}")
+}
+
+/// A stored text served whole (`url` from [`file_url`]); `None` when the run has no such
+/// file (the API answers 404).
+pub(crate) async fn text(url: &str) -> Result<Option<String>, ApiError> {
+    let response = Request::get(url)
+        .send()
+        .await
+        .map_err(|e| ApiError(format!("the server did not answer: {e}")))?;
+    if response.status() == 404 {
+        return Ok(None);
+    }
+    if !response.ok() {
+        return Err(ApiError(format!("HTTP {}", response.status())));
+    }
+    response
+        .text()
+        .await
+        .map(Some)
+        .map_err(|e| ApiError(format!("the file could not be read: {e}")))
+}
+
 /// Where one file of a turn is served whole, as text.
 pub(crate) fn file_url(run: i64, chain: &str, turn: i64, path: &str) -> String {
     format!(

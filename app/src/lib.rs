@@ -67,6 +67,7 @@ pub fn App() -> impl IntoView {
                         path=path!("/recube/datasets/:name/:version/repositories/:repo/source")
                         view=pages::source::SourcePage
                     />
+                    <Route path=path!("/recube/runs/:id") view=pages::recube_run::RecubeRunPage />
                     <Route path=path!("/runs/:id") view=pages::run::RunPage />
                     <Route
                         path=path!("/runs/:id/:chain/:turn")

@@ -1,4 +1,9 @@
-//! ReCUBE's pages end to end: from the leaderboard to a dataset's instances, an instance's page (its neighbourhood drawn as the API lays it out, its labelled tests, the four views with links into the repository's source), and a link followed; screenshots in both themes at 1280 and 390 px.
+//! ReCUBE's pages end to end: from the leaderboard to a dataset's instances, an instance's page (its neighbourhood drawn as the API lays it out, its labelled tests, the four views with links into the repository's source), and a link followed; an uploaded run's page, its hidden tests run from the page in the sandbox, and an instance page showing the run's file; screenshots in both themes at 1280 and 390 px.
+
+/// The hand-worked ReCUBE run the server's tests use (6 of 8 instances pass everything).
+#[path = "../../server/tests/common/recube.rs"]
+#[allow(unreachable_pub)] // Public for the server's tests, which share it.
+mod recube;
 
 use std::time::Duration;
 
@@ -175,6 +180,168 @@ async fn an_instance_page_draws_its_neighbourhood_and_links_into_the_source() ->
             .for_element(Locator::Css("#recube-instances tbody tr"))
             .await?;
         screenshot(&dark, test, "dataset-dark-390.png").await?;
+        anyhow::Ok(())
+    }
+    .await;
+    dark.close().await?;
+    server.stop().await?;
+    result.and(dark_result)
+}
+
+/// What the run page shows: each instance's state and tests, and the six rates.
+const RUN_SHOWN: &str = "return {
+  states: [...document.querySelectorAll('#recube-instances tbody tr')].map(r => [
+    r.dataset.instance, r.cells[1].textContent.trim(), r.cells[2].textContent.trim(),
+  ]),
+  spr: (document.querySelector('#recube-rates td[data-column=spr]') || {}).textContent,
+  apr: (document.querySelector('#recube-rates td[data-column=apr]') || {}).textContent,
+};";
+
+/// What [`RUN_SHOWN`] reads of the hand-worked run, before and after its tests.
+fn run_shown(dataset: &RecubeDatasetDetail, tested: bool) -> Value {
+    let states: Vec<Value> = dataset
+        .instances
+        .iter()
+        .map(|i| {
+            let total = i.external_tests + i.internal_tests;
+            let (state, tests) = match (i.id.as_str(), tested) {
+                ("click-parser", _) => ("no file", format!("0/{total}")),
+                (_, false) => ("not tested", "—".to_owned()),
+                ("packaging-version", true) => ("tested", format!("0/{total}")),
+                (_, true) => ("tested", format!("{total}/{total}")),
+            };
+            json!([i.id, state, tests])
+        })
+        .collect();
+    let rate = if tested { "75.0" } else { "—" };
+    json!({"states": states, "spr": rate, "apr": rate})
+}
+
+#[tokio::test]
+async fn a_run_is_tested_from_its_page_and_an_instance_shows_its_file_needs_bwrap()
+-> anyhow::Result<()> {
+    let test = "a_run_is_tested_from_its_page_and_an_instance_shows_its_file";
+    let server = Server::start().await?;
+    let d = wheelwright_server::dataset::recube::load_recube_dir(&recube::dataset_dir())?;
+    let dataset: RecubeDatasetDetail =
+        serde_json::from_value(api(&server, &format!("/api/v1{DATASET}")).await?)?;
+    let stored: Value = reqwest::Client::new()
+        .post(server.url("/api/v1/recube/runs"))
+        .header("Content-Type", "application/x-ndjson")
+        .body(recube::bundle(&d).to_jsonl())
+        .send()
+        .await?
+        .error_for_status()?
+        .json()
+        .await?;
+    let id = stored["summary"]["id"].as_i64().unwrap_or_default();
+    let driver = Chromedriver::start()?;
+    let profile = tempfile::tempdir()?;
+    let client = driver.browser(profile.path()).await?;
+    let result = async {
+        // The verified row links to the run's page.
+        client.goto(&server.url("/leaderboard/recube")).await?;
+        client
+            .wait()
+            .at_most(Duration::from_secs(30))
+            .for_element(Locator::Css(&format!("a.run-link[href='/recube/runs/{id}']")))
+            .await?
+            .click()
+            .await?;
+        wait_for(&client, RUN_SHOWN, &run_shown(&dataset, false), Duration::from_secs(30)).await?;
+        screenshot(&client, test, "run-untested.png").await?;
+
+        // Its hidden tests run from the page; the rates appear when they end.
+        client.find(Locator::Css("#run-tests")).await?.click().await?;
+        wait_for(&client, RUN_SHOWN, &run_shown(&dataset, true), Duration::from_secs(600)).await?;
+        let state = client.find(Locator::Css("#test-state")).await?.text().await?;
+        assert_eq!(state, "done");
+        let turn = client.find(Locator::Css("#test-turn")).await?.text().await?;
+        assert_eq!(turn, "Instance 8 of 8");
+        screenshot(&client, test, "run-tested.png").await?;
+
+        // The masked file it left: every test fails, and the diff shows what is missing.
+        client
+            .find(Locator::Css("tr[data-instance='packaging-version'] a"))
+            .await?
+            .click()
+            .await?;
+        let verdict = client
+            .wait()
+            .at_most(Duration::from_secs(30))
+            .for_element(Locator::Css("#submission-verdict"))
+            .await?
+            .text()
+            .await?;
+        assert!(verdict.starts_with("0 of "), "{verdict}");
+        let outcomes = client
+            .execute(
+                "return [...document.querySelectorAll('#submission-tests tbody tr td:nth-child(3)')].map(c => c.textContent.trim());",
+                vec![],
+            )
+            .await?;
+        let outcomes = outcomes.as_array().cloned().unwrap_or_default();
+        assert!(!outcomes.is_empty());
+        assert!(outcomes.iter().all(|o| o != "passed" && o != "not run"), "{outcomes:?}");
+        client
+            .execute("document.getElementById('submission').scrollIntoView();", vec![])
+            .await?;
+        screenshot(&client, test, "instance-submission.png").await?;
+
+        // An instance the run left no file for says so.
+        client
+            .goto(&server.url(&format!("{DATASET}/instances/click-parser?run={id}")))
+            .await?;
+        let verdict = client
+            .wait()
+            .at_most(Duration::from_secs(30))
+            .for_element(Locator::Css("#submission-verdict"))
+            .await?
+            .text()
+            .await?;
+        assert!(verdict.contains("left no file"), "{verdict}");
+
+        client.set_window_size(390, 844).await?;
+        client.goto(&server.url(&format!("/recube/runs/{id}"))).await?;
+        wait_for(&client, RUN_SHOWN, &run_shown(&dataset, true), Duration::from_secs(30)).await?;
+        screenshot(&client, test, "run-390.png").await?;
+        let width = client
+            .execute("return document.documentElement.scrollWidth;", vec![])
+            .await?;
+        assert!(width.as_i64().is_some_and(|w| w <= 390), "page width {width}");
+        anyhow::Ok(())
+    }
+    .await;
+    client.close().await?;
+
+    let dark_profile = tempfile::tempdir()?;
+    let dark = driver
+        .browser_with(dark_profile.path(), Scheme::Dark)
+        .await?;
+    let dark_result = async {
+        dark.goto(&server.url(&format!("/recube/runs/{id}")))
+            .await?;
+        wait_for(
+            &dark,
+            RUN_SHOWN,
+            &run_shown(&dataset, true),
+            Duration::from_secs(30),
+        )
+        .await?;
+        screenshot(&dark, test, "run-dark.png").await?;
+        dark.set_window_size(390, 844).await?;
+        dark.goto(&server.url(&format!("{DATASET}/instances/packaging-version?run={id}")))
+            .await?;
+        dark.wait()
+            .at_most(Duration::from_secs(30))
+            .for_element(Locator::Css("#submission-verdict"))
+            .await?;
+        dark.execute(
+            "document.getElementById('submission').scrollIntoView();",
+            vec![],
+        )
+        .await?;
+        screenshot(&dark, test, "instance-submission-dark-390.png").await?;
         anyhow::Ok(())
     }
     .await;

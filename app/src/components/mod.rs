@@ -5,6 +5,7 @@ pub(crate) mod chart;
 pub(crate) mod diff_view;
 pub(crate) mod footer;
 pub(crate) mod header;
+pub(crate) mod hidden_tests;
 pub(crate) mod loaded;
 pub(crate) mod neighbourhood;
 pub(crate) mod outline_table;

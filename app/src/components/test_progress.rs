@@ -5,18 +5,29 @@ use leptos::prelude::*;
 
 use crate::api::Progress;
 
-/// "Turn i of n": the turn being tested while the job runs, the last one when it is done.
-fn turn_text(p: &Progress) -> String {
+/// "Turn i of n" (`unit` "turn"): the unit being tested while the job runs, the last one
+/// when it is done.
+fn turn_text(p: &Progress, unit: &str) -> String {
     let n = p.turns_total;
+    let mut chars = unit.chars();
+    let title: String = chars
+        .next()
+        .map(|c| c.to_uppercase().chain(chars).collect())
+        .unwrap_or_default();
     match p.state.as_str() {
-        "queued" => format!("Waiting to start · {n} turns"),
-        "running" => format!("Turn {} of {n}", (p.turns_done + 1).min(n.max(1))),
-        _ => format!("Turn {} of {n}", p.turns_done),
+        "queued" => format!("Waiting to start · {n} {unit}s"),
+        "running" => format!("{title} {} of {n}", (p.turns_done + 1).min(n.max(1))),
+        _ => format!("{title} {} of {n}", p.turns_done),
     }
 }
 
 #[component]
-pub(crate) fn TestProgress(#[prop(into)] progress: Signal<Option<Progress>>) -> impl IntoView {
+pub(crate) fn TestProgress(
+    #[prop(into)] progress: Signal<Option<Progress>>,
+    /// What the job goes through: `turn` (RepoReuse), `instance` (ReCUBE).
+    #[prop(default = "turn")]
+    unit: &'static str,
+) -> impl IntoView {
     move || {
         progress.get().map(|p| {
             let percent = if p.turns_total == 0 {
@@ -34,7 +45,7 @@ pub(crate) fn TestProgress(#[prop(into)] progress: Signal<Option<Progress>>) -> 
                 <div class="test-progress" id="test-progress" data-state=state.clone()>
                     <div class="progress-head">
                         <span class=format!("badge job {state}") id="test-state">{state.clone()}</span>
-                        <span id="test-turn">{turn_text(&p)}</span>
+                        <span id="test-turn">{turn_text(&p, unit)}</span>
                         <span class="muted" id="test-passed">{tests}</span>
                     </div>
                     <div

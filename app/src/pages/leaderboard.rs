@@ -225,6 +225,15 @@ pub(crate) fn LeaderboardPage() -> impl IntoView {
             .len();
         let metrics = board.metrics.clone();
         let labels = board.labels.clone();
+        // A ReCUBE run has its own page (instances, not turns) and no turn comparison.
+        let recube = benchmark.get_untracked() == Some(Benchmark::Recube);
+        let run_href = move |run: i64| {
+            if recube {
+                api::recube_run_path(run)
+            } else {
+                format!("/runs/{run}")
+            }
+        };
         let body = shown
             .into_iter()
             .map(|band| {
@@ -247,7 +256,7 @@ pub(crate) fn LeaderboardPage() -> impl IntoView {
                                 let text = row.labels.get(l).cloned().unwrap_or_default();
                                 match row.run {
                                     Some(run) if l == "model" => view! {
-                                        <td><a class="run-link" href=format!("/runs/{run}")>{text}</a></td>
+                                        <td><a class="run-link" href=run_href(run)>{text}</a></td>
                                     }
                                     .into_any(),
                                     _ => view! { <td>{text}</td> }.into_any(),
@@ -262,7 +271,7 @@ pub(crate) fn LeaderboardPage() -> impl IntoView {
                         let rank = rank.map(|r| r.to_string()).unwrap_or_default();
                         // A stored run can be ticked for the comparison; reported rows
                         // have no run behind them.
-                        let pick = row.run.map(|run| {
+                        let pick = row.run.filter(|_| !recube).map(|run| {
                             let model = row.labels.get("model").cloned().unwrap_or_default();
                             view! {
                                 <input type="checkbox" class="compare-pick" data-run=run

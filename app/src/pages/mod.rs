@@ -10,6 +10,7 @@ pub(crate) mod not_found;
 pub(crate) mod published;
 pub(crate) mod recube_dataset;
 pub(crate) mod recube_instance;
+pub(crate) mod recube_run;
 pub(crate) mod run;
 pub(crate) mod runs;
 pub(crate) mod source;

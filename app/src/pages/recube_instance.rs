@@ -1,9 +1,9 @@
-//! `/recube/datasets/:name/:version/instances/:id`: one ReCUBE instance: the target as the agent gets it and as the library has it, their diff, the labelled hidden tests, the four caller-centric views and the drawing of its neighbourhood.
+//! `/recube/datasets/:name/:version/instances/:id[?run=N]`: one ReCUBE instance: the target as the agent gets it and as the library has it, their diff, the labelled hidden tests, the four caller-centric views and the drawing of its neighbourhood; with `run`, that run's file, its test results and its diff against the original.
 
 use leptos::prelude::*;
 use leptos_meta::Title;
-use leptos_router::hooks::use_params_map;
-use wheelwright_core::api::RecubeInstanceDetail;
+use leptos_router::hooks::{use_params_map, use_query_map};
+use wheelwright_core::api::{RecubeInstanceDetail, RecubeRunInstance};
 use wheelwright_core::recube::metrics::TestKind;
 use wheelwright_core::recube::views::Context;
 
@@ -47,6 +47,120 @@ fn tests_table(page: &RecubeInstanceDetail) -> impl IntoView + use<> {
             </table>
         </div>
     }
+}
+
+/// A stored run's answer to the instance: its score and the file it left at the target.
+#[derive(Clone)]
+struct Submission {
+    run: i64,
+    model: String,
+    instance: Option<RecubeRunInstance>,
+    /// The run's file at the target, `None` when it left none.
+    file: Option<String>,
+}
+
+async fn submission(run: Option<i64>, id: String) -> Result<Option<Submission>, api::ApiError> {
+    let Some(run) = run else {
+        return Ok(None);
+    };
+    let detail = api::recube_run(run).await?;
+    let instance = detail
+        .instances
+        .into_iter()
+        .find(|i| i.score.instance == id);
+    let file = match &instance {
+        Some(i) if i.score.submitted => {
+            api::text(&api::file_url(run, &id, 1, &i.score.target)).await?
+        }
+        _ => None,
+    };
+    Ok(Some(Submission {
+        run,
+        model: detail.summary.model,
+        instance,
+        file,
+    }))
+}
+
+/// The run's file, its tests' outcomes and its diff against the original.
+fn submission_view(s: Submission, original: String) -> impl IntoView {
+    let run_href = api::recube_run_path(s.run);
+    let Some(instance) = s.instance else {
+        return view! {
+            <p class="error" id="submission-missing">{format!("Run {} has no such instance.", s.run)}</p>
+        }
+        .into_any();
+    };
+    let tested = instance.tested;
+    let score = instance.score;
+    let verdict = match (score.submitted, tested) {
+        (false, _) => "It left no file at the target: every test fails.".to_owned(),
+        (true, false) => "Its hidden tests have not run yet.".to_owned(),
+        (true, true) => format!(
+            "{} of {} hidden tests passed.",
+            score.all.passed, score.all.total
+        ),
+    };
+    let rows = score
+        .tests
+        .into_iter()
+        .map(|t| {
+            let outcome = if tested || !score.submitted {
+                serde_json::to_value(t.outcome)
+                    .ok()
+                    .and_then(|v| v.as_str().map(str::to_owned))
+                    .unwrap_or_default()
+            } else {
+                "not run".to_owned()
+            };
+            let class = if t.passed {
+                "badge outcome passed"
+            } else {
+                "badge outcome failed"
+            };
+            let kind = match t.kind {
+                TestKind::External => "external",
+                TestKind::Internal => "internal",
+            };
+            view! {
+                <tr>
+                    <td><span class=format!("badge kind {kind}")>{kind}</span></td>
+                    <td><code>{t.name}</code></td>
+                    <td><span class=class>{outcome}</span></td>
+                </tr>
+            }
+        })
+        .collect_view();
+    let file = s.file.map(|file| {
+        view! {
+            <h3>"Its file against the original"</h3>
+            <DiffView old=original new=file.clone() />
+            <details class="original">
+                <summary>"Its file"</summary>
+                <SourceView text=file anchor="submitted" />
+            </details>
+        }
+    });
+    view! {
+        <section id="submission">
+            <h2>"Run " <a href=run_href>{s.run}</a> {format!(" · {}", s.model)}</h2>
+            <p class="lead" id="submission-verdict">{verdict}</p>
+            <div class="table-scroll">
+                <table class="data" id="submission-tests">
+                    <thead>
+                        <tr>
+                            <th scope="col">"Kind"</th>
+                            <th scope="col">"Test"</th>
+                            <th scope="col">"Outcome"</th>
+                        </tr>
+                    </thead>
+                    <tbody>{rows}</tbody>
+                </table>
+            </div>
+            {file}
+        </section>
+    }
+    .into_any()
 }
 
 /// The four views, each file linked to its source (`link`).
@@ -188,6 +302,9 @@ pub(crate) fn RecubeInstancePage() -> impl IntoView {
         let (name, version, id) = key.get();
         async move { api::recube_instance(&name, &version, &id).await }
     });
+    let query = use_query_map();
+    let run = Memo::new(move |_| query.read().get("run").and_then(|r| r.parse::<i64>().ok()));
+    let answer = LocalResource::new(move || submission(run.get(), key.get().2));
     let render = move |page: RecubeInstanceDetail| {
         let repository =
             api::recube_repository_path(&page.dataset, &page.version, &page.summary.repository);
@@ -217,6 +334,14 @@ pub(crate) fn RecubeInstancePage() -> impl IntoView {
                 <div class="run-badges muted">{badges}</div>
             </header>
             {(!s.description.is_empty()).then(|| view! { <p class="lead">{s.description.clone()}</p> })}
+            {
+                let original = page.original.clone();
+                move || match answer.get() {
+                    Some(Ok(Some(s))) => Some(submission_view(s, original.clone()).into_any()),
+                    Some(Err(e)) => Some(view! { <p class="error" id="submission-error">{e.to_string()}</p> }.into_any()),
+                    _ => None,
+                }
+            }
             <section id="neighbourhood-section">
                 <h2>"Neighbourhood"</h2>
                 <p class="muted">

@@ -13,11 +13,11 @@ use leptos_router::hooks::use_params_map;
 use wheelwright_core::present::chart::{TurnSeries, turn_charts};
 use wheelwright_core::present::test_groups::test_groups;
 
-use crate::api::{self, ApiError, Page, Progress, ProgressStream, RunDetail, RunTests, TurnRow};
+use crate::api::{self, ApiError, Page, RunDetail, RunTests, TurnRow};
 use crate::components::chart::LineChart;
+use crate::components::hidden_tests::HiddenTestsControl;
 use crate::components::loaded::loaded;
 use crate::components::score::{COLUMNS, ScoreCell, score_headers};
-use crate::components::test_progress::TestProgress;
 use crate::pages::runs::origin_badge;
 use wheelwright_core::trajectory::UnparsedReport;
 
@@ -329,40 +329,22 @@ pub(crate) fn RunPage() -> impl IntoView {
     let turns = RwSignal::<Turns>::new(None);
     let (loading_turns, set_loading_turns) = signal(false);
     let tests = Signal::derive(move || data.get().and_then(Result::ok).and_then(|l| l.tests));
-    let (progress, set_progress) = signal::<Option<Progress>>(None);
-    let (test_error, set_test_error) = signal::<Option<String>>(None);
-    let (queueing, set_queueing) = signal(false);
-    // The live progress stream; replacing or disposing it closes the connection.
-    let stream = StoredValue::new_local(None::<ProgressStream>);
+    // The run's job as loaded with it (for the run in the URL only).
+    let loaded_job = Signal::derive(move || {
+        data.get()
+            .and_then(Result::ok)
+            .filter(|l| Some(l.run.summary.id) == id.get())
+            .and_then(|l| l.tests.map(|t| t.progress))
+    });
+    let ready = Signal::derive(move || data.get().is_some_and(|r| r.is_ok()));
+    let run_id = Signal::derive(move || id.get());
 
-    // Follows `job` live; when it ends, reloads the run so its pass and resolve appear.
-    let follow = move |job: i64| {
-        let handle = api::follow_job(
-            job,
-            move |p: Progress| {
-                let finished = p.finished();
-                set_progress.set(Some(p));
-                if finished {
-                    data.refetch();
-                }
-            },
-            move |e: ApiError| set_test_error.set(Some(e.to_string())),
-        );
-        match handle {
-            Ok(handle) => stream.set_value(Some(handle)),
-            Err(e) => set_test_error.set(Some(e.to_string())),
-        }
-    };
-
-    // Another run: nothing of the last one's tests or turns stays.
+    // Another run: nothing of the last one's turns stays.
     Effect::new(move |_| {
         id.track();
-        stream.set_value(None);
         turns.set(None);
-        set_progress.set(None);
-        set_test_error.set(None);
     });
-    // A reply for the run in the URL: its first page of turns, and its job followed live.
+    // A reply for the run in the URL: its first page of turns.
     Effect::new(move |_| {
         let Some(Ok(loaded)) = data.get() else {
             return;
@@ -371,37 +353,7 @@ pub(crate) fn RunPage() -> impl IntoView {
             return;
         }
         turns.set(Some(loaded.turns));
-        if let Some(p) = loaded.tests.map(|t| t.progress) {
-            let following = stream.with_value(Option::is_some);
-            let (finished, job) = (p.finished(), p.job);
-            set_progress.set(Some(p));
-            if !finished && !following {
-                follow(job);
-            }
-        }
     });
-
-    let queue = move |_| {
-        let Some(run_id) = id.get_untracked() else {
-            return;
-        };
-        set_queueing.set(true);
-        set_test_error.set(None);
-        spawn_local(async move {
-            match api::queue_tests(run_id).await {
-                Ok(p) => {
-                    let job = p.job;
-                    let finished = p.finished();
-                    set_progress.set(Some(p));
-                    if !finished {
-                        follow(job);
-                    }
-                }
-                Err(e) => set_test_error.set(Some(e.to_string())),
-            }
-            set_queueing.set(false);
-        });
-    };
 
     // The next page of turns, appended to those shown (unless the page moved to another run
     // while it loaded).
@@ -565,14 +517,6 @@ pub(crate) fn RunPage() -> impl IntoView {
         })
     };
 
-    // A failed or cancelled job can be queued again; it resumes where it stopped.
-    let stopped = move || {
-        progress.with(|p| {
-            p.as_ref()
-                .is_some_and(|p| matches!(p.state.as_str(), "failed" | "cancelled"))
-        })
-    };
-    let can_queue = move || progress.with(Option::is_none) || stopped();
     view! {
         <section class="run-page">
             <Title text=move || id.get().map_or_else(|| "Run".to_owned(), |id| format!("Run {id}")) />
@@ -585,18 +529,13 @@ pub(crate) fn RunPage() -> impl IntoView {
                     "The dataset's hidden tests run in a sandbox on the server; their results "
                     "give the run its pass and resolve rates."
                 </p>
-                <Show when=can_queue>
-                    <button
-                        id="run-tests"
-                        class="button primary"
-                        on:click=queue
-                        disabled=move || queueing.get() || data.get().is_none_or(|r| r.is_err())
-                    >
-                        {move || if stopped() { "Run the remaining hidden tests" } else { "Run hidden tests" }}
-                    </button>
-                </Show>
-                <TestProgress progress=progress />
-                {move || test_error.get().map(|e| view! { <p class="error" id="test-error">{e}</p> })}
+                <HiddenTestsControl
+                    run=run_id
+                    loaded=loaded_job
+                    ready=ready
+                    on_finished=Callback::new(move |()| data.refetch())
+                    unit="turn"
+                />
                 {test_results}
             </section>
         </section>
