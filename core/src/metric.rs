@@ -25,6 +25,9 @@ pub enum Undefined {
     NoInstances,
     /// No other file calls what the target defines (ReCUBE's caller coverage).
     NoCallers,
+    /// The run took no more actions per instance than its baseline (SchrodingerRepo's
+    /// shares of additional actions).
+    NoAdditionalActions,
 }
 
 /// A metric value, or the reason it is undefined.
