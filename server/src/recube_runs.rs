@@ -293,15 +293,19 @@ pub(crate) async fn rescore(
     last: bool,
 ) -> anyhow::Result<(SlotScore, Option<Scores>)> {
     let id = &instance.manifest.id;
-    let mut scores = stored_scores(store, run).await?;
-    let stored = scores
-        .iter_mut()
-        .find(|s| s.instance == *id)
+    // Only the last commit needs every instance's score; the others read their own.
+    let stored = store
+        .turn_score(run, id, 1)
+        .await?
         .ok_or_else(|| anyhow::anyhow!("run {run} has no stored score for instance {id}"))?;
-    *stored = stored.clone().retested(instance, verdict);
-    let slot = SlotScore::new(id, 1, &*stored)?;
+    let score = serde_json::from_str::<InstanceScore>(&stored)?.retested(instance, verdict);
+    let slot = SlotScore::new(id, 1, &score)?;
     if !last {
         return Ok((slot, None));
+    }
+    let mut scores = stored_scores(store, run).await?;
+    for stored in scores.iter_mut().filter(|s| s.instance == *id) {
+        *stored = score.clone();
     }
     let report = report_of(loaded, scores)?;
     Ok((slot, Some(Scores::of_recube(&report, true)?)))
