@@ -147,6 +147,90 @@ pub enum Command {
     /// ReCUBE datasets.
     #[command(subcommand)]
     Recube(RecubeCommand),
+    /// Write a SchrodingerRepo view of a repository (spec section 3): level 2 renames the
+    /// names it owns, level 3 reorders its definitions, under a seed. The view's bundle (the
+    /// mapping back) is written beside it; `view recover` turns a final view state back
+    /// into a patch of the original.
+    #[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
+    View(ViewArgs),
+}
+
+#[derive(Debug, clap::Args)]
+pub struct ViewArgs {
+    #[command(subcommand)]
+    pub command: Option<ViewCommand>,
+    /// The repository directory.
+    #[arg(long, required = true)]
+    pub repo: Option<PathBuf>,
+    /// The levels to apply: 2 (namespace mapping), 3 (layout reordering) or 2,3.
+    #[arg(long, value_delimiter = ',', default_value = "2,3")]
+    pub level: Vec<u8>,
+    /// The seed: the same repository and seed give the same view.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Where to write the view (a new or empty directory).
+    #[arg(long, required = true)]
+    pub out: Option<PathBuf>,
+    /// Where to write the bundle [default: <out>.view.json, beside the view].
+    #[arg(long)]
+    pub bundle: Option<PathBuf>,
+    /// Names to leave out of level 2's mapping (comma-separated): names the code reaches
+    /// in ways the survey cannot see, found with `view check`.
+    #[arg(long, value_delimiter = ',')]
+    pub keep: Vec<String>,
+    /// Print a JSON summary (with every left-out name, where and why).
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ViewCommand {
+    /// Turn the final state of a view (after an agent worked in it) back into a patch of
+    /// the original repository (spec 3, patch recovery), printed to standard output.
+    Recover {
+        /// The original repository directory.
+        #[arg(long)]
+        repo: PathBuf,
+        /// The view's final state.
+        #[arg(long)]
+        view: PathBuf,
+        /// The view's bundle (written by `wheelwright view`).
+        #[arg(long)]
+        bundle: PathBuf,
+        /// Print JSON: the patch, the files changed, what could not be undone.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Check that a view is valid (spec 3): run the repository's own tests on the original
+    /// and on the view in the sandbox; every test that passes on the original must pass
+    /// on the view and none that fails may pass. Exits non-zero otherwise.
+    Check {
+        /// The repository directory.
+        #[arg(long)]
+        repo: PathBuf,
+        /// The levels to apply: 2, 3 or 2,3.
+        #[arg(long, value_delimiter = ',', default_value = "2,3")]
+        level: Vec<u8>,
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        /// Names to leave out of level 2's mapping (comma-separated).
+        #[arg(long, value_delimiter = ',')]
+        keep: Vec<String>,
+        /// A requirement of the test environment (repeat it): `pytest==8.3.5`, `hypothesis`.
+        #[arg(long = "requirement", default_value = "pytest==8.3.5")]
+        requirements: Vec<String>,
+        /// The tests to run, a path in the repository.
+        #[arg(long, default_value = "tests")]
+        tests: String,
+        /// Directories of the repository put on PYTHONPATH (comma-separated).
+        #[arg(long, value_delimiter = ',', default_value = "src,.")]
+        pythonpath: Vec<String>,
+        #[command(flatten)]
+        test_args: TestArgs,
+        /// Print JSON: the validity and the tests that decide it.
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -453,6 +537,52 @@ pub async fn execute(cli: Cli) -> anyhow::Result<()> {
             );
             Ok(())
         }
+        Command::View(args) => match args.command {
+            Some(ViewCommand::Recover {
+                repo,
+                view,
+                bundle,
+                json,
+            }) => crate::view_command::recover_patch(&repo, &view, &bundle, json),
+            Some(ViewCommand::Check {
+                repo,
+                level,
+                seed,
+                keep,
+                requirements,
+                tests,
+                pythonpath,
+                test_args,
+                json,
+            }) => {
+                let config = test_args.config(false);
+                tokio::task::spawn_blocking(move || {
+                    let suite = crate::view_command::Suite {
+                        requirements: &requirements,
+                        tests: &tests,
+                        pythonpath: &pythonpath,
+                    };
+                    let keep = keep.into_iter().collect();
+                    crate::view_command::check(&repo, &level, seed, &keep, &suite, &config, json)
+                })
+                .await?
+            }
+            None => {
+                let (Some(repo), Some(out)) = (args.repo, args.out) else {
+                    anyhow::bail!("give --repo DIR and --out DIR");
+                };
+                let keep = args.keep.into_iter().collect();
+                crate::view_command::make(
+                    &repo,
+                    &args.level,
+                    args.seed,
+                    &keep,
+                    &out,
+                    args.bundle.as_deref(),
+                    args.json,
+                )
+            }
+        },
         Command::Recube(RecubeCommand::Verify { dir, tests, json }) => {
             let config = tests.config(false);
             tokio::task::spawn_blocking(move || crate::recube_command::verify(&dir, &config, json))

@@ -21,6 +21,7 @@ mod runs;
 pub mod storage;
 pub mod store;
 mod test_command;
+mod view_command;
 mod work;
 
 use std::future::Future;

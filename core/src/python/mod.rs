@@ -13,3 +13,4 @@ pub mod references;
 pub mod rewrite;
 pub(crate) mod scope;
 pub mod snapshot;
+pub(crate) mod stdlib;

@@ -7,4 +7,10 @@
 
 pub mod action_mix;
 pub mod additional_actions;
+pub mod layout;
+pub mod namespace;
 pub mod subwords;
+pub mod translate;
+pub mod validity;
+pub mod view;
+pub mod words;

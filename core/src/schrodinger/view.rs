@@ -1,0 +1,216 @@
+//! A repository's view under levels 2 and 3 and a seed, its bundle, and patch recovery: a final view state turned back into a patch of the original.
+//!
+//! The bundle is everything needed to go back: the namespace mapping (level 2) and, per
+//! view file, the runs whose order level 3 drew. It is JSON (`docs/formats.md`, "View
+//! bundle"). Levels 1 and 4 rewrite text with a language model; a dataset may ship such
+//! views, but they are not made here. Example:
+//! ```
+//! use std::collections::{BTreeMap, BTreeSet};
+//! use wheelwright_core::schrodinger::view::{make_view, recover};
+//! let files = BTreeMap::from([
+//!     ("pkg/__init__.py".to_owned(), String::new()),
+//!     ("pkg/shapes.py".to_owned(), "def area(w, h):\n    return w * h\n\n\ndef square(s):\n    return area(s, s)\n".to_owned()),
+//! ]);
+//! let view = make_view(&files, &[2, 3], 5).unwrap();
+//! assert!(!view.files.contains_key("pkg/shapes.py"));
+//! // An unchanged view recovers to an empty patch.
+//! assert_eq!(recover(&files, &view.files, &view.bundle).patch, "");
+//! ```
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde::{Deserialize, Serialize};
+use thiserror::Error;
+
+use super::layout::{self, RunRecord};
+use super::namespace::NamespaceMapping;
+
+/// The version of the view bundle's format.
+pub const VIEW_FORMAT: u32 = 1;
+
+/// Why a view cannot be made.
+#[derive(Debug, Error, PartialEq, Eq)]
+pub enum ViewError {
+    #[error(
+        "level {0} rewrites text with a language model and cannot be made here; give levels 2 and/or 3 (a dataset may ship level 1 and 4 views)"
+    )]
+    NeedsModel(u8),
+    #[error("there is no level {0}: SchrodingerRepo has levels 1 to 4; give 2, 3 or 2,3")]
+    NoSuchLevel(u8),
+    #[error("no level given: give 2, 3 or 2,3")]
+    NoLevel,
+}
+
+/// How to turn a view back into its original.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ViewBundle {
+    pub format: u32,
+    pub seed: u64,
+    /// The levels applied, ascending.
+    pub levels: Vec<u8>,
+    /// Level 2's mapping, when applied.
+    pub namespace: Option<NamespaceMapping>,
+    /// Level 3's runs of each view file (by its path in the view) that has any.
+    pub layout: BTreeMap<String, Vec<RunRecord>>,
+}
+
+/// A view: its files (path in the view to text) and its bundle.
+#[derive(Clone, Debug)]
+pub struct View {
+    pub files: BTreeMap<String, String>,
+    pub bundle: ViewBundle,
+}
+
+/// The view of a repository's text files (`path -> content`) under `levels` and `seed`.
+/// Only `.py` files change; every file's path is renamed under level 2.
+pub fn make_view(
+    files: &BTreeMap<String, String>,
+    levels: &[u8],
+    seed: u64,
+) -> Result<View, ViewError> {
+    make_view_keeping(files, levels, seed, &BTreeSet::new())
+}
+
+/// [`make_view`] with the names in `keep` left out of level 2's mapping.
+pub fn make_view_keeping(
+    files: &BTreeMap<String, String>,
+    levels: &[u8],
+    seed: u64,
+    keep: &BTreeSet<String>,
+) -> Result<View, ViewError> {
+    let mut sorted = levels.to_vec();
+    sorted.sort_unstable();
+    sorted.dedup();
+    for &level in &sorted {
+        match level {
+            2 | 3 => {}
+            1 | 4 => return Err(ViewError::NeedsModel(level)),
+            other => return Err(ViewError::NoSuchLevel(other)),
+        }
+    }
+    if sorted.is_empty() {
+        return Err(ViewError::NoLevel);
+    }
+    let namespace = sorted
+        .contains(&2)
+        .then(|| NamespaceMapping::build_keeping(files, seed, keep));
+    let mut out = BTreeMap::new();
+    let mut layout = BTreeMap::new();
+    for (path, text) in files {
+        let view_path = namespace
+            .as_ref()
+            .map_or_else(|| path.clone(), |m| m.view_path(path));
+        let mut text = text.clone();
+        if path.ends_with(".py") {
+            if let Some(m) = &namespace {
+                text = m.view_source(&text);
+            }
+            if sorted.contains(&3) {
+                // Salted with the original path: the order does not depend on level 2.
+                let (reordered, runs) = layout::reorder(&text, seed, path);
+                text = reordered;
+                if !runs.is_empty() {
+                    layout.insert(view_path.clone(), runs);
+                }
+            }
+        }
+        out.insert(view_path, text);
+    }
+    Ok(View {
+        files: out,
+        bundle: ViewBundle {
+            format: VIEW_FORMAT,
+            seed,
+            levels: sorted,
+            namespace,
+            layout,
+        },
+    })
+}
+
+impl ViewBundle {
+    /// A file of the view (path and text, possibly edited by an agent) in original
+    /// coordinates: level 3 undone, then level 2. Diagnostics say what could not be undone.
+    pub fn original_file(&self, view_path: &str, text: &str) -> (String, String, Vec<String>) {
+        let mut diagnostics = Vec::new();
+        let mut text = text.to_owned();
+        if let Some(runs) = self.layout.get(view_path) {
+            let (restored, d) = layout::restore(&text, runs);
+            text = restored;
+            diagnostics.extend(d.into_iter().map(|d| format!("{view_path}: {d}")));
+        }
+        let path = match &self.namespace {
+            Some(m) => {
+                text = m.original_text(&text);
+                m.original_path(view_path)
+            }
+            None => view_path.to_owned(),
+        };
+        (path, text, diagnostics)
+    }
+}
+
+/// What [`recover`] gives: the patch and what it could not undo.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Recovery {
+    /// A unified diff (`git apply`-able, paths `a/` and `b/`) from the original to the final
+    /// state in original coordinates; empty when nothing changed.
+    pub patch: String,
+    /// Original paths that differ (added, changed or removed).
+    pub changed: Vec<String>,
+    pub diagnostics: Vec<String>,
+}
+
+/// The final submission of a run on a view (spec 3, patch recovery): the final view state
+/// mapped back to original coordinates and diffed, file by file, against the original.
+pub fn recover(
+    original: &BTreeMap<String, String>,
+    final_view: &BTreeMap<String, String>,
+    bundle: &ViewBundle,
+) -> Recovery {
+    let mut recovery = Recovery::default();
+    let mut back: BTreeMap<String, String> = BTreeMap::new();
+    for (path, text) in final_view {
+        let (original_path, text, diagnostics) = bundle.original_file(path, text);
+        recovery.diagnostics.extend(diagnostics);
+        back.insert(original_path, text);
+    }
+    let paths: std::collections::BTreeSet<&String> = original.keys().chain(back.keys()).collect();
+    for path in paths {
+        let before = original.get(path);
+        let after = back.get(path);
+        if before == after {
+            continue;
+        }
+        let old = before.map_or("", String::as_str);
+        let new = after.map_or("", String::as_str);
+        let diff = similar::TextDiff::from_lines(old, new);
+        let a = if before.is_some() {
+            format!("a/{path}")
+        } else {
+            "/dev/null".to_owned()
+        };
+        let b = if after.is_some() {
+            format!("b/{path}")
+        } else {
+            "/dev/null".to_owned()
+        };
+        recovery
+            .patch
+            .push_str(&format!("diff --git a/{path} b/{path}\n"));
+        if before.is_none() {
+            recovery.patch.push_str("new file mode 100644\n");
+        } else if after.is_none() {
+            recovery.patch.push_str("deleted file mode 100644\n");
+        }
+        recovery.patch.push_str(
+            &diff
+                .unified_diff()
+                .context_radius(3)
+                .header(&a, &b)
+                .to_string(),
+        );
+        recovery.changed.push(path.clone());
+    }
+    recovery
+}
