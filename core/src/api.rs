@@ -573,3 +573,34 @@ pub struct RecubeRunInstance {
     #[serde(flatten)]
     pub score: crate::recube::scoring::InstanceScore,
 }
+
+/// One file of a repository's SchrodingerRepo view (`.../repositories/{repo}/view`): the
+/// original and the view side by side, the names renamed in it, the runs reordered.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ViewFile {
+    pub seed: u64,
+    /// The levels applied (2, 3 or both).
+    pub levels: Vec<u8>,
+    /// The repository's Python files (original paths), for picking another.
+    pub files: Vec<String>,
+    pub path: String,
+    pub view_path: String,
+    pub original: String,
+    pub view: String,
+    /// The mapped names written in this file, original to view, sorted by original.
+    pub names: Vec<(String, String)>,
+    /// The runs of definitions level 3 reordered in this file.
+    pub runs: Vec<ViewRun>,
+    /// Names mapped in the whole repository, and owned names left out.
+    pub names_mapped: usize,
+    pub names_left_out: usize,
+}
+
+/// A run of definitions as level 3 reordered it (names as the view writes them).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ViewRun {
+    /// The class holding the run, empty for the module.
+    pub container: String,
+    pub original_order: Vec<String>,
+    pub view_order: Vec<String>,
+}

@@ -369,3 +369,25 @@ pub fn restore(view: &str, records: &[RunRecord]) -> (String, Vec<String>) {
     });
     (original, diagnostics)
 }
+
+/// The names of each recorded run in the order `view` writes them (the order level 3
+/// drew), for showing; empty for a run the view does not hold.
+pub fn view_orders(view: &str, records: &[RunRecord]) -> Vec<Vec<String>> {
+    let tree = syntax::parse(view);
+    let runs = runs(&tree);
+    let mut used = vec![false; runs.len()];
+    records
+        .iter()
+        .map(|record| {
+            let found = runs.iter().enumerate().position(|(i, run)| {
+                !used[i]
+                    && run.container == record.container
+                    && contains_all(&run.units, &record.names)
+            });
+            found.map_or_else(Vec::new, |i| {
+                used[i] = true;
+                runs[i].units.iter().map(|u| u.name.clone()).collect()
+            })
+        })
+        .collect()
+}

@@ -126,7 +126,7 @@ struct Survey {
     excluded: BTreeMap<String, (Reason, String, u32)>,
     /// Names of two or more subwords written in strings, with where: a name that contains
     /// one may be cut or matched by text (click's `type(self).__name__.partition("ParamType")`).
-    fragments: Vec<(Vec<String>, String, u32)>,
+    fragments: BTreeMap<Vec<String>, (String, u32)>,
     /// Every identifier written anywhere (the view's names must avoid them).
     identifiers: BTreeSet<String>,
     /// Every lowercase word and subword written anywhere in any file.
@@ -359,7 +359,8 @@ fn survey_python(path: &str, source: &str, roots: &BTreeSet<String>, survey: &mu
                         if words.len() >= 2 {
                             survey
                                 .fragments
-                                .push((words, path.to_owned(), line_of(&tree, id)));
+                                .entry(words)
+                                .or_insert_with(|| (path.to_owned(), line_of(&tree, id)));
                         }
                     }
                     match parts.next() {
@@ -469,13 +470,18 @@ impl NamespaceMapping {
         for name in &modules {
             own(&mut survey, name, "", 0);
         }
-        for (path, text) in files {
-            for (_, token) in word_tokens(text) {
-                survey.words.insert(token.to_lowercase());
-                for w in subwords::split(token).words() {
-                    survey.words.insert(w.to_owned());
-                }
+        // Each distinct token split once: a repository repeats its words many times.
+        let tokens: BTreeSet<&str> = files
+            .values()
+            .flat_map(|t| word_tokens(t).map(|(_, w)| w))
+            .collect();
+        for token in tokens {
+            survey.words.insert(token.to_lowercase());
+            for w in subwords::split(token).words() {
+                survey.words.insert(w.to_owned());
             }
+        }
+        for (path, text) in files {
             if path.ends_with(".py") {
                 survey_python(path, text, &roots, &mut survey);
             } else if CONFIG_EXTENSIONS.iter().any(|e| path.ends_with(e)) {
@@ -518,11 +524,11 @@ impl NamespaceMapping {
                 continue;
             }
             let words = subwords_of(name);
-            let fragment = survey
-                .fragments
-                .iter()
-                .find(|(f, _, _)| words.windows(f.len()).any(|w| w == f.as_slice()))
-                .map(|(_, path, line)| (Reason::NamedInString, path.clone(), *line));
+            // Each run of two or more of the name's subwords, looked up (a name has few).
+            let fragment = (0..words.len())
+                .flat_map(|i| (i + 2..=words.len()).map(move |j| (i, j)))
+                .find_map(|(i, j)| survey.fragments.get(&words[i..j]))
+                .map(|(path, line)| (Reason::NamedInString, path.clone(), *line));
             if let Some((reason, path, line)) = survey.excluded.get(name).cloned().or(fragment) {
                 left_out.push(LeftOut {
                     name: name.clone(),

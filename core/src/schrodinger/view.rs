@@ -214,3 +214,67 @@ pub fn recover(
     }
     recovery
 }
+
+/// One file of the view of `files` under `levels` and `seed`, as the view explorer shows
+/// it: `path` (original) or, without it, the first Python file. `Ok(None)` when the
+/// repository has no such Python file.
+pub fn view_file(
+    files: &BTreeMap<String, String>,
+    levels: &[u8],
+    seed: u64,
+    path: Option<&str>,
+) -> Result<Option<crate::api::ViewFile>, ViewError> {
+    let python: Vec<String> = files
+        .keys()
+        .filter(|p| p.ends_with(".py"))
+        .cloned()
+        .collect();
+    let Some(path) = path.map(str::to_owned).or_else(|| python.first().cloned()) else {
+        return Ok(None);
+    };
+    if !path.ends_with(".py") || !files.contains_key(&path) {
+        return Ok(None);
+    }
+    let view = make_view(files, levels, seed)?;
+    let bundle = &view.bundle;
+    let view_path = bundle
+        .namespace
+        .as_ref()
+        .map_or_else(|| path.clone(), |m| m.view_path(&path));
+    let original = files[&path].clone();
+    let text = view.files.get(&view_path).cloned().unwrap_or_default();
+    let names = bundle.namespace.as_ref().map_or_else(Vec::new, |m| {
+        let written: BTreeSet<&str> = super::namespace::word_tokens(&original)
+            .map(|(_, w)| w)
+            .collect();
+        m.names
+            .iter()
+            .filter(|(o, _)| written.contains(o.as_str()))
+            .map(|(o, v)| (o.clone(), v.clone()))
+            .collect()
+    });
+    let records = bundle.layout.get(&view_path).cloned().unwrap_or_default();
+    let orders = layout::view_orders(&text, &records);
+    let runs = records
+        .into_iter()
+        .zip(orders)
+        .map(|(r, view_order)| crate::api::ViewRun {
+            container: r.container,
+            original_order: r.names,
+            view_order,
+        })
+        .collect();
+    Ok(Some(crate::api::ViewFile {
+        seed,
+        levels: bundle.levels.clone(),
+        files: python,
+        path,
+        view_path,
+        original,
+        view: text,
+        names,
+        runs,
+        names_mapped: bundle.namespace.as_ref().map_or(0, |m| m.names.len()),
+        names_left_out: bundle.namespace.as_ref().map_or(0, |m| m.left_out.len()),
+    }))
+}

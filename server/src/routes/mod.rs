@@ -91,6 +91,10 @@ pub fn router(state: AppState) -> Router {
             get(recube::source),
         )
         .route(
+            "/recube/datasets/{name}/{version}/repositories/{repo}/view",
+            get(recube::view),
+        )
+        .route(
             "/recube/runs",
             post(recube::upload).layer(axum::extract::DefaultBodyLimit::max(runs::FORM_LIMIT)),
         )
