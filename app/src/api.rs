@@ -206,6 +206,25 @@ pub(crate) async fn source(
     .await
 }
 
+/// One file of a repository's SchrodingerRepo view (`{repository}/view`); `repository` is a
+/// [`recube_repository_path`].
+pub(crate) async fn view_file(
+    repository: &str,
+    path: Option<&str>,
+    seed: &str,
+    levels: &str,
+) -> Result<wheelwright_core::api::ViewFile, ApiError> {
+    let mut uri = format!(
+        "/api/v1{repository}/view?seed={}&levels={}",
+        js_sys::encode_uri_component(seed),
+        js_sys::encode_uri_component(levels)
+    );
+    if let Some(path) = path {
+        uri.push_str(&format!("&path={}", js_sys::encode_uri_component(path)));
+    }
+    get_json(&uri).await
+}
+
 /// The paths of the files of a repository (`{repository}/source` without `path`).
 pub(crate) async fn source_files(
     repository: &str,

@@ -67,6 +67,10 @@ pub fn App() -> impl IntoView {
                         path=path!("/recube/datasets/:name/:version/repositories/:repo/source")
                         view=pages::source::SourcePage
                     />
+                    <Route
+                        path=path!("/recube/datasets/:name/:version/repositories/:repo/view")
+                        view=pages::view_explorer::ViewExplorerPage
+                    />
                     <Route path=path!("/recube/runs/:id") view=pages::recube_run::RecubeRunPage />
                     <Route path=path!("/runs/:id") view=pages::run::RunPage />
                     <Route

@@ -35,6 +35,17 @@ pub async fn screenshot(client: &Client, test: &str, name: &str) -> anyhow::Resu
     Ok(())
 }
 
+/// Fails unless the page is no wider than `width` px: nothing scrolls sideways on a phone.
+pub async fn assert_fits(client: &Client, width: i64) -> anyhow::Result<()> {
+    let scroll = client
+        .execute("return document.documentElement.scrollWidth;", vec![])
+        .await?;
+    if scroll.as_i64().is_none_or(|w| w > width) {
+        bail!("the page is {scroll} px wide, more than {width}");
+    }
+    Ok(())
+}
+
 /// Runs `script` (a function body that returns a value) until it returns `expected`.
 pub async fn wait_for(
     client: &Client,

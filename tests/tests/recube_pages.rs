@@ -10,7 +10,7 @@ use std::time::Duration;
 use fantoccini::Locator;
 use serde_json::{Value, json};
 use wheelwright_core::api::{RecubeDatasetDetail, RecubeInstanceDetail};
-use wheelwright_tests::{Chromedriver, Scheme, Server, api, screenshot, wait_for};
+use wheelwright_tests::{Chromedriver, Scheme, Server, api, assert_fits, screenshot, wait_for};
 
 const DATASET: &str = "/recube/datasets/recube-pypi/0";
 const INSTANCE: &str = "/recube/datasets/recube-pypi/0/instances/click-parser";
@@ -156,10 +156,7 @@ async fn an_instance_page_draws_its_neighbourhood_and_links_into_the_source() ->
         client.goto(&server.url(INSTANCE)).await?;
         wait_for(&client, INSTANCE_SHOWN, &want, Duration::from_secs(30)).await?;
         screenshot(&client, test, "instance-390.png").await?;
-        let width = client
-            .execute("return document.documentElement.scrollWidth;", vec![])
-            .await?;
-        assert!(width.as_i64().is_some_and(|w| w <= 390), "page width {width}");
+        assert_fits(&client, 390).await?;
         anyhow::Ok(())
     }
     .await;

@@ -16,3 +16,4 @@ pub(crate) mod runs;
 pub(crate) mod source;
 pub(crate) mod submit;
 pub(crate) mod turn_case;
+pub(crate) mod view_explorer;

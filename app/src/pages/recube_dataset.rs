@@ -72,6 +72,13 @@ pub(crate) fn RecubeDatasetPage() -> impl IntoView {
                 <code>"raise NotImplementedError"</code>
                 ") and rebuilds it; hidden tests labelled external (the file's behaviour as the rest of the library uses it) or internal (its own helpers) judge the result."
             </p>
+            <p id="schrodinger-views">
+                "SchrodingerRepo views of these libraries (names renamed, definitions reordered, behaviour kept): "
+                {d.summary.repositories.keys().map(|repo| {
+                    let href = format!("{}/view", api::recube_repository_path(&name, &version, repo));
+                    view! { <a href=href>{repo.clone()}</a>" " }
+                }).collect_view()}
+            </p>
             <div class="table-scroll">
                 <table class="data" id="recube-instances">
                     <thead>
