@@ -345,6 +345,14 @@ async fn every_reading_route_answers_as_its_snapshot_says() {
             "/api/v1/recube/datasets/recube-pypi/0/repositories/click/source?path=../etc/passwd",
         ),
         get_case(
+            "recube-view-packaging-utils",
+            "/api/v1/recube/datasets/recube-pypi/0/repositories/packaging/view?seed=3&levels=2,3&path=packaging/utils.py",
+        ),
+        get_case(
+            "recube-view-level-1",
+            "/api/v1/recube/datasets/recube-pypi/0/repositories/packaging/view?levels=1",
+        ),
+        get_case(
             "recube-run-original",
             format!("/api/v1/recube/runs/{recube_original}"),
         ),
