@@ -15,7 +15,7 @@ use wheelwright_core::api::{
     BenchmarkSummary, DatasetDetail, DatasetSummary, ErrorBody, FileEntry, Health, Leaderboard,
     Page, Published, RecubeDatasetDetail, RecubeDatasetSummary, RecubeInstanceDetail,
     RecubeRunDetail, RunDetail, RunSummary, RunTests, ScoringKit, SourceFiles, SourceLines,
-    TurnDetail, TurnObservations, TurnRow,
+    TurnDetail, TurnObservations, TurnRow, ViewFile,
 };
 use wheelwright_core::outline::Outline;
 
@@ -45,6 +45,7 @@ fn wire_type(name: &str) -> Option<Check> {
         "recube-datasets" => round_trips::<Vec<RecubeDatasetSummary>>,
         "recube-dataset" => round_trips::<RecubeDatasetDetail>,
         n if n.starts_with("recube-instance-") => round_trips::<RecubeInstanceDetail>,
+        "recube-view-packaging-utils" => round_trips::<ViewFile>,
         n if n.starts_with("recube-run-") => round_trips::<RecubeRunDetail>,
         n if n.ends_with("-source-range") => round_trips::<SourceLines>,
         n if n.starts_with("dataset-") && n.ends_with("-source") => round_trips::<SourceFiles>,
