@@ -14,7 +14,6 @@
 
 use std::collections::BTreeMap;
 use std::hint::black_box;
-use std::path::Path;
 use std::time::Duration;
 
 #[path = "../tests/common/real.rs"]
@@ -46,36 +45,9 @@ const PACKAGES: &[&str] = &[
 const CHAINS: usize = 600;
 const TURNS: usize = 5;
 
-fn collect(root: &Path, dir: &Path, files: &mut BTreeMap<String, String>) {
-    let mut entries: Vec<_> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
-    entries.sort();
-    for path in entries {
-        let name = path.file_name().unwrap().to_string_lossy().into_owned();
-        if path.is_dir() {
-            if !name.starts_with("test") && name != "__pycache__" {
-                collect(root, &path, files);
-            }
-        } else if name.ends_with(".py")
-            && !name.starts_with("test")
-            && let Ok(text) = std::fs::read_to_string(&path)
-        {
-            let rel = path.strip_prefix(root).unwrap().to_string_lossy();
-            files.insert(rel.into_owned(), text);
-        }
-    }
-}
-
 /// The library source: path -> text.
 fn library() -> BTreeMap<String, String> {
-    let root = real::stdlib();
-    let mut files = BTreeMap::new();
-    for package in PACKAGES {
-        collect(&root, &root.join(package), &mut files);
-    }
-    files
+    real::stdlib_packages(PACKAGES)
 }
 
 fn workspace_of(files: &BTreeMap<String, String>) -> Workspace {

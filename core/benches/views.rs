@@ -6,9 +6,7 @@
 
 #![allow(clippy::print_stderr)] // The bench reports its input's size on standard error.
 
-use std::collections::BTreeMap;
 use std::hint::black_box;
-use std::path::Path;
 use std::time::Duration;
 
 #[path = "../tests/common/real.rs"]
@@ -17,35 +15,8 @@ mod real;
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use wheelwright_core::schrodinger::view::{make_view, recover};
 
-fn collect(root: &Path, dir: &Path, files: &mut BTreeMap<String, String>) {
-    let mut entries: Vec<_> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
-    entries.sort();
-    for path in entries {
-        let name = path.file_name().unwrap().to_string_lossy().into_owned();
-        if path.is_dir() {
-            if !name.starts_with("test") && name != "__pycache__" {
-                collect(root, &path, files);
-            }
-        } else if name.ends_with(".py") {
-            let rel = path
-                .strip_prefix(root)
-                .unwrap()
-                .to_string_lossy()
-                .into_owned();
-            files.insert(rel, std::fs::read_to_string(&path).unwrap());
-        }
-    }
-}
-
 fn views(c: &mut Criterion) {
-    let stdlib = real::stdlib();
-    let mut files = BTreeMap::new();
-    for package in ["json", "email", "logging", "http", "urllib", "asyncio"] {
-        collect(&stdlib, &stdlib.join(package), &mut files);
-    }
+    let files = real::stdlib_packages(&["json", "email", "logging", "http", "urllib", "asyncio"]);
     let bytes: usize = files.values().map(String::len).sum();
     eprintln!(
         "{} files, {:.2} MB of the standard library",

@@ -404,14 +404,12 @@ pub(crate) fn check(
         &pythonpath(&rename),
         config.turn_timeout,
     )?;
+    let translator = bundle.translator();
     let back: BTreeMap<String, _> = after
         .into_iter()
-        .map(|(id, outcome)| {
-            let id = bundle
-                .namespace
-                .as_ref()
-                .map_or(id.clone(), |m| m.original_text(&id));
-            (id, outcome)
+        .map(|(id, outcome)| match &translator {
+            Some(t) => (t.patch(&id).text, outcome),
+            None => (id, outcome),
         })
         .collect();
     let validity = wheelwright_core::schrodinger::validity::validity(&before, &back);

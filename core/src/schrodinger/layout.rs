@@ -320,15 +320,9 @@ pub fn restore(view: &str, records: &[RunRecord]) -> (String, Vec<String>) {
     }
     let tree = syntax::parse(view);
     let runs = runs(&tree);
+    let found = find_runs(&runs, records);
     let mut matched: Vec<Option<&RunRecord>> = vec![None; runs.len()];
-    for record in records {
-        // The run that holds all of the record's definitions: an agent may have added
-        // definitions beside them (those keep their places).
-        let found = runs.iter().enumerate().position(|(i, run)| {
-            matched[i].is_none()
-                && run.container == record.container
-                && contains_all(&run.units, &record.names)
-        });
+    for (record, found) in records.iter().zip(found) {
         match found {
             Some(i) => matched[i] = Some(record),
             None => diagnostics.push(format!(
@@ -375,19 +369,31 @@ pub fn restore(view: &str, records: &[RunRecord]) -> (String, Vec<String>) {
 pub fn view_orders(view: &str, records: &[RunRecord]) -> Vec<Vec<String>> {
     let tree = syntax::parse(view);
     let runs = runs(&tree);
-    let mut used = vec![false; runs.len()];
+    find_runs(&runs, records)
+        .into_iter()
+        .map(|found| {
+            found.map_or_else(Vec::new, |i| {
+                runs[i].units.iter().map(|u| u.name.clone()).collect()
+            })
+        })
+        .collect()
+}
+
+/// For each record, the run of `runs` that holds it: the first not yet taken, in the same
+/// class, holding all of the record's definitions (an agent may have added others beside
+/// them, which keep their places).
+fn find_runs(runs: &[Run], records: &[RunRecord]) -> Vec<Option<usize>> {
+    let mut taken = vec![false; runs.len()];
     records
         .iter()
         .map(|record| {
             let found = runs.iter().enumerate().position(|(i, run)| {
-                !used[i]
+                !taken[i]
                     && run.container == record.container
                     && contains_all(&run.units, &record.names)
-            });
-            found.map_or_else(Vec::new, |i| {
-                used[i] = true;
-                runs[i].units.iter().map(|u| u.name.clone()).collect()
-            })
+            })?;
+            taken[found] = true;
+            Some(found)
         })
         .collect()
 }

@@ -660,18 +660,6 @@ impl NamespaceMapping {
         let mut diagnostics = Vec::new();
         rewrite::apply(source, edits, &mut diagnostics)
     }
-
-    /// The original of any text of the view (a file, a patch, a command's output): every
-    /// whole-word view name replaced by its original. Exact on a view's files: view names
-    /// are made of words the repository never uses.
-    pub fn original_text(&self, text: &str) -> String {
-        let back: BTreeMap<&str, &str> = self
-            .names
-            .iter()
-            .map(|(o, v)| (v.as_str(), o.as_str()))
-            .collect();
-        replace_words(text, |w| back.get(w).copied())
-    }
 }
 
 /// The lowercase subwords of `name`.
@@ -681,21 +669,6 @@ fn subwords_of(name: &str) -> Vec<String> {
         .into_iter()
         .map(str::to_owned)
         .collect()
-}
-
-/// `text` with each whole word that `lookup` knows replaced.
-pub(crate) fn replace_words<'m>(text: &str, lookup: impl Fn(&str) -> Option<&'m str>) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut last = 0;
-    for (at, token) in word_tokens(text) {
-        if let Some(to) = lookup(token) {
-            out.push_str(&text[last..at]);
-            out.push_str(to);
-            last = at + token.len();
-        }
-    }
-    out.push_str(&text[last..]);
-    out
 }
 
 fn map_path(path: &str, component: impl Fn(&str) -> Option<String>) -> String {

@@ -24,6 +24,7 @@ use thiserror::Error;
 
 use super::layout::{self, RunRecord};
 use super::namespace::NamespaceMapping;
+use super::translate::Translator;
 
 /// The version of the view bundle's format.
 pub const VIEW_FORMAT: u32 = 1;
@@ -129,9 +130,28 @@ pub fn make_view_keeping(
 }
 
 impl ViewBundle {
-    /// A file of the view (path and text, possibly edited by an agent) in original
-    /// coordinates: level 3 undone, then level 2. Diagnostics say what could not be undone.
-    pub fn original_file(&self, view_path: &str, text: &str) -> (String, String, Vec<String>) {
+    /// Level 2's translator, to turn view text back; build it once for many texts.
+    pub fn translator(&self) -> Option<Translator> {
+        self.namespace.as_ref().map(Translator::of)
+    }
+
+    /// A view path in the original.
+    pub fn original_path(&self, view_path: &str) -> String {
+        self.namespace
+            .as_ref()
+            .map_or_else(|| view_path.to_owned(), |m| m.original_path(view_path))
+    }
+
+    /// A file of the view (possibly edited by an agent) in original coordinates: level 3
+    /// undone, then level 2 through `back` ([`Self::translator`]). Diagnostics say what
+    /// could not be undone. Exact on a view's files: view names are made of words the
+    /// repository never writes.
+    pub fn original_text(
+        &self,
+        back: Option<&Translator>,
+        view_path: &str,
+        text: &str,
+    ) -> (String, Vec<String>) {
         let mut diagnostics = Vec::new();
         let mut text = text.to_owned();
         if let Some(runs) = self.layout.get(view_path) {
@@ -139,14 +159,10 @@ impl ViewBundle {
             text = restored;
             diagnostics.extend(d.into_iter().map(|d| format!("{view_path}: {d}")));
         }
-        let path = match &self.namespace {
-            Some(m) => {
-                text = m.original_text(&text);
-                m.original_path(view_path)
-            }
-            None => view_path.to_owned(),
-        };
-        (path, text, diagnostics)
+        if let Some(back) = back {
+            text = back.patch(&text).text;
+        }
+        (text, diagnostics)
     }
 }
 
@@ -169,11 +185,12 @@ pub fn recover(
     bundle: &ViewBundle,
 ) -> Recovery {
     let mut recovery = Recovery::default();
+    let translator = bundle.translator();
     let mut back: BTreeMap<String, String> = BTreeMap::new();
     for (path, text) in final_view {
-        let (original_path, text, diagnostics) = bundle.original_file(path, text);
+        let (text, diagnostics) = bundle.original_text(translator.as_ref(), path, text);
         recovery.diagnostics.extend(diagnostics);
-        back.insert(original_path, text);
+        back.insert(bundle.original_path(path), text);
     }
     let paths: std::collections::BTreeSet<&String> = original.keys().chain(back.keys()).collect();
     for path in paths {

@@ -10,6 +10,7 @@
 //! so each of them uses only part of it.
 #![allow(dead_code, unreachable_pub, clippy::print_stdout, clippy::print_stderr)]
 
+use std::collections::BTreeMap;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
@@ -124,4 +125,30 @@ pub fn stdlib() -> PathBuf {
         .output()
         .expect("python3 must be on PATH to find the standard library");
     PathBuf::from(String::from_utf8(out.stdout).unwrap().trim())
+}
+
+/// The Python sources of `packages` of [`stdlib`] (tests left out), by path relative to the
+/// standard library's root (`json/decoder.py`).
+pub fn stdlib_packages(packages: &[&str]) -> BTreeMap<String, String> {
+    let root = stdlib();
+    let mut files = BTreeMap::new();
+    let mut pending: Vec<PathBuf> = packages.iter().map(|p| root.join(p)).collect();
+    while let Some(dir) = pending.pop() {
+        for entry in std::fs::read_dir(&dir).expect("a standard-library package") {
+            let path = entry.expect("an entry").path();
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            if path.is_dir() {
+                if !name.starts_with("test") && name != "__pycache__" {
+                    pending.push(path);
+                }
+            } else if name.ends_with(".py")
+                && !name.starts_with("test")
+                && let Ok(text) = std::fs::read_to_string(&path)
+            {
+                let rel = path.strip_prefix(&root).unwrap().to_string_lossy();
+                files.insert(rel.into_owned(), text);
+            }
+        }
+    }
+    files
 }
