@@ -28,6 +28,11 @@ pub enum Undefined {
     /// The run took no more actions per instance than its baseline (SchrodingerRepo's
     /// shares of additional actions).
     NoAdditionalActions,
+    /// No instance's trajectory recorded its tokens (SchrodingerRepo's token usage).
+    NoTokens,
+    /// The baseline's value is undefined or zero, so a relative change is not (SchrodingerRepo's
+    /// increases against a baseline).
+    NoBaseline,
 }
 
 /// A metric value, or the reason it is undefined.

@@ -1,4 +1,8 @@
-//! SchrodingerRepo's action metrics (spec 3): hand-worked runs in `fixtures/schrodinger/actions/cases.json` (the mix, the additional actions against a baseline, their edge cases), and the mix of the vendored real trajectories as a snapshot.
+//! SchrodingerRepo's action metrics (spec 3): hand-worked runs in `fixtures/schrodinger/actions/cases.json` (the mix, the additional actions against a baseline, their edge cases), runs read from their files (`fixtures/schrodinger/runs/<case>/`: trajectories, SWE-bench reports, what is skipped) with their Pass@1, mix, tokens and shift, and the vendored real run (trajectories and reports) as a snapshot.
+//!
+//! The expected outputs of the runs are under `fixtures/schrodinger/runs-expected/`; to
+//! regenerate them after a deliberate change: `UPDATE_EXPECT=1 cargo test -p
+//! wheelwright-core --test schrodinger_actions`, then review the diff.
 
 mod common;
 
@@ -9,10 +13,10 @@ use common::expect::expect_json;
 use serde_json::{Value, json};
 use wheelwright_core::metric::Score;
 use wheelwright_core::schrodinger::action_mix::{ActionMix, CATEGORIES, action_mix};
+use wheelwright_core::schrodinger::action_shift::ActionsReport;
 use wheelwright_core::schrodinger::additional_actions::{AdditionalActions, additional_actions};
-use wheelwright_core::trajectory::{
-    Category, InterpretOptions, TrajectorySummary, parse_trajectory,
-};
+use wheelwright_core::schrodinger::run_actions::{RunActions, RunReader};
+use wheelwright_core::trajectory::{Category, TrajectorySummary};
 
 fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/schrodinger/actions")
@@ -110,25 +114,105 @@ fn hand_worked_runs_give_their_mix_and_additional_actions() {
     }
 }
 
-#[test]
-fn the_real_trajectories_mix_is_pinned() {
-    let mut instances = BTreeMap::new();
-    let mut all = Vec::new();
-    for id in common::real::vendored_ids() {
-        let trajectory = parse_trajectory(&common::real::vendored(&id)).expect(&id);
-        let summary = TrajectorySummary::of(&trajectory, &InterpretOptions::new(None));
-        instances.insert(id, json!(summary.by_category));
-        all.push(summary);
+/// The run whose files are under `dir`, read in sorted order with their paths relative to
+/// `dir`, as the command line reads a run folder.
+fn read_run(dir: &Path) -> RunActions {
+    let mut files = Vec::new();
+    let mut pending = vec![dir.to_owned()];
+    while let Some(current) = pending.pop() {
+        for entry in std::fs::read_dir(&current).expect("a run folder") {
+            let path = entry.expect("an entry").path();
+            if path.is_dir() {
+                pending.push(path);
+            } else {
+                files.push(path);
+            }
+        }
     }
-    let mix = action_mix(&all);
-    assert_eq!(mix.instances, 12);
-    assert_eq!(
-        mix.actions,
-        all.iter().map(|s| s.actions).sum::<usize>(),
-        "every action has one category"
-    );
-    expect_json(
-        &fixtures().join("real-gemini-3-pro.json"),
-        &json!({"run": mix, "instances": instances}),
-    );
+    files.sort();
+    let mut reader = RunReader::new();
+    for path in &files {
+        let name = path
+            .strip_prefix(dir)
+            .unwrap()
+            .to_string_lossy()
+            .replace('\\', "/");
+        reader.add(&name, &std::fs::read(path).expect("a run file"));
+    }
+    reader.finish()
+}
+
+fn runs() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/schrodinger/runs")
+}
+
+fn runs_expected() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/schrodinger/runs-expected")
+}
+
+#[test]
+fn runs_are_read_from_their_files() {
+    let mut cases: Vec<PathBuf> = std::fs::read_dir(runs())
+        .expect("the run cases")
+        .map(|e| e.unwrap().path())
+        .collect();
+    cases.sort();
+    assert!(cases.len() >= 3);
+    for case in cases {
+        let name = case.file_name().unwrap().to_string_lossy().into_owned();
+        let run = read_run(&case);
+        // Every instance is counted once, resolved or not.
+        assert_eq!(run.mix.instances, run.instances.len(), "{name}");
+        assert!(run.resolved <= run.instances.len(), "{name}");
+        expect_json(&runs_expected().join(format!("{name}.json")), &json!(run));
+    }
+}
+
+#[test]
+fn a_run_shifts_against_its_baseline() {
+    for (run, baseline) in [
+        ("summary", "edge"),
+        ("edge", "summary"),
+        ("summary", "no_reports"),
+    ] {
+        let report = ActionsReport::new(
+            read_run(&runs().join(run)),
+            Some(read_run(&runs().join(baseline))),
+        );
+        let shift = report.shift.as_ref().expect("a shift with a baseline");
+        if let Some(shares) =
+            Some(&shift.additional.shares).filter(|s| s.values().any(|v| v.value().is_some()))
+        {
+            let sum: f64 = shares.values().filter_map(|s| s.value()).sum();
+            assert!(
+                (sum - 100.0).abs() < 1e-9,
+                "{run} vs {baseline}: shares sum to {sum}"
+            );
+        }
+        expect_json(
+            &runs_expected().join(format!("shift-{run}-vs-{baseline}.json")),
+            &json!(shift),
+        );
+    }
+}
+
+#[test]
+fn the_real_run_is_read_with_its_reports() {
+    let run = read_run(Path::new(common::real::VENDORED));
+    assert_eq!(run.instances.len(), 12);
+    assert!(run.diagnostics.is_empty(), "{:?}", run.diagnostics);
+    // Every gemini-3-pro trajectory records its model's usage in each response.
+    assert_eq!(run.tokens.instances, 12);
+    expect_json(&runs_expected().join("real-gemini-3-pro.json"), &json!(run));
+    // The full set, when it is beside the repository: its 70 trajectories and their reports.
+    if let Some(paths) = common::real::shared_paths("the full gemini-3-pro run") {
+        let root = paths[0]
+            .ancestors()
+            .nth(3)
+            .expect("the run folder")
+            .to_owned();
+        let full = read_run(&root);
+        assert_eq!(full.instances.len(), common::real::SHARED_COUNT);
+        assert_eq!(full.resolved, 40, "{:?}", full.diagnostics);
+    }
 }

@@ -137,6 +137,23 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// SchrodingerRepo's per-run metrics (spec section 3): Pass@1, the mix of actions by
+    /// category, tokens per instance, read from a run's trajectories and SWE-bench reports;
+    /// with --baseline, the shift against the baseline run (the same agent on the
+    /// original repository) and where the additional actions went.
+    Actions {
+        /// The run: a folder of trajectories (`<id>.traj.json`, or `.json.gz`) and the
+        /// evaluation's reports (`report.json` per instance, or the run's summary with
+        /// `resolved_ids`), in any layout.
+        #[arg(long, value_name = "DIR")]
+        run: PathBuf,
+        /// The baseline run, in the same form.
+        #[arg(long, value_name = "DIR")]
+        baseline: Option<PathBuf>,
+        /// Print JSON instead of a table.
+        #[arg(long)]
+        json: bool,
+    },
     /// Work with dataset directories.
     #[command(subcommand)]
     Dataset(DatasetCommand),
@@ -514,6 +531,11 @@ pub async fn execute(cli: Cli) -> anyhow::Result<()> {
             workdir,
             json,
         } => trajectory(&file, repo.as_deref(), &workdir, json),
+        Command::Actions {
+            run,
+            baseline,
+            json,
+        } => crate::actions_command::run(&run, baseline.as_deref(), json),
         Command::Cce(command) => crate::cce::execute(command),
         Command::Recube(RecubeCommand::Import {
             source,

@@ -4,6 +4,7 @@
 //! it with `oneshot` and the binary, the end-to-end tests and any embedding serve the same
 //! thing through [`serve`].
 
+mod actions_command;
 pub mod bundle;
 mod cce;
 pub mod cli;

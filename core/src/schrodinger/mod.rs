@@ -1,15 +1,21 @@
 //! SchrodingerRepo (spec 3): behaviour-preserving views of a repository and how agents' actions shift on them.
 //!
-//! So far: the subword splitting its namespace mapping (level 2) is built on, and the
-//! action metrics over trajectories (the mix of a run, its additional actions against a
-//! baseline). The mapping, the translator, the layout reordering (level 3) and the views
-//! come with issue 16.
+//! The views: the namespace mapping (level 2, [`namespace`] over [`subwords`] and
+//! [`words`]), the layout reordering (level 3, [`layout`]), both together with their
+//! record ([`view`]), the translator between a view and its original ([`translate`]), and a
+//! view's validity ([`validity`]). The runs: one read from its trajectories and reports
+//! ([`run_actions`]) with its Pass@1, action mix and token usage, and its shift against a
+//! baseline run ([`action_shift`], [`additional_actions`]).
 
 pub mod action_mix;
+pub mod action_shift;
 pub mod additional_actions;
 pub mod layout;
 pub mod namespace;
+pub mod pass_at_1;
+pub mod run_actions;
 pub mod subwords;
+pub mod token_usage;
 pub mod translate;
 pub mod validity;
 pub mod view;

@@ -134,6 +134,18 @@ pub struct Trajectory {
     /// `model_calls`): the agent's turns, which rejected responses also count.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub model_calls: Option<u64>,
+    /// The tokens the model read and wrote over the whole trajectory, when the harness
+    /// recorded them (mini-SWE-agent's `usage` in each response, generic-1's
+    /// `input_tokens` and `output_tokens`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tokens: Option<Tokens>,
+}
+
+/// Tokens a model read (its prompts, each call's whole context) and wrote.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Tokens {
+    pub input: u64,
+    pub output: u64,
 }
 
 /// Why a trajectory could not be read.

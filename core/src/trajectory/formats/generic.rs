@@ -7,6 +7,8 @@
 //!   "rejected_responses": 0,
 //!   "cost_usd": 0.42,
 //!   "model_calls": 17,
+//!   "input_tokens": 181000,
+//!   "output_tokens": 9200,
 //!   "actions": [
 //!     {"kind": "bash", "command": "nl -ba a.py | sed -n '1,5p'", "output": "...", "returncode": 0},
 //!     {"kind": "read", "path": "pkg/a.py", "start_line": 10, "end_line": 20, "output": "..."},
@@ -20,7 +22,9 @@
 //! ```
 //!
 //! Every field but `kind` is optional; `cost_usd` (what the run cost in US dollars) and
-//! `model_calls` (how many times the model was called) are what ReCUBE reports per instance. `bash` actions are interpreted as shell commands
+//! `model_calls` (how many times the model was called) are what ReCUBE reports per instance;
+//! `input_tokens` and `output_tokens` (summed over the model's calls) what SchrodingerRepo
+//! compares. `bash` actions are interpreted as shell commands
 //! exactly like mini-SWE-agent's; the others become [`ToolCall`]s named after their kind, with
 //! the whole object as arguments. `read` shows `start_line..=end_line` (both 1-based; the
 //! whole file when absent); `grep` output lines `path:line:text` (or `line:text` for a single
@@ -29,7 +33,7 @@
 use serde_json::Value;
 
 use crate::trajectory::{
-    RawAction, ShellAction, ToolCall, Trajectory, TrajectoryError, TrajectoryFormat,
+    RawAction, ShellAction, Tokens, ToolCall, Trajectory, TrajectoryError, TrajectoryFormat,
 };
 
 /// The `format` value of this format.
@@ -91,5 +95,16 @@ pub(crate) fn parse(value: &Value) -> Result<Trajectory, TrajectoryError> {
             .and_then(Value::as_f64)
             .filter(|cost| cost.is_finite() && *cost >= 0.0),
         model_calls: value.get("model_calls").and_then(Value::as_u64),
+        tokens: tokens(value),
+    })
+}
+
+/// `input_tokens` and `output_tokens`, when either is given (the other then counts 0).
+fn tokens(value: &Value) -> Option<Tokens> {
+    let input = value.get("input_tokens").and_then(Value::as_u64);
+    let output = value.get("output_tokens").and_then(Value::as_u64);
+    (input.is_some() || output.is_some()).then(|| Tokens {
+        input: input.unwrap_or(0),
+        output: output.unwrap_or(0),
     })
 }

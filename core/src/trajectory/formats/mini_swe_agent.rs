@@ -22,7 +22,7 @@ use std::collections::{HashMap, VecDeque};
 
 use super::json::{Borrowed, Json, messages_of};
 use crate::trajectory::{
-    RawAction, Rejected, ShellAction, Trajectory, TrajectoryError, TrajectoryFormat,
+    RawAction, Rejected, ShellAction, Tokens, Trajectory, TrajectoryError, TrajectoryFormat,
 };
 
 const TIMEOUT_PREFIX: &str = "The last command <command>";
@@ -170,7 +170,35 @@ pub(crate) fn parse<J: Json>(value: &J, v11: bool) -> Result<Trajectory, Traject
         model_calls: model_stat(value, "api_calls")
             .and_then(J::as_i64)
             .and_then(|n| u64::try_from(n).ok()),
+        tokens: tokens(messages),
     })
+}
+
+/// The tokens of every assistant message's `extra.response.usage` (OpenAI's
+/// `prompt_tokens`/`completion_tokens` or Anthropic's `input_tokens`/`output_tokens`),
+/// summed; `None` when no message has a usage.
+fn tokens<J: Json>(messages: &[J]) -> Option<Tokens> {
+    let count = |usage: &J, keys: [&str; 2]| {
+        keys.iter()
+            .find_map(|k| usage.field(k).and_then(J::as_i64))
+            .and_then(|n| u64::try_from(n).ok())
+    };
+    let mut total: Option<Tokens> = None;
+    for usage in messages
+        .iter()
+        .filter(|m| role(*m) == "assistant")
+        .filter_map(|m| extra(m, "response")?.field("usage"))
+    {
+        let input = count(usage, ["prompt_tokens", "input_tokens"]);
+        let output = count(usage, ["completion_tokens", "output_tokens"]);
+        if input.is_none() && output.is_none() {
+            continue;
+        }
+        let sum = total.get_or_insert_with(Tokens::default);
+        sum.input = sum.input.saturating_add(input.unwrap_or(0));
+        sum.output = sum.output.saturating_add(output.unwrap_or(0));
+    }
+    total
 }
 
 /// The actions of the latest assistant message still waiting for their observations, in

@@ -105,5 +105,6 @@ pub(crate) fn parse(value: &Value) -> Result<Trajectory, TrajectoryError> {
         exit_status: None,
         cost_usd: None,
         model_calls: None,
+        tokens: None,
     })
 }
