@@ -46,6 +46,10 @@ pub fn App() -> impl IntoView {
                     <Route path=path!("/runs") view=pages::runs::RunsPage />
                     <Route path=path!("/metrics") view=pages::metrics::MetricsPage />
                     <Route path=path!("/compare") view=pages::compare::ComparePage />
+                    <Route
+                        path=path!("/schrodinger/actions")
+                        view=pages::schrodinger_actions::SchrodingerActionsPage
+                    />
                     <Route path=path!("/submit") view=pages::submit::SubmitPage />
                     <Route
                         path=path!("/submit/:chain/:turn")

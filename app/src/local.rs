@@ -76,7 +76,7 @@ pub(crate) fn relative_path(file: &web_sys::File) -> String {
 }
 
 /// The bytes of a file the user chose, read by the browser.
-async fn bytes_of(file: &web_sys::File) -> Result<Vec<u8>, String> {
+pub(crate) async fn bytes_of(file: &web_sys::File) -> Result<Vec<u8>, String> {
     let buffer = JsFuture::from(file.array_buffer())
         .await
         .map_err(|e| format!("{}: cannot be read ({})", file.name(), js_error(e)))?;

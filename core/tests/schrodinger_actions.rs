@@ -117,27 +117,9 @@ fn hand_worked_runs_give_their_mix_and_additional_actions() {
 /// The run whose files are under `dir`, read in sorted order with their paths relative to
 /// `dir`, as the command line reads a run folder.
 fn read_run(dir: &Path) -> RunActions {
-    let mut files = Vec::new();
-    let mut pending = vec![dir.to_owned()];
-    while let Some(current) = pending.pop() {
-        for entry in std::fs::read_dir(&current).expect("a run folder") {
-            let path = entry.expect("an entry").path();
-            if path.is_dir() {
-                pending.push(path);
-            } else {
-                files.push(path);
-            }
-        }
-    }
-    files.sort();
     let mut reader = RunReader::new();
-    for path in &files {
-        let name = path
-            .strip_prefix(dir)
-            .unwrap()
-            .to_string_lossy()
-            .replace('\\', "/");
-        reader.add(&name, &std::fs::read(path).expect("a run file"));
+    for (name, bytes) in common::real::files_under(dir) {
+        reader.add(&name, &bytes);
     }
     reader.finish()
 }

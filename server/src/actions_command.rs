@@ -98,7 +98,13 @@ fn print_run(out: &mut impl Write, label: &str, run: &RunActions) -> std::io::Re
         run.instances.len(),
         run.resolved,
         percent(run.pass_at_1),
-        format_value(Unit::Count, run.mix.mean_actions.value().map(|v| (v * 10.0).round() / 10.0)),
+        format_value(
+            Unit::Count,
+            run.mix
+                .mean_actions
+                .value()
+                .map(|v| (v * 10.0).round() / 10.0)
+        ),
         amount(run.tokens.input),
         amount(run.tokens.output),
         run.tokens.instances,

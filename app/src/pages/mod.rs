@@ -13,6 +13,7 @@ pub(crate) mod recube_instance;
 pub(crate) mod recube_run;
 pub(crate) mod run;
 pub(crate) mod runs;
+pub(crate) mod schrodinger_actions;
 pub(crate) mod source;
 pub(crate) mod submit;
 pub(crate) mod turn_case;

@@ -132,7 +132,17 @@ pub(crate) fn PublishedPage() -> impl IntoView {
                 "its value); " <a href="/metrics">"what each column means"</a>"."
             </p>
             {move || match benchmark.get() {
-                Some(b) => view! { <p><a href=format!("/leaderboard/{}", b.id())>"The leaderboard"</a>" ranks the main table's rows beside verified runs."</p> }.into_any(),
+                Some(b) => view! {
+                    <p>
+                        <a href=format!("/leaderboard/{}", b.id())>"The leaderboard"</a>
+                        " ranks the main table's rows beside verified runs."
+                        {(b == Benchmark::Schrodinger).then(|| view! {
+                            " Your own runs: "
+                            <a id="actions-link" href="/schrodinger/actions">"how a run's actions shift"</a>
+                            " against a baseline, read in your browser."
+                        })}
+                    </p>
+                }.into_any(),
                 None => view! { <p class="error">"No such benchmark."</p> }.into_any(),
             }}
             {loaded(data, render)}

@@ -157,7 +157,9 @@ impl RunReader {
         }
     }
 
-    fn skip(&mut self, name: &str, why: &str) {
+    /// Records that the file `name` was not read, and why (a host that refuses a file
+    /// before reading it: one over [`FILE_LIMIT`]).
+    pub fn skip(&mut self, name: &str, why: &str) {
         self.skipped
             .entry(why.to_owned())
             .or_default()

@@ -152,3 +152,44 @@ pub fn stdlib_packages(packages: &[&str]) -> BTreeMap<String, String> {
     }
     files
 }
+
+/// The files of the real gemini-3-pro run, (path relative to the run's folder, bytes),
+/// sorted: the full run of `../shared` (70 trajectories, their reports, its predictions)
+/// when present, else the vendored twelve and their reports (saying so on standard error).
+pub fn run_files() -> Vec<(String, Vec<u8>)> {
+    let shared = Path::new(SHARED).parent().map(Path::to_path_buf);
+    let root = match shared.filter(|p| p.is_dir()) {
+        Some(root) => root,
+        None => {
+            eprintln!(
+                "using the vendored run of core/tests/fixtures/real/gemini-3-pro, not the full one of ../shared"
+            );
+            PathBuf::from(VENDORED)
+        }
+    };
+    files_under(&root)
+}
+
+/// Every file under `root`, (path relative to `root` with `/`, bytes), sorted: a run
+/// folder as the command line reads it.
+pub fn files_under(root: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut files = Vec::new();
+    let mut pending = vec![root.to_owned()];
+    while let Some(current) = pending.pop() {
+        for entry in std::fs::read_dir(&current).expect("the run folder") {
+            let path = entry.expect("an entry").path();
+            if path.is_dir() {
+                pending.push(path);
+            } else {
+                let name = path
+                    .strip_prefix(root)
+                    .unwrap()
+                    .to_string_lossy()
+                    .replace('\\', "/");
+                files.push((name, std::fs::read(&path).expect("a run file")));
+            }
+        }
+    }
+    files.sort();
+    files
+}
