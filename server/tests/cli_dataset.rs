@@ -6,17 +6,7 @@
 
 mod common;
 
-use common::{copy_dir, real_dataset};
-
-use std::process::{Command, Output};
-
-fn wheelwright(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_wheelwright"))
-        .args(args)
-        .env("WHEELWRIGHT_LOG", "warn")
-        .output()
-        .expect("the wheelwright binary runs")
-}
+use common::{copy_dir, real_dataset, wheelwright};
 
 #[test]
 fn verify_passes_the_real_dataset_statically_needs_pypi() {

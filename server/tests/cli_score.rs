@@ -7,20 +7,12 @@
 mod common;
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
 use common::expect::expect_json;
+use common::wheelwright;
 
 fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/score")
-}
-
-fn wheelwright(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_wheelwright"))
-        .args(args)
-        .env("WHEELWRIGHT_LOG", "warn")
-        .output()
-        .expect("the wheelwright binary runs")
 }
 
 fn fixture(name: &str) -> String {

@@ -9,29 +9,12 @@ mod common;
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
 use common::expect::{expect_json, expect_text};
+use common::{stdout_of, wheelwright};
 
 fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
-}
-
-fn wheelwright(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_wheelwright"))
-        .args(args)
-        .env("WHEELWRIGHT_LOG", "warn")
-        .output()
-        .expect("the wheelwright binary runs")
-}
-
-/// Runs the command, which must succeed, and returns its standard output.
-fn stdout_of(args: &[&str]) -> String {
-    let out = wheelwright(args);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{args:?}: {stderr}");
-    assert!(stderr.trim().is_empty(), "{stderr}");
-    String::from_utf8(out.stdout).expect("the output is UTF-8")
 }
 
 /// A real trajectory of the vendored SWE-bench run, unpacked into `dir`.

@@ -3,18 +3,13 @@
 //! The last test needs root, bubblewrap and PyPI the first time (the source releases and
 //! the test environments are cached).
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+use common::wheelwright;
 use serde_json::Value;
-
-fn wheelwright(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_wheelwright"))
-        .args(args)
-        .env("WHEELWRIGHT_LOG", "warn")
-        .output()
-        .expect("the wheelwright binary runs")
-}
 
 fn json_of(out: &Output) -> Value {
     serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {

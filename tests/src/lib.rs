@@ -46,6 +46,19 @@ pub async fn assert_fits(client: &Client, width: i64) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// The paths of the page's requests to the API so far (the browser's own record of what
+/// it fetched): what a page that promises to send nothing must leave empty.
+pub async fn api_requests(client: &Client) -> anyhow::Result<Vec<String>> {
+    let names = client
+        .execute(
+            "return performance.getEntriesByType('resource').map(e => new URL(e.name).pathname)
+               .filter(p => p.startsWith('/api/'));",
+            vec![],
+        )
+        .await?;
+    Ok(serde_json::from_value(names)?)
+}
+
 /// Runs `script` (a function body that returns a value) until it returns `expected`.
 pub async fn wait_for(
     client: &Client,

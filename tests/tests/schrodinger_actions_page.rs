@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 use wheelwright_core::schrodinger::action_mix::CATEGORIES;
 use wheelwright_core::schrodinger::run_actions::{RunActions, RunReader};
 use wheelwright_tests::{
-    Chromedriver, Scheme, Server, assert_fits, screenshot, wait_for, workspace_root,
+    Chromedriver, Scheme, Server, api_requests, assert_fits, screenshot, wait_for, workspace_root,
 };
 
 /// The vendored real run.
@@ -120,18 +120,6 @@ async fn choose(client: &Client, input: &str, paths: &[PathBuf]) -> anyhow::Resu
         .send_keys(&paths.join("\n"))
         .await?;
     Ok(())
-}
-
-/// The page's requests to the API so far.
-async fn api_requests(client: &Client) -> anyhow::Result<Vec<String>> {
-    let names = client
-        .execute(
-            "return performance.getEntriesByType('resource').map(e => new URL(e.name).pathname)
-               .filter(p => p.startsWith('/api/'));",
-            vec![],
-        )
-        .await?;
-    Ok(serde_json::from_value(names)?)
 }
 
 /// Reads the real run and the small baseline into the page, and waits for the shift.

@@ -10,7 +10,9 @@ use anyhow::Context;
 use fantoccini::{Client, Locator};
 use serde_json::Value;
 use wheelwright_core::reporeuse::bundle::RepoReuseBundle;
-use wheelwright_tests::{Chromedriver, Server, api, screenshot, wait_for, workspace_root};
+use wheelwright_tests::{
+    Chromedriver, Server, api, api_requests, screenshot, wait_for, workspace_root,
+};
 
 /// The shipped dataset's reference solutions as an agent's run, every turn with a real
 /// trajectory (the twelve vendored Gemini 3 Pro ones, cycled).
@@ -25,12 +27,16 @@ fn bundle() -> anyhow::Result<RepoReuseBundle> {
     bundle.metadata.notes = Some("Submitted from the page by the end-to-end test.".to_owned());
     let dir = workspace_root().join("core/tests/fixtures/real/gemini-3-pro");
     let mut trajectories = Vec::new();
-    let mut paths: Vec<_> = std::fs::read_dir(&dir)?.collect::<Result<Vec<_>, _>>()?;
-    paths.sort_by_key(std::fs::DirEntry::path);
-    for entry in paths {
+    // The trajectories only: their reports are in `logs/` beside them.
+    let mut paths: Vec<_> = std::fs::read_dir(&dir)?
+        .map(|e| e.map(|e| e.path()))
+        .collect::<Result<Vec<_>, _>>()?;
+    paths.retain(|p| p.to_string_lossy().ends_with(".traj.json.gz"));
+    paths.sort();
+    for path in paths {
         let mut text = String::new();
         std::io::Read::read_to_string(
-            &mut flate2::read::GzDecoder::new(std::fs::File::open(entry.path())?),
+            &mut flate2::read::GzDecoder::new(std::fs::File::open(&path)?),
             &mut text,
         )?;
         trajectories.push(text);
@@ -60,18 +66,6 @@ fn spellings(bundle: &RepoReuseBundle, dir: &Path) -> anyhow::Result<[std::path:
     let jsonl = dir.join("my-run.jsonl");
     std::fs::write(&jsonl, bundle.to_jsonl())?;
     Ok([folder, zip_path, jsonl])
-}
-
-/// The page's requests to the API so far (the browser's own record of what it fetched).
-async fn api_requests(client: &Client) -> anyhow::Result<Vec<String>> {
-    let names = client
-        .execute(
-            "return performance.getEntriesByType('resource').map(e => new URL(e.name).pathname)
-               .filter(p => p.startsWith('/api/'));",
-            vec![],
-        )
-        .await?;
-    Ok(serde_json::from_value(names)?)
 }
 
 /// Gives `path` to the page's file input `input` (as choosing it in the dialog does).

@@ -340,3 +340,22 @@ pub fn gunzip(body: &[u8]) -> Vec<u8> {
     std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(body), &mut bytes).unwrap();
     bytes
 }
+
+/// The real `wheelwright` binary run with `args`, logging only warnings.
+pub fn wheelwright(args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_wheelwright"))
+        .args(args)
+        .env("WHEELWRIGHT_LOG", "warn")
+        .output()
+        .expect("the wheelwright binary runs")
+}
+
+/// Runs the binary with `args`, which must succeed without a word on standard error, and
+/// returns its standard output.
+pub fn stdout_of(args: &[&str]) -> String {
+    let out = wheelwright(args);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{args:?}: {stderr}");
+    assert!(stderr.trim().is_empty(), "{stderr}");
+    String::from_utf8(out.stdout).expect("the output is UTF-8")
+}
