@@ -343,3 +343,39 @@ mod tests {
         assert_eq!(unit_of("spr_external"), Unit::Percent);
     }
 }
+
+/// A count rounded to a whole number with thousands separated (`433,969`): token counts
+/// as the command line and the pages print them.
+pub fn format_thousands(value: f64) -> String {
+    let whole = format!("{:.0}", value.abs());
+    let mut out = String::with_capacity(whole.len() + whole.len() / 3 + 1);
+    if value.round() < 0.0 {
+        out.push('-');
+    }
+    for (i, ch) in whole.chars().enumerate() {
+        if i > 0 && (whole.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(ch);
+    }
+    out
+}
+
+#[cfg(test)]
+mod thousands {
+    use super::format_thousands;
+
+    #[test]
+    fn counts_are_grouped_by_thousands() {
+        for (value, text) in [
+            (0.0, "0"),
+            (999.4, "999"),
+            (1_000.0, "1,000"),
+            (433_968.67, "433,969"),
+            (1_234_567.0, "1,234,567"),
+            (-12_000.0, "-12,000"),
+        ] {
+            assert_eq!(format_thousands(value), text);
+        }
+    }
+}

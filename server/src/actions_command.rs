@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 use indicatif::{ProgressBar, ProgressStyle};
-use wheelwright_core::metric::{Score, Unit, format_value};
+use wheelwright_core::metric::{Score, Unit, format_thousands, format_value};
 use wheelwright_core::schrodinger::action_mix::CATEGORIES;
 use wheelwright_core::schrodinger::action_shift::ActionsReport;
 use wheelwright_core::schrodinger::run_actions::{FILE_LIMIT, RunActions, RunReader};
@@ -88,7 +88,7 @@ fn percent(score: Score) -> String {
 fn amount(score: Score) -> String {
     score
         .value()
-        .map_or_else(|| "—".to_owned(), |v| format!("{v:.0}"))
+        .map_or_else(|| "—".to_owned(), format_thousands)
 }
 
 fn print_run(out: &mut impl Write, label: &str, run: &RunActions) -> std::io::Result<()> {

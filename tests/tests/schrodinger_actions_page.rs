@@ -5,6 +5,7 @@ use std::time::Duration;
 
 use fantoccini::{Client, Locator};
 use serde_json::{Value, json};
+use wheelwright_core::metric::format_thousands;
 use wheelwright_core::schrodinger::action_mix::CATEGORIES;
 use wheelwright_core::schrodinger::run_actions::{RunActions, RunReader};
 use wheelwright_tests::{
@@ -86,23 +87,11 @@ fn expected(run: &RunActions) -> Value {
             "resolved": run.resolved.to_string(),
             "pass_at_1": percent(run.pass_at_1.value()),
             "mean_actions": format!("{:.1}", run.mix.mean_actions.value().unwrap()),
-            "input_tokens": thousands(run.tokens.input.value().unwrap()),
-            "output_tokens": thousands(run.tokens.output.value().unwrap()),
+            "input_tokens": format_thousands(run.tokens.input.value().unwrap()),
+            "output_tokens": format_thousands(run.tokens.output.value().unwrap()),
         },
         "mix": mix,
     })
-}
-
-fn thousands(value: f64) -> String {
-    let whole = format!("{value:.0}");
-    let mut out = String::new();
-    for (i, ch) in whole.chars().enumerate() {
-        if i > 0 && (whole.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(ch);
-    }
-    out
 }
 
 /// Gives `paths` to the page's file input `input` once it is there, as choosing them in

@@ -11,7 +11,7 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 use leptos_meta::Title;
 use wasm_bindgen::JsCast;
-use wheelwright_core::metric::Score;
+use wheelwright_core::metric::{Score, format_thousands};
 use wheelwright_core::schrodinger::action_mix::CATEGORIES;
 use wheelwright_core::schrodinger::action_shift::{ActionShift, ActionsReport};
 use wheelwright_core::schrodinger::run_actions::{FILE_LIMIT, RunActions, RunReader};
@@ -93,21 +93,9 @@ fn signed(score: Score, unit: &str) -> String {
 }
 
 fn amount(score: Score) -> String {
-    score.value().map_or_else(
-        || "—".to_owned(),
-        |v| {
-            // Thousands separated, as a reader compares token counts.
-            let whole = format!("{:.0}", v);
-            let mut out = String::new();
-            for (i, ch) in whole.chars().enumerate() {
-                if i > 0 && (whole.len() - i) % 3 == 0 && ch != '-' {
-                    out.push(',');
-                }
-                out.push(ch);
-            }
-            out
-        },
-    )
+    score
+        .value()
+        .map_or_else(|| "—".to_owned(), format_thousands)
 }
 
 /// One row of the summary table.
