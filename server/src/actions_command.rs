@@ -8,7 +8,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use wheelwright_core::metric::{Score, Unit, format_thousands, format_value};
 use wheelwright_core::schrodinger::action_mix::CATEGORIES;
 use wheelwright_core::schrodinger::action_shift::ActionsReport;
-use wheelwright_core::schrodinger::run_actions::{FILE_LIMIT, RunActions, RunReader};
+use wheelwright_core::schrodinger::run_actions::{FILE_LIMIT, RunActions, RunReader, is_run_file};
 
 /// Reads the run in `dir` (and the baseline in `baseline`) and prints the report.
 pub(crate) fn run(dir: &Path, baseline: Option<&Path>, json: bool) -> anyhow::Result<()> {
@@ -45,10 +45,19 @@ fn read_run(dir: &Path, flag: &str) -> anyhow::Result<RunActions> {
     };
     let mut reader = RunReader::new();
     for path in &files {
-        let bytes = crate::bundle::read_regular(path, FILE_LIMIT)
-            .with_context(|| format!("reading {}", path.display()))?;
         let name = path.strip_prefix(dir).unwrap_or(path).to_string_lossy();
-        reader.add(&name, &bytes);
+        let size = path
+            .metadata()
+            .with_context(|| format!("reading {}", path.display()))?
+            .len();
+        // Skipped with a note, as the page skips it: one stray file does not stop a run.
+        if size > FILE_LIMIT {
+            reader.skip_over_limit(&name);
+        } else {
+            let bytes = crate::bundle::read_regular(path, FILE_LIMIT)
+                .with_context(|| format!("reading {}", path.display()))?;
+            reader.add(&name, &bytes);
+        }
         bar.inc(1);
     }
     bar.finish_and_clear();
@@ -72,7 +81,7 @@ fn json_files(dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
             let kind = entry.file_type()?;
             if kind.is_dir() {
                 pending.push(entry.path());
-            } else if kind.is_file() && (name.ends_with(".json") || name.ends_with(".json.gz")) {
+            } else if kind.is_file() && is_run_file(&name) {
                 files.push(entry.path());
             }
         }
@@ -98,13 +107,7 @@ fn print_run(out: &mut impl Write, label: &str, run: &RunActions) -> std::io::Re
         run.instances.len(),
         run.resolved,
         percent(run.pass_at_1),
-        format_value(
-            Unit::Count,
-            run.mix
-                .mean_actions
-                .value()
-                .map(|v| (v * 10.0).round() / 10.0)
-        ),
+        format_value(Unit::Count, run.mix.mean_actions.value()),
         amount(run.tokens.input),
         amount(run.tokens.output),
         run.tokens.instances,
@@ -132,7 +135,7 @@ fn print(out: &mut impl Write, report: &ActionsReport) -> std::io::Result<()> {
                 writeln!(
                     out,
                     "{:<10} {:>7} {:>9} {:>14.2} {:>15}",
-                    category_name(c),
+                    c.name(),
                     percent(report.run.mix.shares[&c]),
                     percent(baseline.mix.shares[&c]),
                     shift.additional.by_category[&c],
@@ -156,7 +159,7 @@ fn print(out: &mut impl Write, report: &ActionsReport) -> std::io::Result<()> {
                 writeln!(
                     out,
                     "{:<10} {:>8} {:>7}",
-                    category_name(c),
+                    c.name(),
                     report.run.mix.by_category[&c],
                     percent(report.run.mix.shares[&c]),
                 )?;
@@ -170,11 +173,4 @@ fn signed(score: Score) -> String {
     score
         .value()
         .map_or_else(|| "—".to_owned(), |v| format!("{v:+.1}"))
-}
-
-fn category_name(c: wheelwright_core::trajectory::Category) -> String {
-    serde_json::to_value(c)
-        .ok()
-        .and_then(|v| v.as_str().map(str::to_owned))
-        .unwrap_or_default()
 }

@@ -72,11 +72,7 @@ fn expected(run: &RunActions) -> Value {
         .iter()
         .map(|c| {
             (
-                serde_json::to_value(c)
-                    .unwrap()
-                    .as_str()
-                    .unwrap()
-                    .to_owned(),
+                c.name().to_owned(),
                 json!(percent(run.mix.shares[c].value())),
             )
         })

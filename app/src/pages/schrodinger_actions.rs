@@ -13,9 +13,8 @@ use leptos_meta::Title;
 use wasm_bindgen::JsCast;
 use wheelwright_core::metric::{Score, format_thousands};
 use wheelwright_core::schrodinger::action_mix::CATEGORIES;
-use wheelwright_core::schrodinger::action_shift::{ActionShift, ActionsReport};
-use wheelwright_core::schrodinger::run_actions::{FILE_LIMIT, RunActions, RunReader};
-use wheelwright_core::trajectory::Category;
+use wheelwright_core::schrodinger::action_shift::{ActionShift, action_shift};
+use wheelwright_core::schrodinger::run_actions::{FILE_LIMIT, RunActions, RunReader, is_run_file};
 
 use crate::local;
 
@@ -44,10 +43,7 @@ async fn read_run(
 ) -> Result<RunActions, String> {
     let files: Vec<web_sys::File> = files
         .into_iter()
-        .filter(|f| {
-            let name = f.name();
-            name.ends_with(".json") || name.ends_with(".json.gz")
-        })
+        .filter(|f| is_run_file(&f.name()))
         .collect();
     if files.is_empty() {
         return Err("no .json or .json.gz file was chosen: pick the folder holding the run's trajectories (<id>.traj.json) and the evaluation's report.json files".to_owned());
@@ -57,10 +53,7 @@ async fn read_run(
     for (i, file) in files.iter().enumerate() {
         let name = local::relative_path(file);
         if file.size() > FILE_LIMIT as f64 {
-            reader.skip(
-                &name,
-                &format!("over {} MiB, not read", FILE_LIMIT / 1024 / 1024),
-            );
+            reader.skip_over_limit(&name);
         } else {
             reader.add(&name, &local::bytes_of(file).await?);
         }
@@ -71,13 +64,6 @@ async fn read_run(
         }
     }
     Ok(reader.finish())
-}
-
-fn category_name(c: Category) -> String {
-    serde_json::to_value(c)
-        .ok()
-        .and_then(|v| v.as_str().map(str::to_owned))
-        .unwrap_or_default()
 }
 
 fn percent(score: Score) -> String {
@@ -120,7 +106,7 @@ fn mix_figure(run: &RunActions, baseline: Option<&RunActions>) -> impl IntoView 
     let rows = CATEGORIES
         .iter()
         .map(|c| {
-            let name = category_name(*c);
+            let name = c.name().to_owned();
             let bar = |side: &'static str, series: &'static str, mix: &RunActions| {
                 let share = mix.mix.shares[c];
                 let width = share.value().unwrap_or(0.0).clamp(0.0, 100.0);
@@ -173,7 +159,7 @@ fn shift_figure(shift: &ActionShift) -> impl IntoView + use<> {
         let rows = CATEGORIES
             .iter()
             .map(|c| {
-                let name = category_name(*c);
+                let name = c.name().to_owned();
                 let share = extra.shares[c];
                 let v = share.value().unwrap_or(0.0);
                 let half = v.abs() / most * 50.0;
@@ -224,10 +210,10 @@ fn shift_figure(shift: &ActionShift) -> impl IntoView + use<> {
     }
 }
 
-fn report_view(report: &ActionsReport) -> impl IntoView + use<> {
-    let run = &report.run;
-    let baseline = report.baseline.as_ref();
-    let shift_line = report.shift.as_ref().map(|s| {
+/// The run, against the baseline when there is one.
+fn report_view(run: &RunActions, baseline: Option<&RunActions>) -> impl IntoView + use<> {
+    let shift = baseline.map(|b| action_shift(run, b));
+    let shift_line = shift.as_ref().map(|s| {
         view! {
             <p class="shift-line" id="actions-shift">
                 {format!(
@@ -301,7 +287,7 @@ fn report_view(report: &ActionsReport) -> impl IntoView + use<> {
         {shift_line}
         <div class="charts">
             {mix_figure(run, baseline)}
-            {report.shift.as_ref().map(shift_figure)}
+            {shift.as_ref().map(shift_figure)}
         </div>
         {notes}
         <details class="instances">
@@ -423,8 +409,9 @@ pub(crate) fn SchrodingerActionsPage() -> impl IntoView {
     let report = move || {
         let run = run.get().read()?;
         let baseline = baseline.get().read();
-        let report = ActionsReport::new((*run).clone(), baseline.map(|b| (*b).clone()));
-        Some(view! { <section class="actions-report">{report_view(&report)}</section> })
+        Some(view! {
+            <section class="actions-report">{report_view(&run, baseline.as_deref())}</section>
+        })
     };
     view! {
         <section class="actions-page">

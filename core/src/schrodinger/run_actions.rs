@@ -12,6 +12,8 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::Read;
 
+use crate::archive::Packing;
+
 use serde::{Deserialize, Serialize};
 
 use crate::metric::Score;
@@ -24,6 +26,12 @@ use crate::trajectory::{
 
 /// The most a file may hold once decompressed: a long real trajectory is a few MB.
 pub const FILE_LIMIT: u64 = 64 * 1024 * 1024;
+
+/// Whether a file named `name` may be part of a run (`.json`, `.json.gz`): what hosts read
+/// of a folder or a pick of files; anything else (logs, patches) is not looked at.
+pub fn is_run_file(name: &str) -> bool {
+    name.ends_with(".json") || name.ends_with(".json.gz")
+}
 
 /// One instance of a run.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -73,7 +81,7 @@ impl RunReader {
     /// trajectory that does not name its instance) holding `bytes`, gzip-compressed or not.
     pub fn add(&mut self, name: &str, bytes: &[u8]) {
         let inflated;
-        let bytes = if bytes.starts_with(&[0x1f, 0x8b]) {
+        let bytes = if Packing::of(bytes) == Packing::Gzip {
             match gunzip(bytes) {
                 Ok(b) => {
                     inflated = b;
@@ -120,9 +128,7 @@ impl RunReader {
             return false;
         };
         if let Some(resolved) = object.get("resolved").and_then(|v| v.as_bool()) {
-            let id = instance_of_report(name);
-            let entry = self.outcomes.entry(id).or_insert(resolved);
-            *entry |= resolved;
+            self.record(instance_of_report(name), resolved);
             return true;
         }
         if let Some(ids) = object.get("resolved_ids").and_then(|v| v.as_array()) {
@@ -148,8 +154,7 @@ impl RunReader {
         match outcomes {
             Some(outcomes) if !outcomes.is_empty() => {
                 for (id, resolved) in outcomes {
-                    let entry = self.outcomes.entry(id.clone()).or_insert(resolved);
-                    *entry |= resolved;
+                    self.record(id.clone(), resolved);
                 }
                 true
             }
@@ -157,9 +162,21 @@ impl RunReader {
         }
     }
 
-    /// Records that the file `name` was not read, and why (a host that refuses a file
-    /// before reading it: one over [`FILE_LIMIT`]).
-    pub fn skip(&mut self, name: &str, why: &str) {
+    /// Records what a report says of instance `id`; resolved in any report is resolved.
+    fn record(&mut self, id: String, resolved: bool) {
+        *self.outcomes.entry(id).or_insert(resolved) |= resolved;
+    }
+
+    /// Records that the file `name` was not read because it is over [`FILE_LIMIT`] (a host
+    /// checks a file's size before reading it).
+    pub fn skip_over_limit(&mut self, name: &str) {
+        self.skip(
+            name,
+            &format!("over {} MiB, not read", FILE_LIMIT / 1024 / 1024),
+        );
+    }
+
+    fn skip(&mut self, name: &str, why: &str) {
         self.skipped
             .entry(why.to_owned())
             .or_default()
@@ -171,7 +188,7 @@ impl RunReader {
         let Self {
             instances,
             outcomes,
-            summary,
+            summary: summary_report,
             skipped,
         } = self;
         // One line per reason, naming a few files: a run folder may hold hundreds of
@@ -193,25 +210,26 @@ impl RunReader {
                 )
             })
             .collect();
-        let judged = summary || !outcomes.is_empty();
+        let judged = summary_report || !outcomes.is_empty();
         let mut unreported = Vec::new();
-        let instances: Vec<InstanceActions> = instances
+        let (instances, summaries): (Vec<InstanceActions>, Vec<TrajectorySummary>) = instances
             .into_iter()
-            .map(|(id, (s, tokens))| {
+            .map(|(id, (summary, tokens))| {
                 // With reports, an instance none of them names was not resolved.
                 let resolved = outcomes.get(&id).copied().or(judged.then_some(false));
-                if judged && !outcomes.contains_key(&id) && !summary {
+                if judged && !outcomes.contains_key(&id) && !summary_report {
                     unreported.push(id.clone());
                 }
-                InstanceActions {
+                let instance = InstanceActions {
                     id,
                     resolved,
-                    actions: s.actions,
-                    by_category: s.by_category,
+                    actions: summary.actions,
+                    by_category: summary.by_category.clone(),
                     tokens,
-                }
+                };
+                (instance, summary)
             })
-            .collect();
+            .unzip();
         if !unreported.is_empty() {
             diagnostics.push(format!(
                 "{} instance(s) have no report and count as not resolved, as SWE-bench counts them: {}",
@@ -245,14 +263,6 @@ impl RunReader {
                 reason: crate::metric::Undefined::NoTests,
             }
         };
-        let summaries: Vec<TrajectorySummary> = instances
-            .iter()
-            .map(|i| TrajectorySummary {
-                actions: i.actions,
-                by_category: i.by_category.clone(),
-                ..TrajectorySummary::default()
-            })
-            .collect();
         let tokens: Vec<Option<Tokens>> = instances.iter().map(|i| i.tokens).collect();
         RunActions {
             resolved,
@@ -265,24 +275,28 @@ impl RunReader {
     }
 }
 
+/// The folder a file named `name` is in (`None` at the top) and its name without `.json`
+/// or `.json.gz`: `logs/x/report.json.gz` -> (`x`, `report`).
+fn folder_and_stem(name: &str) -> (Option<&str>, &str) {
+    let mut parts = name.rsplit(['/', '\\']);
+    let file = parts.next().unwrap_or(name);
+    let stem = file.strip_suffix(".gz").unwrap_or(file);
+    let stem = stem.strip_suffix(".json").unwrap_or(stem);
+    (parts.next().filter(|f| !f.is_empty()), stem)
+}
+
 /// The instance a trajectory file is of, by its name: `a/b/x.traj.json.gz` -> `x`.
 fn instance_of_file(name: &str) -> String {
-    let base = name.rsplit(['/', '\\']).next().unwrap_or(name);
-    let base = base.strip_suffix(".gz").unwrap_or(base);
-    let base = base.strip_suffix(".json").unwrap_or(base);
-    base.strip_suffix(".traj").unwrap_or(base).to_owned()
+    let (_, stem) = folder_and_stem(name);
+    stem.strip_suffix(".traj").unwrap_or(stem).to_owned()
 }
 
 /// The instance an unwrapped report is of: the folder it is in (`logs/<id>/report.json`),
 /// else its own name (`<id>.json`).
 fn instance_of_report(name: &str) -> String {
-    let mut parts = name.rsplit(['/', '\\']);
-    let file = parts.next().unwrap_or(name);
-    let stem = file.strip_suffix(".gz").unwrap_or(file);
-    let stem = stem.strip_suffix(".json").unwrap_or(stem);
-    match parts.next() {
-        Some(folder) if stem == "report" && !folder.is_empty() => folder.to_owned(),
-        _ => stem.to_owned(),
+    match folder_and_stem(name) {
+        (Some(folder), "report") => folder.to_owned(),
+        (_, stem) => stem.to_owned(),
     }
 }
 

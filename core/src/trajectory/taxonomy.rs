@@ -41,6 +41,19 @@ pub enum Category {
 }
 
 impl Category {
+    /// Its name as JSON, tables and pages write it (`navigate`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Category::Edit => "edit",
+            Category::Test => "test",
+            Category::Probe => "probe",
+            Category::Search => "search",
+            Category::Read => "read",
+            Category::Navigate => "navigate",
+            Category::Other => "other",
+        }
+    }
+
     /// The stronger of two categories: the first in declaration order, which is also the
     /// derived `Ord` (`Edit < Test < ... < Other`); `self` when they are equal.
     pub fn stronger(self, other: Self) -> Self {
@@ -72,6 +85,9 @@ mod tests {
             C::Navigate,
             C::Other,
         ];
+        for c in categories {
+            assert_eq!(serde_json::to_value(c).unwrap(), c.name(), "{c:?}");
+        }
         for (i, &a) in categories.iter().enumerate() {
             for &b in &categories[i..] {
                 assert_eq!(a.stronger(b), a, "{a:?} vs {b:?}");
