@@ -8,4 +8,5 @@ pub mod baseline;
 pub mod bundle;
 pub mod dataset;
 pub mod metrics;
+pub mod prompt;
 pub mod scoring;
