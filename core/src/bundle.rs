@@ -97,7 +97,7 @@ impl Metadata {
     /// Refuses fields that are empty, too long or hold control characters (one-line fields:
     /// any; `notes`: any but line breaks and tabs), a date that is not `YYYY-MM-DD`, and a
     /// negative or non-finite cost.
-    pub(crate) fn check(&self) -> Result<(), BundleError> {
+    pub fn check(&self) -> Result<(), BundleError> {
         let m = self;
         let bad = |message: String| Err(BundleError::entry("metadata", message));
         let one_line = [

@@ -25,6 +25,7 @@ use wheelwright_core::trajectory::{
 use wheelwright_core::workspace::Workspace;
 
 use crate::ServeConfig;
+use wheelwright_core::reporeuse::prompt::Memory;
 
 /// Explorer, scorer and leaderboard for coding-agent benchmarks.
 #[derive(Debug, Parser)]
@@ -153,6 +154,103 @@ pub enum Command {
         /// Print JSON instead of a table.
         #[arg(long)]
         json: bool,
+    },
+    /// Write the workspace an agent gets for one RepoReuse turn (W_{t-1}): the pinned
+    /// repository's sources without tests or git history, plus the agent's own files of
+    /// earlier turns (from --run), and check that the package imports from it with the
+    /// environment the agent runs in (docs/run-your-agent.md).
+    Prepare {
+        /// The dataset directory (holding dataset.json).
+        #[arg(long)]
+        dataset: PathBuf,
+        /// The chain.
+        #[arg(long)]
+        chain: String,
+        /// The turn (1-based).
+        #[arg(long)]
+        turn: usize,
+        /// A run bundle whose files of turns 1..t-1 of the chain join the workspace.
+        #[arg(long)]
+        run: Option<PathBuf>,
+        /// Where to write the workspace (a new or empty directory).
+        #[arg(long)]
+        out: PathBuf,
+        /// Where the environment the agent runs in is built (world-readable).
+        #[arg(long, env = "WHEELWRIGHT_ENV_ROOT", default_value = wheelwright_sandbox::DEFAULT_ENV_ROOT)]
+        env_root: PathBuf,
+    },
+    /// Print the prompt of one RepoReuse turn under a memory setting (spec section 1),
+    /// from the versioned template every run uses.
+    Prompt {
+        /// The dataset directory (holding dataset.json).
+        #[arg(long)]
+        dataset: PathBuf,
+        /// The chain.
+        #[arg(long)]
+        chain: String,
+        /// The turn (1-based).
+        #[arg(long)]
+        turn: usize,
+        /// What the agent keeps between turns.
+        #[arg(long, value_enum)]
+        memory: MemoryArg,
+        /// A run bundle whose files of turns 1..t-1 memory "source" shows.
+        #[arg(long)]
+        run: Option<PathBuf>,
+        /// Print JSON: the text, its template version and memory setting.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Run an agent through a RepoReuse dataset's chains, turn by turn, and write the run
+    /// bundle: each turn's workspace and prompt prepared, the agent command run in it within
+    /// a time budget, its file and trajectory read back. Interrupted, the same command
+    /// resumes at the first unfinished turn (docs/run-your-agent.md).
+    Run {
+        /// The dataset directory (holding dataset.json).
+        #[arg(long)]
+        dataset: PathBuf,
+        /// The command that runs the agent on one turn, with `sh -c` in the turn's
+        /// workspace: the prompt on standard input and in $WHEELWRIGHT_PROMPT_FILE, the
+        /// trajectory to be written to $WHEELWRIGHT_TRAJECTORY.
+        #[arg(long)]
+        agent: String,
+        /// The run's directory: the bundle, each turn's prompt and log, and run.jsonl.gz.
+        #[arg(long)]
+        out: PathBuf,
+        /// The model, as its provider names it (metadata).
+        #[arg(long)]
+        model: String,
+        /// The agent scaffold, e.g. mini-SWE-agent (metadata).
+        #[arg(long)]
+        harness: String,
+        /// What the agent keeps between turns.
+        #[arg(long, value_enum)]
+        memory: MemoryArg,
+        /// The run's date, YYYY-MM-DD [default: today, UTC].
+        #[arg(long)]
+        date: Option<String>,
+        /// The scaffold's version (metadata).
+        #[arg(long)]
+        scaffold_version: Option<String>,
+        /// Free-text notes (metadata).
+        #[arg(long)]
+        notes: Option<String>,
+        /// Wall time one turn's agent may take, in seconds; then it is killed and the turn
+        /// keeps whatever file it left.
+        #[arg(long, default_value_t = 1800, value_parser = clap::value_parser!(u64).range(1..))]
+        budget: u64,
+        /// Chains run at once.
+        #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=64))]
+        jobs: u64,
+        /// Only this chain (repeat for several) [default: every chain].
+        #[arg(long = "chain")]
+        chains: Vec<String>,
+        /// Keep each turn's workspace under <out>/work after the turn.
+        #[arg(long)]
+        keep_workspaces: bool,
+        /// Where the environment the agent runs in is built (world-readable).
+        #[arg(long, env = "WHEELWRIGHT_ENV_ROOT", default_value = wheelwright_sandbox::DEFAULT_ENV_ROOT)]
+        env_root: PathBuf,
     },
     /// Work with dataset directories.
     #[command(subcommand)]
@@ -418,6 +516,24 @@ pub struct TestArgs {
     pub maintainer_token: Option<String>,
 }
 
+/// A memory setting (spec section 1, "Memory settings").
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum MemoryArg {
+    None,
+    Interface,
+    Source,
+}
+
+impl From<MemoryArg> for Memory {
+    fn from(arg: MemoryArg) -> Self {
+        match arg {
+            MemoryArg::None => Memory::None,
+            MemoryArg::Interface => Memory::Interface,
+            MemoryArg::Source => Memory::Source,
+        }
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum BackendArg {
     Bwrap,
@@ -536,6 +652,78 @@ pub async fn execute(cli: Cli) -> anyhow::Result<()> {
             baseline,
             json,
         } => crate::actions_command::run(&run, baseline.as_deref(), json),
+        Command::Prepare {
+            dataset,
+            chain,
+            turn,
+            run,
+            out,
+            env_root,
+        } => {
+            tokio::task::spawn_blocking(move || {
+                crate::prepare::run(&dataset, &chain, turn, run.as_deref(), &out, &env_root)
+            })
+            .await?
+        }
+        Command::Prompt {
+            dataset,
+            chain,
+            turn,
+            memory,
+            run,
+            json,
+        } => crate::prepare::print_prompt(
+            &dataset,
+            &chain,
+            turn,
+            memory.into(),
+            run.as_deref(),
+            json,
+        ),
+        Command::Run {
+            dataset,
+            agent,
+            out,
+            model,
+            harness,
+            memory,
+            date,
+            scaffold_version,
+            notes,
+            budget,
+            jobs,
+            chains,
+            keep_workspaces,
+            env_root,
+        } => {
+            let options = crate::run_command::RunOptions {
+                dataset,
+                agent,
+                out,
+                model,
+                harness,
+                memory: memory.into(),
+                date,
+                scaffold_version,
+                notes,
+                budget: std::time::Duration::from_secs(budget),
+                jobs: usize::try_from(jobs).unwrap_or(1),
+                chains,
+                env_root,
+                keep_workspaces,
+            };
+            let groups = crate::run_command::AgentGroups::default();
+            let interrupted = groups.clone();
+            // Ctrl-C or SIGTERM: kill the running agents (their own process groups do not
+            // hear the terminal's signal), then stop; the same command resumes.
+            tokio::spawn(async move {
+                crate::shutdown_signal().await;
+                interrupted.kill_all();
+                eprintln!("interrupted; run the same command again to resume");
+                std::process::exit(130);
+            });
+            tokio::task::spawn_blocking(move || crate::run_command::run(&options, &groups)).await?
+        }
         Command::Cce(command) => crate::cce::execute(command),
         Command::Recube(RecubeCommand::Import {
             source,

@@ -102,6 +102,23 @@ impl Environments {
         })
     }
 
+    /// The environment an agent works in on `repository`'s workspace (`wheelwright prepare`,
+    /// `wheelwright run`): a PyPI repository's dependencies and pytest
+    /// ([`Self::for_dependencies_of`]: the package itself runs from the workspace), or only
+    /// pytest for a local repository.
+    pub(crate) fn for_agents_of(
+        &self,
+        repository: &RepositorySource,
+        progress: &mut dyn FnMut(&wheelwright_sandbox::EnvStep),
+    ) -> Result<PathBuf, RunError> {
+        match repository {
+            RepositorySource::Pypi(_) => self.for_dependencies_of(repository, progress),
+            RepositorySource::Local(_) => self.get("pytest only".to_owned(), |root| {
+                wheelwright_sandbox::ensure_env(root, &[], &[PYTEST], |step| progress(step))
+            }),
+        }
+    }
+
     /// The environment `key`, built by `build` the first time.
     fn get(
         &self,

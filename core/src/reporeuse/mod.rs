@@ -10,3 +10,4 @@ pub mod dataset;
 pub mod metrics;
 pub mod prompt;
 pub mod scoring;
+pub mod turn_workspace;

@@ -1,0 +1,307 @@
+//! `wheelwright prepare`: writes the workspace an agent gets for a RepoReuse turn (W_{t-1}) and checks that the package still imports from it.
+//!
+//! The workspace is the pinned repository's sources without tests or history
+//! (`core::reporeuse::turn_workspace`) plus the agent's own files of earlier turns. The
+//! package runs from the workspace: the environment beside it holds what the package
+//! depends on and pytest, but not the package itself, so `import networkx` in the
+//! workspace imports the files the agent reads, as in the paper's containers. The same
+//! environment is what the hidden tests of ReCUBE use, built once under `--env-root`.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use anyhow::Context;
+use serde::Deserialize;
+use wheelwright_core::reporeuse::bundle::TurnId;
+use wheelwright_core::reporeuse::dataset::{Chain, RepoReuseDataset, RepositorySource};
+use wheelwright_core::reporeuse::prompt::{Memory, turn_prompt};
+use wheelwright_core::reporeuse::turn_workspace::{TurnWorkspace, turn_workspace};
+
+use crate::hidden_tests::Environments;
+
+/// Imports the package named by argv[2] with the directory argv[1] first on the path and
+/// prints where it came from and which of that directory's files were imported.
+const IMPORT_PROBE: &str = r#"
+import importlib, json, os, sys
+root = os.path.realpath(sys.argv[1])
+module = importlib.import_module(sys.argv[2])
+def inside(f):
+    return f and os.path.realpath(f).startswith(root + os.sep)
+files = sorted({os.path.relpath(os.path.realpath(m.__file__), root)
+                for m in list(sys.modules.values())
+                if inside(getattr(m, "__file__", None))})
+print(json.dumps({"file": os.path.realpath(module.__file__), "files": files}))
+"#;
+
+/// What [`IMPORT_PROBE`] prints.
+#[derive(Deserialize)]
+struct Probe {
+    file: String,
+    files: Vec<String>,
+}
+
+/// Everything needed to write any turn's workspace of one dataset: its repository's
+/// sources, the environment the agent runs in, and which test-named files the package
+/// imports.
+pub(crate) struct Preparer {
+    pub(crate) dataset: RepoReuseDataset,
+    repository: BTreeMap<String, String>,
+    imported: BTreeSet<String>,
+    /// The environment's Python.
+    pub(crate) python: PathBuf,
+    /// The environment's `bin/`, put first on the agent's `PATH`.
+    pub(crate) bin: PathBuf,
+    import: String,
+}
+
+/// What writing one turn's workspace left out, for the user.
+pub(crate) struct Prepared {
+    pub(crate) files: usize,
+    pub(crate) removed: usize,
+    pub(crate) kept_imported: Vec<String>,
+}
+
+impl Preparer {
+    /// Reads `dataset`'s repository (cached under `cache_dir`) and builds or reuses its
+    /// environment under `env_root`; blocking (pip may run for a minute the first time).
+    pub(crate) fn new(
+        dataset: RepoReuseDataset,
+        cache_dir: &Path,
+        env_root: &Path,
+    ) -> anyhow::Result<Self> {
+        let repository =
+            crate::dataset::repository_source(&dataset, cache_dir, Path::new("python3"))?;
+        let import = match &dataset.manifest.repository {
+            RepositorySource::Pypi(repo) => repo.import.clone(),
+            RepositorySource::Local(local) => local.import.clone(),
+        };
+        let env = Environments::new(env_root.to_owned())
+            .for_agents_of(&dataset.manifest.repository, &mut |step| {
+                tracing::info!("agent environment: {step:?}");
+            })
+            .context("cannot build the Python environment the agent runs in")?;
+        let bin = env.join("bin");
+        let python = bin.join("python");
+        // Which of the repository's test-named files the package needs when imported:
+        // import it once from a full copy.
+        let full = tempfile::tempdir().context("creating a temporary directory")?;
+        write_files(full.path(), &repository)?;
+        let probe = probe_import(&python, full.path(), &import).with_context(|| {
+            format!("the repository's package {import} does not import even with its tests")
+        })?;
+        let imported = probe.files.into_iter().collect();
+        Ok(Self {
+            dataset,
+            repository,
+            imported,
+            python,
+            bin,
+            import,
+        })
+    }
+
+    /// The files of a turn's workspace: the repository without its tests, then `earlier`,
+    /// the agent's own files of turns 1..t-1 in order.
+    pub(crate) fn files(&self, earlier: &[(String, String)]) -> TurnWorkspace {
+        turn_workspace(&self.repository, &self.imported, earlier)
+    }
+
+    /// Writes the workspace of turn `turn` of `chain` into `dir` (created; it must not
+    /// exist or be empty) and checks that the package imports from it.
+    pub(crate) fn write(
+        &self,
+        chain: &Chain,
+        turn: usize,
+        earlier: &[(String, String)],
+        dir: &Path,
+    ) -> anyhow::Result<Prepared> {
+        if dir.exists()
+            && std::fs::read_dir(dir)
+                .with_context(|| format!("reading {}", dir.display()))?
+                .next()
+                .is_some()
+        {
+            anyhow::bail!(
+                "{} is not empty; give a new or empty directory for the workspace",
+                dir.display()
+            );
+        }
+        let workspace = self.files(earlier);
+        write_files(dir, &workspace.files)?;
+        let probe = probe_import(&self.python, dir, &self.import).with_context(|| {
+            format!(
+                "the package {} no longer imports once the tests are removed from turn {turn} of {}",
+                self.import, chain.manifest.id
+            )
+        })?;
+        let root = dir.canonicalize()?;
+        if !Path::new(&probe.file).starts_with(&root) {
+            anyhow::bail!(
+                "{} was imported from {}, not from the workspace; the environment must not hold the package",
+                self.import,
+                probe.file
+            );
+        }
+        Ok(Prepared {
+            files: workspace.files.len(),
+            removed: workspace.removed.len(),
+            kept_imported: workspace.kept_imported,
+        })
+    }
+
+    /// The chain `id` of the dataset.
+    pub(crate) fn chain(&self, id: &str) -> anyhow::Result<&Chain> {
+        find_chain(&self.dataset, id)
+    }
+}
+
+/// Writes `files` (paths relative to `dir`) under `dir`, creating directories.
+pub(crate) fn write_files(dir: &Path, files: &BTreeMap<String, String>) -> anyhow::Result<()> {
+    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    for (path, text) in files {
+        let target = dir.join(path);
+        if let Some(parent) = target.parent() {
+            std::fs::create_dir_all(parent)
+                .with_context(|| format!("creating {}", parent.display()))?;
+        }
+        std::fs::write(&target, text).with_context(|| format!("writing {}", target.display()))?;
+    }
+    Ok(())
+}
+
+/// Imports `import` with `python` from `dir` (first on the path, no bytecode written).
+fn probe_import(python: &Path, dir: &Path, import: &str) -> anyhow::Result<Probe> {
+    let output = Command::new(python)
+        .args(["-c", IMPORT_PROBE])
+        .arg(dir)
+        .arg(import)
+        .current_dir(dir)
+        .env("PYTHONPATH", dir)
+        .env("PYTHONDONTWRITEBYTECODE", "1")
+        .output()
+        .with_context(|| format!("running {}", python.display()))?;
+    if !output.status.success() {
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        let tail: Vec<&str> = stderr.lines().rev().take(5).collect();
+        anyhow::bail!(
+            "import {import} failed: {}",
+            tail.into_iter().rev().collect::<Vec<_>>().join("\n")
+        );
+    }
+    serde_json::from_slice(&output.stdout).context("reading what the import probe printed")
+}
+
+/// `wheelwright prepare`: writes turn `turn` of `chain` into `out`, with the agent's
+/// earlier files read from the run bundle `run` (its turns 1..t-1), and prints a summary.
+pub(crate) fn run(
+    dataset: &Path,
+    chain: &str,
+    turn: usize,
+    run: Option<&Path>,
+    out: &Path,
+    env_root: &Path,
+) -> anyhow::Result<()> {
+    let (dataset, _) = crate::cli::read_dataset(dataset, None)?;
+    let preparer = Preparer::new(dataset, &crate::dataset::default_cache_dir(), env_root)?;
+    let chain = preparer.chain(chain)?;
+    check_turn(chain, turn)?;
+    let mut earlier = Vec::new();
+    if let Some(run) = run {
+        let bundle = crate::cli::read_bundle(run)?;
+        crate::cli::check_bundle(run, &bundle, &preparer.dataset)?;
+        for (id, prediction) in &bundle.predictions {
+            if id.chain == chain.manifest.id && id.turn < turn {
+                earlier.extend(prediction.files.clone());
+            }
+        }
+    }
+    let prepared = preparer.write(chain, turn, &earlier, out)?;
+    println!(
+        "wrote turn {turn} of {} to {}: {} files ({} of them the agent's own), {} test files removed{}",
+        chain.manifest.id,
+        out.display(),
+        prepared.files,
+        earlier.len(),
+        prepared.removed,
+        if prepared.kept_imported.is_empty() {
+            String::new()
+        } else {
+            format!(
+                ", {} kept because the package imports them ({})",
+                prepared.kept_imported.len(),
+                prepared.kept_imported.join(", ")
+            )
+        }
+    );
+    println!(
+        "the package imports from it with {} (PYTHONPATH={})",
+        preparer.python.display(),
+        out.display()
+    );
+    Ok(())
+}
+
+/// `wheelwright prompt`: prints the prompt of turn `turn` of `chain` under `memory`; the
+/// agent's earlier files (memory "source") come from the run bundle `run`. With `json`, the
+/// prompt with its template version and memory setting.
+pub(crate) fn print_prompt(
+    dataset: &Path,
+    chain: &str,
+    turn: usize,
+    memory: Memory,
+    run: Option<&Path>,
+    json: bool,
+) -> anyhow::Result<()> {
+    let dataset = crate::dataset::load_dir(dataset)?;
+    let chain = find_chain(&dataset, chain)?;
+    check_turn(chain, turn)?;
+    let mut earlier: Vec<Option<String>> = vec![None; turn - 1];
+    if let Some(run) = run {
+        let bundle = crate::cli::read_bundle(run)?;
+        crate::cli::check_bundle(run, &bundle, &dataset)?;
+        for (t, slot) in earlier.iter_mut().enumerate() {
+            let id = TurnId::new(chain.manifest.id.clone(), t + 1);
+            let path = &chain.turns[t].manifest.module_path;
+            *slot = bundle
+                .predictions
+                .get(&id)
+                .and_then(|p| p.files.get(path).cloned());
+        }
+    }
+    let prompt = turn_prompt(chain, turn, memory, &earlier);
+    crate::cli::emit(json, &prompt, |out, p| {
+        std::io::Write::write_all(out, p.text.as_bytes())
+    })
+}
+
+/// The chain `id` of `dataset`.
+fn find_chain<'a>(dataset: &'a RepoReuseDataset, id: &str) -> anyhow::Result<&'a Chain> {
+    dataset
+        .chains
+        .iter()
+        .find(|c| c.manifest.id == id)
+        .ok_or_else(|| {
+            let ids: Vec<&str> = dataset
+                .chains
+                .iter()
+                .map(|c| c.manifest.id.as_str())
+                .collect();
+            anyhow::anyhow!(
+                "the dataset has no chain {id:?}; its chains are {}",
+                ids.join(", ")
+            )
+        })
+}
+
+/// Refuses a turn number `chain` does not have.
+fn check_turn(chain: &Chain, turn: usize) -> anyhow::Result<()> {
+    if turn == 0 || turn > chain.turns.len() {
+        anyhow::bail!(
+            "chain {} has turns 1 to {}; --turn {turn} is not one of them",
+            chain.manifest.id,
+            chain.turns.len()
+        );
+    }
+    Ok(())
+}

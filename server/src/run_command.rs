@@ -1,0 +1,706 @@
+//! `wheelwright run`: drives an agent command through a RepoReuse dataset's chains turn by turn and writes the run bundle; resumable, chains in parallel.
+//!
+//! For each turn the driver writes the workspace W_{t-1} ([`crate::prepare`]) and the
+//! prompt (`core::reporeuse::prompt`), runs the agent command in the workspace with the
+//! prompt on standard input and a wall-time budget, and reads back the file at the turn's
+//! module path and the trajectory. The agent's own file goes into the next turn's
+//! workspace whatever happened: a failed turn does not end the chain.
+//!
+//! Everything lives under `--out`:
+//!
+//! ```text
+//! bundle/metadata.json                            the run bundle (docs/formats.md)
+//! bundle/chains/<chain>/turn-<t>/files/<path>     what the agent left at the module path
+//! bundle/chains/<chain>/turn-<t>/trajectory.json  its trajectory, paths made the dataset's workdir
+//! work/<chain>/turn-<t>/                          prompt.md, agent.log, outcome.json (and the workspace while it runs)
+//! run.jsonl.gz                                    the bundle as one file, once every turn is done
+//! ```
+//!
+//! A turn is done once its directory is in `bundle/`: it is staged under `work/` and
+//! renamed into place in one step, so a run killed at any moment resumes at the first
+//! turn of each chain whose directory is missing, and no finished turn runs twice.
+
+use std::collections::BTreeSet;
+use std::io::{IsTerminal, Read, Write};
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use anyhow::Context;
+use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
+use serde::{Deserialize, Serialize};
+use wheelwright_core::bundle::{COMMAND_LINE_LIMITS, DatasetRef, Metadata};
+use wheelwright_core::reporeuse::dataset::Chain;
+use wheelwright_core::reporeuse::prompt::{Memory, turn_prompt};
+
+use crate::prepare::Preparer;
+
+/// Largest file or trajectory read back from a turn (the bundle's limit for one file).
+const READ_BACK_LIMIT: u64 = 16 << 20;
+
+/// What `wheelwright run` was asked to do.
+pub(crate) struct RunOptions {
+    pub(crate) dataset: PathBuf,
+    /// The agent command, run with `sh -c` in each turn's workspace.
+    pub(crate) agent: String,
+    pub(crate) out: PathBuf,
+    pub(crate) model: String,
+    pub(crate) harness: String,
+    pub(crate) memory: Memory,
+    /// `YYYY-MM-DD`; today (UTC) when not given.
+    pub(crate) date: Option<String>,
+    pub(crate) scaffold_version: Option<String>,
+    pub(crate) notes: Option<String>,
+    /// Wall time one turn's agent may take.
+    pub(crate) budget: Duration,
+    /// Chains run at once.
+    pub(crate) jobs: usize,
+    /// Only these chains (all when empty).
+    pub(crate) chains: Vec<String>,
+    pub(crate) env_root: PathBuf,
+    /// Keep each turn's workspace under `work/` after the turn.
+    pub(crate) keep_workspaces: bool,
+}
+
+/// How one turn went, written to `work/<chain>/turn-<t>/outcome.json` and printed.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+struct TurnOutcome {
+    chain: String,
+    turn: usize,
+    /// The prompt's template version and memory setting.
+    template: String,
+    memory: Memory,
+    /// `exited 0`, `killed by signal 9`, `over the budget of 60 s`.
+    end: String,
+    seconds: f64,
+    /// Whether a file was read back from the module path.
+    file: bool,
+    trajectory: bool,
+    notes: Vec<String>,
+}
+
+/// The process groups of the agents running now, killed when the driver is interrupted.
+#[derive(Clone, Default)]
+pub(crate) struct AgentGroups(Arc<Mutex<BTreeSet<i32>>>);
+
+impl AgentGroups {
+    fn add(&self, pgid: i32) {
+        self.lock().insert(pgid);
+    }
+
+    fn remove(&self, pgid: i32) {
+        self.lock().remove(&pgid);
+        kill_group(pgid);
+    }
+
+    /// Kills every running agent's process group (Ctrl-C, SIGTERM).
+    pub(crate) fn kill_all(&self) {
+        for pgid in std::mem::take(&mut *self.lock()) {
+            kill_group(pgid);
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, BTreeSet<i32>> {
+        self.0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
+/// How long an agent over its budget has, after SIGINT, to write its trajectory
+/// (mini-SWE-agent saves it on SIGINT, not on SIGTERM) before it is killed.
+const GRACE: Duration = Duration::from_secs(10);
+
+/// Stops the agent `child` (process group `pgid`) over its budget: SIGINT, up to [`GRACE`]
+/// to exit, then SIGKILL.
+fn stop_group(pgid: i32, child: &mut std::process::Child) {
+    let _ = nix::sys::signal::killpg(
+        nix::unistd::Pid::from_raw(pgid),
+        nix::sys::signal::Signal::SIGINT,
+    );
+    let deadline = Instant::now() + GRACE;
+    while Instant::now() < deadline {
+        if matches!(child.try_wait(), Ok(Some(_))) {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    kill_group(pgid);
+    let _ = child.wait();
+}
+
+/// SIGKILL to the process group `pgid`; one already gone is no error.
+fn kill_group(pgid: i32) {
+    let _ = nix::sys::signal::killpg(
+        nix::unistd::Pid::from_raw(pgid),
+        nix::sys::signal::Signal::SIGKILL,
+    );
+}
+
+/// Runs every unfinished turn of the chosen chains and writes `run.jsonl.gz` at the end.
+pub(crate) fn run(options: &RunOptions, groups: &AgentGroups) -> anyhow::Result<()> {
+    if options.agent.trim().is_empty() {
+        anyhow::bail!("--agent is empty; give the command that runs your agent on one turn");
+    }
+    let (dataset, _) = crate::cli::read_dataset(&options.dataset, None)?;
+    let bundle_dir = options.out.join("bundle");
+    let metadata = settle_metadata(options, &dataset.manifest, &bundle_dir)?;
+    let chains: Vec<&Chain> = if options.chains.is_empty() {
+        dataset.chains.iter().collect()
+    } else {
+        options
+            .chains
+            .iter()
+            .map(|id| {
+                dataset
+                    .chains
+                    .iter()
+                    .find(|c| &c.manifest.id == id)
+                    .ok_or_else(|| anyhow::anyhow!("the dataset has no chain {id:?} (--chain)"))
+            })
+            .collect::<anyhow::Result<_>>()?
+    };
+    let chain_ids: Vec<String> = chains.iter().map(|c| c.manifest.id.clone()).collect();
+    let preparer = Preparer::new(
+        dataset.clone(),
+        &crate::dataset::default_cache_dir(),
+        &options.env_root,
+    )?;
+    let total: usize = chains.iter().map(|c| c.turns.len()).sum();
+    let done: usize = chains
+        .iter()
+        .map(|c| first_unfinished(&bundle_dir, c) - 1)
+        .sum();
+    let progress = Progress::new(total, done);
+    if done > 0 {
+        progress.say(&format!(
+            "resuming {}: {done} of {total} turns are done",
+            options.out.display()
+        ));
+    }
+    let driver = Driver {
+        options,
+        preparer: &preparer,
+        bundle_dir: &bundle_dir,
+        groups,
+    };
+    let next = AtomicUsize::new(0);
+    let failure: Mutex<Option<anyhow::Error>> = Mutex::new(None);
+    std::thread::scope(|scope| {
+        for _ in 0..options.jobs.clamp(1, chains.len().max(1)) {
+            scope.spawn(|| {
+                loop {
+                    let i = next.fetch_add(1, Ordering::SeqCst);
+                    let Some(chain) = chains.get(i) else { break };
+                    if failure.lock().map(|f| f.is_some()).unwrap_or(true) {
+                        break;
+                    }
+                    let driven = driver
+                        .drive_chain(chain, &progress)
+                        .with_context(|| format!("chain {}", chain.manifest.id));
+                    if let Err(e) = driven {
+                        if let Ok(mut f) = failure.lock() {
+                            f.get_or_insert(e);
+                        }
+                        break;
+                    }
+                }
+            });
+        }
+    });
+    progress.finish();
+    if let Some(e) = failure
+        .into_inner()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+    {
+        return Err(e.context(format!(
+            "the run stopped; run the same command again to resume it from {}",
+            options.out.display()
+        )));
+    }
+    write_single_file(&options.out, &bundle_dir, &metadata, &chain_ids)
+}
+
+/// The run's metadata: read back from `bundle/metadata.json` when resuming (and checked
+/// against the options), else made from the options and written.
+fn settle_metadata(
+    options: &RunOptions,
+    manifest: &wheelwright_core::reporeuse::dataset::DatasetManifest,
+    bundle_dir: &Path,
+) -> anyhow::Result<Metadata> {
+    let path = bundle_dir.join("metadata.json");
+    let wanted = Metadata {
+        model: options.model.clone(),
+        harness: options.harness.clone(),
+        memory: options.memory.name().to_owned(),
+        date: options.date.clone().unwrap_or_else(today),
+        dataset: DatasetRef {
+            name: manifest.name.clone(),
+            version: manifest.version.clone(),
+        },
+        cost_usd: None,
+        scaffold_version: options.scaffold_version.clone(),
+        notes: options.notes.clone(),
+    };
+    wanted
+        .check()
+        .map_err(|e| anyhow::anyhow!("the run's metadata is refused: {e}"))?;
+    if path.exists() {
+        let text = std::fs::read_to_string(&path)
+            .with_context(|| format!("reading {}", path.display()))?;
+        let stored: Metadata = serde_json::from_str(&text)
+            .with_context(|| format!("{} is not a run's metadata", path.display()))?;
+        let same = stored.model == wanted.model
+            && stored.harness == wanted.harness
+            && stored.memory == wanted.memory
+            && stored.dataset == wanted.dataset;
+        if !same {
+            anyhow::bail!(
+                "{} holds a run of {} ({}, memory {}) on {} {}; resume it with the same --model, --harness, --memory and --dataset, or give another --out",
+                options.out.display(),
+                stored.model,
+                stored.harness,
+                stored.memory,
+                stored.dataset.name,
+                stored.dataset.version
+            );
+        }
+        return Ok(stored);
+    }
+    std::fs::create_dir_all(bundle_dir)
+        .with_context(|| format!("creating {}", bundle_dir.display()))?;
+    write_atomically(&path, &serde_json::to_vec_pretty(&wanted)?)?;
+    Ok(wanted)
+}
+
+/// Turn number of the first turn of `chain` without a directory in the bundle
+/// (`turns + 1` when all are done).
+fn first_unfinished(bundle_dir: &Path, chain: &Chain) -> usize {
+    (1..=chain.turns.len())
+        .find(|t| !turn_dir(bundle_dir, &chain.manifest.id, *t).is_dir())
+        .unwrap_or(chain.turns.len() + 1)
+}
+
+fn turn_dir(bundle_dir: &Path, chain: &str, turn: usize) -> PathBuf {
+    bundle_dir
+        .join("chains")
+        .join(chain)
+        .join(format!("turn-{turn}"))
+}
+
+/// What every turn of a run shares.
+struct Driver<'a> {
+    options: &'a RunOptions,
+    preparer: &'a Preparer,
+    bundle_dir: &'a Path,
+    groups: &'a AgentGroups,
+}
+
+impl Driver<'_> {
+    /// Runs the unfinished turns of `chain`, in order.
+    fn drive_chain(&self, chain: &Chain, progress: &Progress) -> anyhow::Result<()> {
+        let bundle_dir = self.bundle_dir;
+        let id = &chain.manifest.id;
+        let bar = progress.chain_bar(id, chain.turns.len());
+        // The agent's module file of each finished turn, in order.
+        let mut earlier: Vec<Option<String>> = Vec::new();
+        let first = first_unfinished(bundle_dir, chain);
+        for t in 1..first {
+            let path = &chain.turns[t - 1].manifest.module_path;
+            let file = turn_dir(bundle_dir, id, t).join("files").join(path);
+            earlier.push(std::fs::read_to_string(file).ok());
+            bar.inc(1);
+        }
+        for t in first..=chain.turns.len() {
+            let outcome = self.drive_turn(chain, t, &earlier, &bar)?;
+            let path = &chain.turns[t - 1].manifest.module_path;
+            earlier.push(
+                std::fs::read_to_string(turn_dir(bundle_dir, id, t).join("files").join(path)).ok(),
+            );
+            progress.turn_done(&outcome);
+            bar.inc(1);
+        }
+        bar.finish_and_clear();
+        Ok(())
+    }
+
+    /// Prepares, runs and collects turn `t` of `chain`; on return its directory is in the
+    /// bundle.
+    fn drive_turn(
+        &self,
+        chain: &Chain,
+        t: usize,
+        earlier: &[Option<String>],
+        bar: &ProgressBar,
+    ) -> anyhow::Result<TurnOutcome> {
+        let Self {
+            options,
+            preparer,
+            bundle_dir,
+            groups,
+        } = *self;
+        let id = &chain.manifest.id;
+        let turn = &chain.turns[t - 1];
+        let module_path = &turn.manifest.module_path;
+        let scratch = options.out.join("work").join(id).join(format!("turn-{t}"));
+        // Whatever an interrupted attempt left is redone from scratch.
+        if scratch.exists() {
+            std::fs::remove_dir_all(&scratch)
+                .with_context(|| format!("removing {}", scratch.display()))?;
+        }
+        let workspace = scratch.join("workspace");
+        bar.set_message(format!("turn {t}: preparing the workspace"));
+        let earlier_files: Vec<(String, String)> = chain.turns[..t - 1]
+            .iter()
+            .zip(earlier)
+            .filter_map(|(turn, text)| Some((turn.manifest.module_path.clone(), text.clone()?)))
+            .collect();
+        preparer.write(chain, t, &earlier_files, &workspace)?;
+        let workspace = workspace.canonicalize()?;
+        let prompt = turn_prompt(chain, t, options.memory, earlier);
+        let prompt_path = scratch.join("prompt.md");
+        std::fs::write(&prompt_path, &prompt.text)?;
+        let trajectory_path = scratch.join("trajectory.json");
+
+        let started = Instant::now();
+        let log = std::fs::File::create(scratch.join("agent.log"))?;
+        let mut command = Command::new("sh");
+        command
+            .arg("-c")
+            .arg(&options.agent)
+            .current_dir(&workspace)
+            .stdin(std::fs::File::open(&prompt_path)?)
+            .stdout(log.try_clone()?)
+            .stderr(log)
+            .env("WHEELWRIGHT_PROMPT_FILE", &prompt_path)
+            .env("WHEELWRIGHT_TRAJECTORY", &trajectory_path)
+            .env("WHEELWRIGHT_WORKSPACE", &workspace)
+            .env("WHEELWRIGHT_MODULE_PATH", module_path)
+            .env("WHEELWRIGHT_CHAIN", id)
+            .env("WHEELWRIGHT_TURN", t.to_string())
+            .env("WHEELWRIGHT_TEMPLATE", &prompt.template)
+            .env(
+                "WHEELWRIGHT_BUDGET_SECONDS",
+                options.budget.as_secs().to_string(),
+            )
+            .env("WHEELWRIGHT_PYTHON", &preparer.python)
+            .env(
+                "VIRTUAL_ENV",
+                preparer.bin.parent().unwrap_or(&preparer.bin),
+            )
+            .env("PATH", path_with(&preparer.bin))
+            .env("PYTHONPATH", &workspace)
+            // Its own process group: the budget and an interruption kill everything it started.
+            .process_group(0);
+        bar.set_message(format!("turn {t}: agent running"));
+        let mut child = command
+            .spawn()
+            .with_context(|| format!("starting the agent command {:?}", options.agent))?;
+        let pgid = i32::try_from(child.id()).unwrap_or(i32::MAX);
+        groups.add(pgid);
+        let end = loop {
+            if let Some(status) = child.try_wait()? {
+                break describe(status);
+            }
+            let elapsed = started.elapsed();
+            if elapsed >= options.budget {
+                stop_group(pgid, &mut child);
+                break format!("over the budget of {} s", options.budget.as_secs());
+            }
+            bar.set_message(format!("turn {t}: agent running, {} s", elapsed.as_secs()));
+            std::thread::sleep(Duration::from_millis(100));
+        };
+        groups.remove(pgid);
+        let seconds = started.elapsed().as_secs_f64();
+
+        bar.set_message(format!("turn {t}: collecting"));
+        let mut notes = Vec::new();
+        let staged = scratch.join("staged");
+        std::fs::create_dir_all(&staged)?;
+        let file = match read_back(&workspace.join(module_path)) {
+            Ok(Some(text)) => {
+                crate::prepare::write_files(
+                    &staged.join("files"),
+                    &std::collections::BTreeMap::from([(module_path.clone(), text)]),
+                )?;
+                true
+            }
+            Ok(None) => {
+                notes.push(format!("no file at {module_path}: the turn scores zero"));
+                false
+            }
+            Err(why) => {
+                notes.push(format!("the file at {module_path} was not kept: {why}"));
+                false
+            }
+        };
+        let trajectory = match read_back(&trajectory_path) {
+            Ok(Some(text)) if serde_json::from_str::<serde::de::IgnoredAny>(&text).is_ok() => {
+                let text = relocate(&text, &workspace, &preparer.dataset.manifest.workdir);
+                std::fs::write(staged.join("trajectory.json"), text)?;
+                true
+            }
+            Ok(Some(_)) => {
+                notes.push("the trajectory is not JSON; left out".to_owned());
+                false
+            }
+            Ok(None) => {
+                notes.push("no trajectory was written to $WHEELWRIGHT_TRAJECTORY".to_owned());
+                false
+            }
+            Err(why) => {
+                notes.push(format!("the trajectory was not kept: {why}"));
+                false
+            }
+        };
+        let outcome = TurnOutcome {
+            chain: id.clone(),
+            turn: t,
+            template: prompt.template.clone(),
+            memory: prompt.memory,
+            end,
+            seconds,
+            file,
+            trajectory,
+            notes,
+        };
+        std::fs::write(
+            scratch.join("outcome.json"),
+            serde_json::to_vec_pretty(&outcome)?,
+        )?;
+        if !options.keep_workspaces {
+            std::fs::remove_dir_all(&workspace)
+                .with_context(|| format!("removing {}", workspace.display()))?;
+        }
+        // The one step that makes the turn done.
+        let target = turn_dir(bundle_dir, id, t);
+        std::fs::create_dir_all(target.parent().unwrap_or(bundle_dir))?;
+        std::fs::rename(&staged, &target)
+            .with_context(|| format!("moving the turn into {}", target.display()))?;
+        Ok(outcome)
+    }
+}
+
+/// `PATH` with `bin` first.
+fn path_with(bin: &Path) -> std::ffi::OsString {
+    let mut paths = vec![bin.to_owned()];
+    if let Some(path) = std::env::var_os("PATH") {
+        paths.extend(std::env::split_paths(&path));
+    }
+    std::env::join_paths(paths).unwrap_or_else(|_| bin.as_os_str().to_owned())
+}
+
+/// How the agent's process ended, in words.
+fn describe(status: std::process::ExitStatus) -> String {
+    use std::os::unix::process::ExitStatusExt;
+    match (status.code(), status.signal()) {
+        (Some(code), _) => format!("exited {code}"),
+        (None, Some(signal)) => format!("killed by signal {signal}"),
+        (None, None) => "ended".to_owned(),
+    }
+}
+
+/// The text of the regular file at `path` (`None` when there is none); refused when it is
+/// a link or another kind of file, over [`READ_BACK_LIMIT`], or not UTF-8.
+fn read_back(path: &Path) -> Result<Option<String>, String> {
+    let meta = match std::fs::symlink_metadata(path) {
+        Ok(meta) => meta,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(e.to_string()),
+    };
+    if !meta.is_file() {
+        return Err("it is not a regular file (a link or a directory)".to_owned());
+    }
+    if meta.len() > READ_BACK_LIMIT {
+        return Err(format!(
+            "it is {} bytes, over the bundle's {READ_BACK_LIMIT} a file",
+            meta.len()
+        ));
+    }
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)
+        .and_then(|f| f.take(READ_BACK_LIMIT + 1).read_to_end(&mut bytes))
+        .map_err(|e| e.to_string())?;
+    String::from_utf8(bytes)
+        .map(Some)
+        .map_err(|_| "it is not UTF-8 text".to_owned())
+}
+
+/// `trajectory` with the workspace's real path replaced by the dataset's `workdir`, so the
+/// scorer reads the agent's absolute paths as it reads everyone's.
+fn relocate(trajectory: &str, workspace: &Path, workdir: &str) -> String {
+    let real = workspace.to_string_lossy();
+    trajectory.replace(real.as_ref(), workdir)
+}
+
+/// Writes `bytes` to `path` through a temporary file renamed into place.
+fn write_atomically(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let mut file = tempfile::NamedTempFile::new_in(dir)?;
+    file.write_all(bytes)?;
+    file.persist(path)
+        .with_context(|| format!("writing {}", path.display()))?;
+    Ok(())
+}
+
+/// Reads the finished bundle back with the reader uploads go through and writes it as
+/// `run.jsonl.gz`, the one file to upload.
+fn write_single_file(
+    out: &Path,
+    bundle_dir: &Path,
+    metadata: &Metadata,
+    chains: &[String],
+) -> anyhow::Result<()> {
+    let bundle = crate::bundle::read_path(bundle_dir, COMMAND_LINE_LIMITS)
+        .with_context(|| format!("reading back the bundle in {}", bundle_dir.display()))?;
+    debug_assert_eq!(&bundle.metadata, metadata);
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    encoder.write_all(bundle.to_jsonl().as_bytes())?;
+    let path = out.join("run.jsonl.gz");
+    write_atomically(&path, &encoder.finish()?)?;
+    let with_file = bundle
+        .predictions
+        .values()
+        .filter(|p| !p.files.is_empty())
+        .count();
+    println!(
+        "run complete: {} chains, {} turns, {with_file} with a file; the bundle is {} (upload {})",
+        chains.len(),
+        bundle.predictions.len(),
+        bundle_dir.display(),
+        path.display()
+    );
+    Ok(())
+}
+
+/// Today's date (UTC), `YYYY-MM-DD`.
+fn today() -> String {
+    let days = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() / 86_400);
+    civil_date(i64::try_from(days).unwrap_or(0))
+}
+
+/// The proleptic Gregorian date `days` after 1970-01-01 (Howard Hinnant's `civil_from_days`).
+fn civil_date(days: i64) -> String {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!("{year:04}-{month:02}-{day:02}")
+}
+
+/// The progress bars (one per running chain and one for all turns) on a terminal, plain
+/// lines otherwise.
+struct Progress {
+    multi: Option<MultiProgress>,
+    all: ProgressBar,
+}
+
+impl Progress {
+    fn new(total: usize, done: usize) -> Self {
+        if !std::io::stderr().is_terminal() {
+            return Self {
+                multi: None,
+                all: ProgressBar::hidden(),
+            };
+        }
+        let multi = MultiProgress::new();
+        let all = multi.add(ProgressBar::new(total as u64));
+        all.set_style(
+            ProgressStyle::with_template("all chains {bar:40} {pos}/{len} turns, {elapsed} so far")
+                .unwrap_or_else(|_| ProgressStyle::default_bar()),
+        );
+        all.set_position(done as u64);
+        Self {
+            multi: Some(multi),
+            all,
+        }
+    }
+
+    fn chain_bar(&self, chain: &str, turns: usize) -> ProgressBar {
+        let Some(multi) = &self.multi else {
+            return ProgressBar::hidden();
+        };
+        let bar = multi.add(ProgressBar::new(turns as u64));
+        bar.set_style(
+            ProgressStyle::with_template(&format!(
+                "{chain:>20} {{bar:20}} {{pos}}/{{len}} {{msg}}"
+            ))
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+        );
+        bar
+    }
+
+    fn turn_done(&self, outcome: &TurnOutcome) {
+        self.all.inc(1);
+        let mut line = format!(
+            "{} turn {}: {}, {:.0} s, {}",
+            outcome.chain,
+            outcome.turn,
+            outcome.end,
+            outcome.seconds,
+            if outcome.file { "file kept" } else { "no file" }
+        );
+        for note in &outcome.notes {
+            line.push_str("; ");
+            line.push_str(note);
+        }
+        self.say(&line);
+    }
+
+    fn say(&self, line: &str) {
+        match &self.multi {
+            Some(multi) => {
+                let _ = multi.println(line);
+            }
+            None => eprintln!("{line}"),
+        }
+    }
+
+    fn finish(&self) {
+        self.all.finish_and_clear();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn civil_dates_across_leap_years_and_centuries() {
+        for (days, date) in [
+            (0, "1970-01-01"),
+            (59, "1970-03-01"),
+            (11_016, "2000-02-29"),
+            (11_017, "2000-03-01"),
+            (20_791, "2026-12-04"),
+            (-1, "1969-12-31"),
+        ] {
+            assert_eq!(civil_date(days), date, "{days}");
+        }
+    }
+
+    #[test]
+    fn relocating_rewrites_only_the_workspace_path() {
+        let text =
+            r#"{"cmd": "cat /tmp/r/work/c/turn-1/workspace/pkg/a.py", "other": "/tmp/r/work"}"#;
+        let out = relocate(
+            text,
+            Path::new("/tmp/r/work/c/turn-1/workspace"),
+            "/testbed",
+        );
+        assert_eq!(
+            out,
+            r#"{"cmd": "cat /testbed/pkg/a.py", "other": "/tmp/r/work"}"#
+        );
+    }
+}
