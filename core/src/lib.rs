@@ -24,6 +24,7 @@ pub mod reporeuse;
 pub mod schrodinger;
 pub mod syntax;
 pub mod table;
+pub mod template;
 pub mod trajectory;
 pub mod workspace;
 

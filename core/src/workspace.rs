@@ -16,6 +16,44 @@ pub fn is_relative_down(path: &str) -> bool {
             .all(|p| !p.is_empty() && p != "." && p != "..")
 }
 
+/// Directories whose whole content is dropped: version-control history and the caches of
+/// test runners (which list the tests that were removed).
+const DROPPED_DIRECTORIES: [(&str, &str); 9] = [
+    (".git", "version-control history"),
+    (".hg", "version-control history"),
+    (".svn", "version-control history"),
+    (".pytest_cache", "a cached test listing"),
+    (".hypothesis", "a cached test listing"),
+    (".tox", "a cached test listing"),
+    (".nox", "a cached test listing"),
+    ("__pycache__", "compiled cache"),
+    (".mypy_cache", "compiled cache"),
+];
+
+/// Files that record which tests exist or ran.
+const DROPPED_FILES: [&str; 3] = [".noseids", ".testmondata", ".coverage"];
+
+/// Why `path` (relative to the repository root) is left out of the workspace an agent
+/// gets (RepoReuse's W_{t-1}, ReCUBE's masked instance), or
+/// `None` when it stays: test files (`test_*.py`, `*_test.py`, `conftest.py`), anything
+/// under version-control or test-cache directories, and cached test listings.
+pub fn why_removed(path: &str) -> Option<&'static str> {
+    let mut parts = path.split('/');
+    let name = parts.next_back().unwrap_or(path);
+    for dir in parts {
+        if let Some((_, why)) = DROPPED_DIRECTORIES.iter().find(|(d, _)| *d == dir) {
+            return Some(why);
+        }
+    }
+    if DROPPED_FILES.contains(&name) {
+        return Some("a cached test listing");
+    }
+    let is_test = name == "conftest.py"
+        || (name.starts_with("test_") && name.ends_with(".py"))
+        || name.ends_with("_test.py");
+    is_test.then_some("a test file")
+}
+
 /// A set of Python (and other) files keyed by normalised relative path (`pkg/mod.py`, no
 /// leading `./` or `/`). W_t in the spec: the repository plus the agent's own files.
 ///
@@ -331,6 +369,33 @@ impl ShownLines {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn test_files_are_named_by_their_file_name_only() {
+        for (path, expected) in [
+            ("networkx/algorithms/tests/test_dag.py", Some("a test file")),
+            ("networkx/conftest.py", Some("a test file")),
+            ("pkg/io_test.py", Some("a test file")),
+            ("pkg/tests/__init__.py", None),
+            ("pkg/tests/data/graph.txt", None),
+            ("pkg/testing.py", None),
+            ("pkg/test_data.json", None),
+            ("pkg/contest.py", None),
+            ("pkg/attest_py.py", None),
+            (".git/HEAD", Some("version-control history")),
+            (
+                "pkg/.pytest_cache/v/cache/nodeids",
+                Some("a cached test listing"),
+            ),
+            (".noseids", Some("a cached test listing")),
+            (
+                "pkg/__pycache__/core.cpython-312.pyc",
+                Some("compiled cache"),
+            ),
+        ] {
+            assert_eq!(why_removed(path), expected, "{path}");
+        }
+    }
+
     use super::*;
 
     #[test]

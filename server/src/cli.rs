@@ -363,6 +363,36 @@ pub enum RecubeCommand {
         #[arg(long, default_value = "1")]
         version: String,
     },
+    /// Write a ReCUBE instance as an agent gets it: the repository in its own layout with
+    /// the target masked (`wheelwright mask`) and its test files left out.
+    Prepare {
+        /// The dataset directory (holding dataset.json).
+        #[arg(long)]
+        dataset: PathBuf,
+        /// The instance.
+        #[arg(long)]
+        instance: String,
+        /// Where to write the workspace (a new or empty directory).
+        #[arg(long)]
+        out: PathBuf,
+    },
+    /// Print a ReCUBE instance's prompt from its versioned template: the full-context prompt
+    /// (<readme>, <dependencies>, <implementations> and the masked file) or the agent
+    /// prompt; its o200k_base token count goes to standard error.
+    Prompt {
+        /// The dataset directory (holding dataset.json).
+        #[arg(long)]
+        dataset: PathBuf,
+        /// The instance.
+        #[arg(long)]
+        instance: String,
+        /// Which prompt.
+        #[arg(long, value_enum)]
+        setting: crate::recube_prepare::Setting,
+        /// Print JSON: the text, its template version and token count.
+        #[arg(long)]
+        json: bool,
+    },
     /// Check every instance in sandboxes: the original target passes every listed test and
     /// the masked target fails every one. Exits non-zero on any failure.
     Verify {
@@ -793,6 +823,17 @@ pub async fn execute(cli: Cli) -> anyhow::Result<()> {
                 )
             }
         },
+        Command::Recube(RecubeCommand::Prepare {
+            dataset,
+            instance,
+            out,
+        }) => crate::recube_prepare::prepare(&dataset, &instance, &out),
+        Command::Recube(RecubeCommand::Prompt {
+            dataset,
+            instance,
+            setting,
+            json,
+        }) => crate::recube_prepare::prompt(&dataset, &instance, setting, json),
         Command::Recube(RecubeCommand::Verify { dir, tests, json }) => {
             let config = tests.config(false);
             tokio::task::spawn_blocking(move || crate::recube_command::verify(&dir, &config, json))

@@ -16,6 +16,7 @@ pub mod listen;
 mod prepare;
 mod published;
 mod recube_command;
+mod recube_prepare;
 mod recube_runs;
 mod recube_tests;
 mod routes;

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use common::{copy_dir, real_dataset, stdout_of, wheelwright};
-use wheelwright_core::reporeuse::turn_workspace::why_removed;
+use wheelwright_core::workspace::why_removed;
 
 /// Every file under `dir`, by `/`-separated path relative to it, with its bytes.
 fn files_under(dir: &Path) -> BTreeMap<String, Vec<u8>> {

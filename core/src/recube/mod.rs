@@ -8,5 +8,6 @@ pub mod dataset;
 pub mod graph;
 pub mod mask;
 pub mod metrics;
+pub mod prompt;
 pub mod scoring;
 pub mod views;

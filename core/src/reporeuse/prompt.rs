@@ -11,6 +11,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::reporeuse::dataset::Chain;
+use crate::template::fill;
 
 /// The version of the turn template: recorded in each prompt, bumped when the text changes.
 pub const TEMPLATE_VERSION: &str = "reporeuse-turn-1";
@@ -63,10 +64,15 @@ pub fn turn_prompt(
 ) -> Prompt {
     let current = &chain.turns[turn - 1];
     let note = memory_note(chain, turn, memory, earlier);
-    let text = TEMPLATE
-        .replace("{requirement}", current.requirement.trim_end())
-        .replace("{memory}", &note)
-        .replace("{module_path}", &current.manifest.module_path);
+    // One pass: a placeholder inside the requirement or the agent's own files stays.
+    let text = fill(
+        TEMPLATE,
+        &[
+            ("requirement", current.requirement.trim_end()),
+            ("memory", &note),
+            ("module_path", &current.manifest.module_path),
+        ],
+    );
     Prompt {
         template: TEMPLATE_VERSION.to_owned(),
         memory,

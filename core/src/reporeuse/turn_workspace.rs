@@ -4,12 +4,14 @@
 //! test shows how to call the very function the turn's hidden tests are built around), so
 //! every test file is removed, one file at a time: a test directory's other files (data,
 //! `__init__.py`, helpers) stay, and so does any test-named file the package itself imports
-//! when it is imported (found by importing it: the caller passes that set). Reference
+//! when it is imported (found by importing it: the caller passes that set). Which files are tests is
+//! [`why_removed`]'s to say, shared with ReCUBE's instances. Reference
 //! solutions never enter: the earlier files are the agent's own.
 //!
 //! ```
 //! use std::collections::{BTreeMap, BTreeSet};
-//! use wheelwright_core::reporeuse::turn_workspace::{turn_workspace, why_removed};
+//! use wheelwright_core::reporeuse::turn_workspace::turn_workspace;
+//! use wheelwright_core::workspace::why_removed;
 //!
 //! assert_eq!(why_removed("pkg/tests/test_core.py"), Some("a test file"));
 //! assert_eq!(why_removed("pkg/tests/__init__.py"), None);
@@ -25,42 +27,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-/// Directories whose whole content is dropped: version-control history and the caches of
-/// test runners (which list the tests that were removed).
-const DROPPED_DIRECTORIES: [(&str, &str); 9] = [
-    (".git", "version-control history"),
-    (".hg", "version-control history"),
-    (".svn", "version-control history"),
-    (".pytest_cache", "a cached test listing"),
-    (".hypothesis", "a cached test listing"),
-    (".tox", "a cached test listing"),
-    (".nox", "a cached test listing"),
-    ("__pycache__", "compiled cache"),
-    (".mypy_cache", "compiled cache"),
-];
-
-/// Files that record which tests exist or ran.
-const DROPPED_FILES: [&str; 3] = [".noseids", ".testmondata", ".coverage"];
-
-/// Why `path` (relative to the repository root) is left out of an agent's workspace, or
-/// `None` when it stays: test files (`test_*.py`, `*_test.py`, `conftest.py`), anything
-/// under version-control or test-cache directories, and cached test listings.
-pub fn why_removed(path: &str) -> Option<&'static str> {
-    let mut parts = path.split('/');
-    let name = parts.next_back().unwrap_or(path);
-    for dir in parts {
-        if let Some((_, why)) = DROPPED_DIRECTORIES.iter().find(|(d, _)| *d == dir) {
-            return Some(why);
-        }
-    }
-    if DROPPED_FILES.contains(&name) {
-        return Some("a cached test listing");
-    }
-    let is_test = name == "conftest.py"
-        || (name.starts_with("test_") && name.ends_with(".py"))
-        || name.ends_with("_test.py");
-    is_test.then_some("a test file")
-}
+use crate::workspace::why_removed;
 
 /// The files of one turn's workspace and what was left out.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -103,33 +70,6 @@ pub fn turn_workspace(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn test_files_are_named_by_their_file_name_only() {
-        for (path, expected) in [
-            ("networkx/algorithms/tests/test_dag.py", Some("a test file")),
-            ("networkx/conftest.py", Some("a test file")),
-            ("pkg/io_test.py", Some("a test file")),
-            ("pkg/tests/__init__.py", None),
-            ("pkg/tests/data/graph.txt", None),
-            ("pkg/testing.py", None),
-            ("pkg/test_data.json", None),
-            ("pkg/contest.py", None),
-            ("pkg/attest_py.py", None),
-            (".git/HEAD", Some("version-control history")),
-            (
-                "pkg/.pytest_cache/v/cache/nodeids",
-                Some("a cached test listing"),
-            ),
-            (".noseids", Some("a cached test listing")),
-            (
-                "pkg/__pycache__/core.cpython-312.pyc",
-                Some("compiled cache"),
-            ),
-        ] {
-            assert_eq!(why_removed(path), expected, "{path}");
-        }
-    }
 
     #[test]
     fn imported_test_files_stay_and_later_turns_replace_earlier_files() {

@@ -339,3 +339,44 @@ pub fn venv_python(
     eprintln!("venv ready");
     Ok(bin)
 }
+
+/// Largest `METADATA` of a wheel that is read (a README rarely passes 100 KiB).
+const MAX_METADATA_BYTES: u64 = 4 << 20;
+
+/// The `METADATA` file of the wheel at `path` (its `*.dist-info/METADATA`): the package's
+/// declared dependencies and, as its body, the long description, usually the README.
+pub fn wheel_metadata(path: &Path) -> Result<String, DatasetError> {
+    let bad = |message: String| DatasetError::Repository {
+        what: format!("the metadata of {}", path.display()),
+        message,
+    };
+    let file = std::fs::File::open(path).map_err(|source| DatasetError::Io {
+        path: path.to_owned(),
+        source,
+    })?;
+    let mut archive = zip::ZipArchive::new(file).map_err(|e| {
+        bad(format!(
+            "not a wheel (zip) file: {e}; delete it to download again"
+        ))
+    })?;
+    let name = archive
+        .file_names()
+        .find(|n| {
+            n.strip_suffix("/METADATA")
+                .is_some_and(|dir| dir.ends_with(".dist-info") && !dir.contains('/'))
+        })
+        .map(str::to_owned)
+        .ok_or_else(|| bad("the wheel has no *.dist-info/METADATA".to_owned()))?;
+    let entry = archive
+        .by_name(&name)
+        .map_err(|e| bad(format!("{name} cannot be read: {e}")))?;
+    let mut bytes = Vec::new();
+    entry
+        .take(MAX_METADATA_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| bad(format!("{name} cannot be decompressed: {e}")))?;
+    if bytes.len() as u64 > MAX_METADATA_BYTES {
+        return Err(bad(format!("{name} is over {MAX_METADATA_BYTES} bytes")));
+    }
+    Ok(String::from_utf8_lossy(&bytes).into_owned())
+}

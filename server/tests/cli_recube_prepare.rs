@@ -1,0 +1,201 @@
+//! `wheelwright recube prepare` and `recube prompt` on the shipped ReCUBE dataset: the workspace is the repository with only the target masked and no tests, and the prompts come from their templates with their token counts.
+//!
+//! Expected prompts are under `fixtures/recube_prompts/`; to regenerate them after a
+//! deliberate change: `UPDATE_EXPECT=1 cargo test -p wheelwright-server --test
+//! cli_recube_prepare`, then review the diff.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use common::expect::expect_text;
+use common::{stdout_of, wheelwright};
+use wheelwright_core::recube::mask::mask;
+use wheelwright_core::reporeuse::dataset::RepositorySource;
+use wheelwright_core::workspace::why_removed;
+
+fn dataset_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../datasets/recube-pypi")
+}
+
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/recube_prompts")
+}
+
+/// Every file under `dir` by relative path.
+fn files_under(dir: &Path) -> BTreeMap<String, String> {
+    let mut out = BTreeMap::new();
+    let mut pending = vec![dir.to_path_buf()];
+    while let Some(d) = pending.pop() {
+        for entry in std::fs::read_dir(&d).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                pending.push(path);
+            } else {
+                let relative = path
+                    .strip_prefix(dir)
+                    .unwrap()
+                    .to_string_lossy()
+                    .into_owned();
+                out.insert(relative, std::fs::read_to_string(&path).unwrap());
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn every_instance_is_its_repository_with_only_the_target_masked() {
+    let dataset = wheelwright_server::dataset::recube::load_recube_dir(&dataset_dir()).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    for instance in &dataset.instances {
+        let id = &instance.manifest.id;
+        let target = &instance.manifest.target;
+        let RepositorySource::Pypi(repo) =
+            &dataset.manifest.repositories[&instance.manifest.repository]
+        else {
+            panic!("the shipped instances come from PyPI");
+        };
+        let original = wheelwright_server::dataset::pypi::repository_source(
+            repo,
+            &wheelwright_server::dataset::default_cache_dir(),
+        )
+        .unwrap();
+        let out = tmp.path().join(id);
+        let stdout = stdout_of(&[
+            "recube",
+            "prepare",
+            "--dataset",
+            dataset_dir().to_str().unwrap(),
+            "--instance",
+            id,
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        assert!(stdout.contains(&format!("{target} masked")), "{stdout}");
+        let written = files_under(&out);
+        let expected: BTreeMap<String, String> = original
+            .iter()
+            .filter(|(path, _)| why_removed(path).is_none())
+            .map(|(path, text)| {
+                let text = if path == target {
+                    mask(text).text
+                } else {
+                    text.clone()
+                };
+                (path.clone(), text)
+            })
+            .collect();
+        assert_eq!(written, expected, "{id}");
+        assert_ne!(
+            written[target], original[target],
+            "{id}: the target is not masked"
+        );
+        // The hidden tests are nowhere in the workspace.
+        for (name, text) in &instance.tests {
+            assert!(
+                !written.values().any(|w| w == text),
+                "{id}: test {name} is in the workspace"
+            );
+        }
+    }
+}
+
+#[test]
+fn prompts_come_from_their_templates_with_token_counts() {
+    let dataset = dataset_dir();
+    let mut agent = String::new();
+    for id in ["click-parser", "packaging-version", "attrs-funcs"] {
+        let json: serde_json::Value = serde_json::from_str(&stdout_of(&[
+            "recube",
+            "prompt",
+            "--dataset",
+            dataset.to_str().unwrap(),
+            "--instance",
+            id,
+            "--setting",
+            "agent",
+            "--json",
+        ]))
+        .unwrap();
+        assert_eq!(json["template"], "recube-agent-1");
+        agent.push_str(&format!(
+            "===== {id}: {} tokens ({}) =====\n{}\n",
+            json["tokens"],
+            json["tokenizer"],
+            json["text"].as_str().unwrap()
+        ));
+    }
+    expect_text(&fixtures().join("agent.md"), &agent);
+
+    // The full context of click-parser: its outline (every section and file) and its size
+    // are pinned; the original target's text is not in it.
+    let json: serde_json::Value = serde_json::from_str(&stdout_of(&[
+        "recube",
+        "prompt",
+        "--dataset",
+        dataset.to_str().unwrap(),
+        "--instance",
+        "click-parser",
+        "--setting",
+        "full-context",
+        "--json",
+    ]))
+    .unwrap();
+    assert_eq!(json["template"], "recube-full-context-1");
+    assert_eq!(json["tokenizer"], "o200k_base");
+    let text = json["text"].as_str().unwrap();
+    let outline: Vec<&str> = text
+        .lines()
+        .filter(|l| l.starts_with('<') && !l.starts_with("<<"))
+        .collect();
+    let summary = format!(
+        "{} tokens, {} characters\n{}\n",
+        json["tokens"],
+        text.chars().count(),
+        outline.join("\n")
+    );
+    expect_text(&fixtures().join("click-parser-full-context.txt"), &summary);
+    let tokens = json["tokens"].as_u64().unwrap();
+    assert!(
+        (50_000..110_000).contains(&tokens),
+        "{tokens}: the paper's contexts average 71K"
+    );
+    let plain = wheelwright(&[
+        "recube",
+        "prompt",
+        "--dataset",
+        dataset.to_str().unwrap(),
+        "--instance",
+        "click-parser",
+        "--setting",
+        "full-context",
+    ]);
+    assert_eq!(String::from_utf8(plain.stdout).unwrap(), text);
+    assert!(
+        String::from_utf8_lossy(&plain.stderr).contains(&format!("{tokens} tokens (o200k_base)")),
+        "{}",
+        String::from_utf8_lossy(&plain.stderr)
+    );
+}
+
+#[test]
+fn an_unknown_instance_is_refused_naming_the_known_ones() {
+    let out = wheelwright(&[
+        "recube",
+        "prompt",
+        "--dataset",
+        dataset_dir().to_str().unwrap(),
+        "--instance",
+        "nope",
+        "--setting",
+        "agent",
+    ]);
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("has no instance \"nope\"; its instances are packaging-utils"),
+        "{stderr}"
+    );
+}
