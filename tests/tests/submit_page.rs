@@ -1,7 +1,8 @@
 //! Submitting a run from the page: each spelling of a bundle (a folder, a zip, JSON Lines)
 //! read and scored in the browser with nothing sent, then submitted; the server's scores
 //! agree with the browser's, the run appears, its hidden tests are queued; a broken bundle
-//! is refused in the page, naming the entry, with no request made.
+//! is refused in the page, naming the entry, with no request made. A run made by `wheelwright
+//! run` (a scripted agent over the whole dataset) is accepted as it comes.
 
 use std::path::Path;
 use std::time::Duration;
@@ -284,6 +285,128 @@ async fn a_bundle_is_scored_in_the_browser_then_submitted_and_the_server_agrees(
         let link = stored.context("a stored run")?;
         client.goto(&server.url(&link)).await?;
         text_of(&client, "#overall").await?;
+        anyhow::Ok(())
+    }
+    .await;
+    client.close().await?;
+    server.stop().await?;
+    result
+}
+
+/// `wheelwright run` of the scripted agent (`server/tests/fixtures/run/scripted-agent.sh`)
+/// over the shipped dataset into `dir`: every turn's reference solution but road-audit's
+/// second, where it writes nothing. The path of the run's `run.jsonl.gz`.
+async fn driven_run(dir: &Path) -> anyhow::Result<std::path::PathBuf> {
+    use clap::Parser;
+    let dataset = workspace_root().join("datasets/reporeuse-networkx");
+    let answers = dir.join("answers");
+    for chain in [
+        "road-audit",
+        "social-circles",
+        "build-graph",
+        "pipeline-capacity",
+    ] {
+        std::fs::create_dir_all(answers.join(chain))?;
+        for t in 1..=5 {
+            if (chain, t) != ("road-audit", 2) {
+                std::fs::copy(
+                    dataset.join(format!("chains/{chain}/turn-{t}/reference.py")),
+                    answers.join(format!("{chain}/turn-{t}.py")),
+                )?;
+            }
+        }
+    }
+    let agent = format!(
+        "SCRIPTED_AGENT_LOG='{}' SCRIPTED_AGENT_ANSWERS='{}' '{}'",
+        dir.join("agent.log").display(),
+        answers.display(),
+        workspace_root()
+            .join("server/tests/fixtures/run/scripted-agent.sh")
+            .display()
+    );
+    let out = dir.join("run");
+    let cli = wheelwright_server::cli::Cli::try_parse_from([
+        "wheelwright",
+        "run",
+        "--dataset",
+        &dataset.to_string_lossy(),
+        "--agent",
+        &agent,
+        "--out",
+        &out.to_string_lossy(),
+        "--model",
+        "scripted-agent-model",
+        "--harness",
+        "scripted-agent",
+        "--memory",
+        "interface",
+        "--jobs",
+        "2",
+    ])?;
+    wheelwright_server::cli::execute(cli).await?;
+    Ok(out.join("run.jsonl.gz"))
+}
+
+#[tokio::test]
+async fn a_run_made_by_wheelwright_run_is_accepted_as_it_comes() -> anyhow::Result<()> {
+    let test = "a_run_made_by_wheelwright_run_is_accepted_as_it_comes";
+    let files = tempfile::tempdir()?;
+    let run = driven_run(files.path()).await?;
+    let server = Server::start().await?;
+    let driver = Chromedriver::start()?;
+    let profile = tempfile::tempdir()?;
+    let client = driver.browser(profile.path()).await?;
+    let result = async {
+        client.goto(&server.url("/submit")).await?;
+        text_of(&client, "#bundle-file").await?;
+        choose(&client, "#bundle-file", &run).await?;
+        let state = text_of(&client, "#local-state").await?;
+        assert!(
+            state.contains("Scored in your browser, not submitted"),
+            "{state}"
+        );
+        wait_for(
+            &client,
+            "return document.querySelectorAll('#turns tr.turn-row').length;",
+            &Value::from(20),
+            Duration::from_secs(10),
+        )
+        .await?;
+        let local = page_overall(&client).await?;
+        screenshot(&client, test, "submit-driven-run.png").await?;
+        client
+            .find(Locator::Css("#submit-run"))
+            .await?
+            .click()
+            .await?;
+        let verdict = text_of(&client, "#server-agrees").await?;
+        assert!(verdict.contains("identical"), "{verdict}");
+        let link = client
+            .find(Locator::Css("#stored-run"))
+            .await?
+            .attr("href")
+            .await?
+            .context("a link to the stored run")?;
+        let id = link.trim_start_matches("/runs/");
+        let stored = api(&server, &format!("/api/v1/runs/{id}")).await?;
+        assert_eq!(stored["model"], "scripted-agent-model");
+        assert_eq!(stored["origin"], "verified");
+        // The turn the agent left no file in is a missing submission, not a lost turn.
+        let turns = api(&server, &format!("/api/v1/runs/{id}/turns?limit=100")).await?;
+        assert_eq!(turns["total"], 20);
+        let missing: Vec<String> = turns["items"]
+            .as_array()
+            .context("turns")?
+            .iter()
+            .filter(|t| t["submission"] == "missing")
+            .map(|t| format!("{}/{}", t["chain"].as_str().unwrap_or("?"), t["turn"]))
+            .collect();
+        assert_eq!(missing, ["road-audit/2"]);
+        assert_eq!(
+            local["reuse_repo"],
+            Value::from("95.0"),
+            "the page's overall reuse_repo: {local}"
+        );
         anyhow::Ok(())
     }
     .await;
