@@ -691,6 +691,7 @@ pub async fn execute(cli: Cli) -> anyhow::Result<()> {
             env_root,
         } => {
             tokio::task::spawn_blocking(move || {
+                let env_root = std::path::absolute(&env_root)?;
                 crate::prepare::run(&dataset, &chain, turn, run.as_deref(), &out, &env_root)
             })
             .await?
@@ -726,10 +727,12 @@ pub async fn execute(cli: Cli) -> anyhow::Result<()> {
             keep_workspaces,
             env_root,
         } => {
+            // The agent runs in the workspace: every path it is given must be absolute.
             let options = crate::run_command::RunOptions {
                 dataset,
                 agent,
-                out,
+                out: std::path::absolute(&out)
+                    .with_context(|| format!("--out {}", out.display()))?,
                 model,
                 harness,
                 memory: memory.into(),
@@ -739,7 +742,8 @@ pub async fn execute(cli: Cli) -> anyhow::Result<()> {
                 budget: std::time::Duration::from_secs(budget),
                 jobs: usize::try_from(jobs).unwrap_or(1),
                 chains,
-                env_root,
+                env_root: std::path::absolute(&env_root)
+                    .with_context(|| format!("--env-root {}", env_root.display()))?,
                 keep_workspaces,
             };
             let groups = crate::run_command::AgentGroups::default();

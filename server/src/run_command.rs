@@ -34,7 +34,7 @@ use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
 use serde::{Deserialize, Serialize};
 use wheelwright_core::bundle::{COMMAND_LINE_LIMITS, DatasetRef, Metadata};
 use wheelwright_core::reporeuse::dataset::Chain;
-use wheelwright_core::reporeuse::prompt::{Memory, turn_prompt};
+use wheelwright_core::reporeuse::prompt::{Memory, TEMPLATE_VERSION, turn_prompt};
 
 use crate::prepare::Preparer;
 
@@ -148,6 +148,7 @@ pub(crate) fn run(options: &RunOptions, groups: &AgentGroups) -> anyhow::Result<
     let (dataset, _) = crate::cli::read_dataset(&options.dataset, None)?;
     let bundle_dir = options.out.join("bundle");
     let metadata = settle_metadata(options, &dataset.manifest, &bundle_dir)?;
+    settle_driver(options)?;
     let chains: Vec<&Chain> = if options.chains.is_empty() {
         dataset.chains.iter().collect()
     } else {
@@ -276,6 +277,46 @@ fn settle_metadata(
     Ok(wanted)
 }
 
+/// How the turns of a run were driven, kept in `work/driver.json` so that a resumed run
+/// asks its turns what the first part asked.
+#[derive(Debug, PartialEq, Eq, Serialize, Deserialize)]
+struct DriverState {
+    /// The prompt template's version.
+    template: String,
+    agent: String,
+    budget_seconds: u64,
+}
+
+/// Refuses to resume a run whose turns were asked with another prompt template, notes a
+/// changed agent command or budget, and records this invocation's.
+fn settle_driver(options: &RunOptions) -> anyhow::Result<()> {
+    let path = options.out.join("work").join("driver.json");
+    let now = DriverState {
+        template: TEMPLATE_VERSION.to_owned(),
+        agent: options.agent.clone(),
+        budget_seconds: options.budget.as_secs(),
+    };
+    if let Ok(text) = std::fs::read_to_string(&path) {
+        let before: DriverState = serde_json::from_str(&text)
+            .with_context(|| format!("{} is not a driver's state", path.display()))?;
+        if before.template != now.template {
+            anyhow::bail!(
+                "{}'s turns were asked with the prompt template {}, this wheelwright asks with {}; a run's turns must share one template: finish it with the wheelwright that began it, or give another --out",
+                options.out.display(),
+                before.template,
+                now.template
+            );
+        }
+        if before.agent != now.agent || before.budget_seconds != now.budget_seconds {
+            eprintln!(
+                "note: the agent command or budget differs from the one the run began with; the remaining turns use this one"
+            );
+        }
+    }
+    std::fs::create_dir_all(options.out.join("work"))?;
+    write_atomically(&path, &serde_json::to_vec_pretty(&now)?)
+}
+
 /// Turn number of the first turn of `chain` without a directory in the bundle
 /// (`turns + 1` when all are done).
 fn first_unfinished(bundle_dir: &Path, chain: &Chain) -> usize {
@@ -308,6 +349,18 @@ impl Driver<'_> {
         // The agent's module file of each finished turn, in order.
         let mut earlier: Vec<Option<String>> = Vec::new();
         let first = first_unfinished(bundle_dir, chain);
+        // A later turn left in the bundle (its directory kept while an earlier one was
+        // deleted by hand) was made on a workspace that no longer holds: it is redone.
+        for t in first + 1..=chain.turns.len() {
+            let stale = turn_dir(bundle_dir, id, t);
+            if stale.exists() {
+                std::fs::remove_dir_all(&stale)
+                    .with_context(|| format!("removing {}", stale.display()))?;
+                progress.say(&format!(
+                    "{id} turn {t}: redone, since turn {first} before it is redone"
+                ));
+            }
+        }
         for t in 1..first {
             let path = &chain.turns[t - 1].manifest.module_path;
             let file = turn_dir(bundle_dir, id, t).join("files").join(path);
@@ -554,6 +607,23 @@ fn write_single_file(
     metadata: &Metadata,
     chains: &[String],
 ) -> anyhow::Result<()> {
+    let any_turn = std::fs::read_dir(bundle_dir.join("chains"))
+        .into_iter()
+        .flatten()
+        .flatten()
+        .any(|chain| {
+            std::fs::read_dir(chain.path())
+                .into_iter()
+                .flatten()
+                .flatten()
+                .any(|turn| std::fs::read_dir(turn.path()).is_ok_and(|mut e| e.next().is_some()))
+        });
+    if !any_turn {
+        anyhow::bail!(
+            "every turn ran, but none left a file or a trajectory, so there is nothing to upload; see what the agent said in {}/work/<chain>/turn-<t>/agent.log, then start again with another --out",
+            out.display()
+        );
+    }
     let bundle = crate::bundle::read_path(bundle_dir, COMMAND_LINE_LIMITS)
         .with_context(|| format!("reading back the bundle in {}", bundle_dir.display()))?;
     debug_assert_eq!(&bundle.metadata, metadata);

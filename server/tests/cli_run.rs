@@ -40,13 +40,38 @@ fn answers(dir: &Path, skip: &[&str]) {
 /// A `wheelwright run` of the scripted agent into `out` under `memory`, with `extra`
 /// arguments; `hang` names a turn where the agent sleeps instead of working.
 fn driver(tmp: &Path, out: &Path, memory: &str, extra: &[&str], hang: Option<&str>) -> Command {
-    let agent = fixtures().join("scripted-agent.sh");
+    let mut command = run_of(
+        fixtures().join("scripted-agent.sh").as_os_str(),
+        tmp,
+        out,
+        memory,
+        extra,
+    );
+    command
+        .env("SCRIPTED_AGENT_LOG", tmp.join("agent.log"))
+        .env("SCRIPTED_AGENT_ANSWERS", tmp.join("answers"))
+        .env_remove("SCRIPTED_AGENT_HANG")
+        .env_remove("SCRIPTED_AGENT_RENDEZVOUS");
+    if let Some(turn) = hang {
+        command.env("SCRIPTED_AGENT_HANG", turn);
+    }
+    command
+}
+
+/// A `wheelwright run` of the agent command `agent` into `out`.
+fn run_of(
+    agent: &std::ffi::OsStr,
+    tmp: &Path,
+    out: &Path,
+    memory: &str,
+    extra: &[&str],
+) -> Command {
     let mut command = Command::new(env!("CARGO_BIN_EXE_wheelwright"));
     command
         .args(["run", "--dataset"])
         .arg(real_dataset())
         .arg("--agent")
-        .arg(&agent)
+        .arg(agent)
         .arg("--out")
         .arg(out)
         .args([
@@ -59,13 +84,8 @@ fn driver(tmp: &Path, out: &Path, memory: &str, extra: &[&str], hang: Option<&st
         ])
         .args(["--date", "2026-12-04"])
         .args(extra)
-        .env("WHEELWRIGHT_LOG", "warn")
-        .env("SCRIPTED_AGENT_LOG", tmp.join("agent.log"))
-        .env("SCRIPTED_AGENT_ANSWERS", tmp.join("answers"))
-        .env_remove("SCRIPTED_AGENT_HANG");
-    if let Some(turn) = hang {
-        command.env("SCRIPTED_AGENT_HANG", turn);
-    }
+        .current_dir(tmp)
+        .env("WHEELWRIGHT_LOG", "warn");
     command
 }
 
@@ -266,14 +286,16 @@ fn a_run_killed_mid_chain_resumes_at_its_first_unfinished_turn() {
 fn a_turn_over_its_budget_is_stopped_and_its_chain_goes_on() {
     let tmp = tempfile::tempdir().unwrap();
     answers(&tmp.path().join("answers"), &[]);
-    let out = tmp.path().join("run");
-    let stderr = succeeds(driver(
+    // A relative --out: the agent, which runs in the workspace, still finds its files.
+    let command = driver(
         tmp.path(),
-        &out,
+        Path::new("run"),
         "none",
         &["--chain", "build-graph", "--budget", "1"],
         Some("build-graph/turn-2"),
-    ));
+    );
+    let stderr = succeeds(command);
+    let out = tmp.path().join("run");
     assert!(
         stderr.contains("build-graph turn 2: over the budget of 1 s"),
         "{stderr}"
@@ -292,6 +314,62 @@ fn a_turn_over_its_budget_is_stopped_and_its_chain_goes_on() {
         );
     }
     assert_eq!(agent_log(tmp.path()).len(), 5);
+}
+
+#[test]
+fn deleting_a_turn_redoes_it_and_every_later_turn_of_its_chain() {
+    let tmp = tempfile::tempdir().unwrap();
+    answers(&tmp.path().join("answers"), &[]);
+    let out = tmp.path().join("run");
+    succeeds(driver(
+        tmp.path(),
+        &out,
+        "none",
+        &["--chain", "build-graph"],
+        None,
+    ));
+    std::fs::remove_dir_all(out.join("bundle/chains/build-graph/turn-3")).unwrap();
+    let stderr = succeeds(driver(
+        tmp.path(),
+        &out,
+        "none",
+        &["--chain", "build-graph"],
+        None,
+    ));
+    assert!(
+        stderr.contains("build-graph turn 4: redone, since turn 3 before it is redone"),
+        "{stderr}"
+    );
+    let turns = |ts: &[usize]| {
+        ts.iter()
+            .map(|t| format!("build-graph/turn-{t}"))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(agent_log(tmp.path()), turns(&[1, 2, 3, 4, 5, 3, 4, 5]));
+}
+
+#[test]
+fn an_agent_that_leaves_nothing_gets_a_message_saying_where_to_look() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("run");
+    let mut silent = run_of(
+        "true".as_ref(),
+        tmp.path(),
+        &out,
+        "none",
+        &["--chain", "build-graph"],
+    );
+    let output = silent.output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success());
+    assert!(
+        stderr.contains("none left a file or a trajectory, so there is nothing to upload"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("build-graph turn 5: exited 0, 0 s, no file"),
+        "{stderr}"
+    );
 }
 
 #[test]
@@ -325,6 +403,19 @@ fn resuming_with_other_metadata_or_an_unknown_chain_is_refused() {
         assert!(!output.status.success());
         assert!(stderr.contains(words), "{stderr}");
     }
+    // A run begun with another prompt template cannot be finished with this one.
+    let state = out.join("work/driver.json");
+    let text = std::fs::read_to_string(&state).unwrap();
+    std::fs::write(&state, text.replace("reporeuse-turn-1", "reporeuse-turn-0")).unwrap();
+    let output = driver(tmp.path(), &out, "none", &["--chain", "build-graph"], None)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success());
+    assert!(
+        stderr.contains("were asked with the prompt template reporeuse-turn-0"),
+        "{stderr}"
+    );
     // Nothing ran again.
     assert_eq!(agent_log(tmp.path()).len(), 5);
 }
