@@ -160,18 +160,8 @@ pub enum Command {
     /// earlier turns (from --run), and check that the package imports from it with the
     /// environment the agent runs in (docs/run-your-agent.md).
     Prepare {
-        /// The dataset directory (holding dataset.json).
-        #[arg(long)]
-        dataset: PathBuf,
-        /// The chain.
-        #[arg(long)]
-        chain: String,
-        /// The turn (1-based).
-        #[arg(long)]
-        turn: usize,
-        /// A run bundle whose files of turns 1..t-1 of the chain join the workspace.
-        #[arg(long)]
-        run: Option<PathBuf>,
+        #[command(flatten)]
+        turn: TurnArgs,
         /// Where to write the workspace (a new or empty directory).
         #[arg(long)]
         out: PathBuf,
@@ -182,21 +172,11 @@ pub enum Command {
     /// Print the prompt of one RepoReuse turn under a memory setting (spec section 1),
     /// from the versioned template every run uses.
     Prompt {
-        /// The dataset directory (holding dataset.json).
-        #[arg(long)]
-        dataset: PathBuf,
-        /// The chain.
-        #[arg(long)]
-        chain: String,
-        /// The turn (1-based).
-        #[arg(long)]
-        turn: usize,
+        #[command(flatten)]
+        turn: TurnArgs,
         /// What the agent keeps between turns.
         #[arg(long, value_enum)]
         memory: MemoryArg,
-        /// A run bundle whose files of turns 1..t-1 memory "source" shows.
-        #[arg(long)]
-        run: Option<PathBuf>,
         /// Print JSON: the text, its template version and memory setting.
         #[arg(long)]
         json: bool,
@@ -546,6 +526,23 @@ pub struct TestArgs {
     pub maintainer_token: Option<String>,
 }
 
+/// One RepoReuse turn, and the run whose earlier turns it builds on.
+#[derive(Debug, clap::Args)]
+pub struct TurnArgs {
+    /// The dataset directory (holding dataset.json).
+    #[arg(long)]
+    pub dataset: PathBuf,
+    /// The chain.
+    #[arg(long)]
+    pub chain: String,
+    /// The turn (1-based).
+    #[arg(long)]
+    pub turn: usize,
+    /// A run bundle whose files of turns 1..t-1 of the chain are the agent's earlier files.
+    #[arg(long)]
+    pub run: Option<PathBuf>,
+}
+
 /// A memory setting (spec section 1, "Memory settings").
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum MemoryArg {
@@ -683,34 +680,19 @@ pub async fn execute(cli: Cli) -> anyhow::Result<()> {
             json,
         } => crate::actions_command::run(&run, baseline.as_deref(), json),
         Command::Prepare {
-            dataset,
-            chain,
             turn,
-            run,
             out,
             env_root,
         } => {
             tokio::task::spawn_blocking(move || {
                 let env_root = std::path::absolute(&env_root)?;
-                crate::prepare::run(&dataset, &chain, turn, run.as_deref(), &out, &env_root)
+                crate::prepare::run(&turn, &out, &env_root)
             })
             .await?
         }
-        Command::Prompt {
-            dataset,
-            chain,
-            turn,
-            memory,
-            run,
-            json,
-        } => crate::prepare::print_prompt(
-            &dataset,
-            &chain,
-            turn,
-            memory.into(),
-            run.as_deref(),
-            json,
-        ),
+        Command::Prompt { turn, memory, json } => {
+            crate::prepare::print_prompt(&turn, memory.into(), json)
+        }
         Command::Run {
             dataset,
             agent,

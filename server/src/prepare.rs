@@ -13,11 +13,13 @@ use std::process::Command;
 
 use anyhow::Context;
 use serde::Deserialize;
+use wheelwright_core::bundle::Prediction;
 use wheelwright_core::reporeuse::bundle::TurnId;
 use wheelwright_core::reporeuse::dataset::{Chain, RepoReuseDataset, RepositorySource};
 use wheelwright_core::reporeuse::prompt::{Memory, turn_prompt};
 use wheelwright_core::reporeuse::turn_workspace::{TurnWorkspace, turn_workspace};
 
+use crate::cli::TurnArgs;
 use crate::hidden_tests::Environments;
 
 /// Imports the package named by argv[2] with the directory argv[1] first on the path and
@@ -194,26 +196,16 @@ fn probe_import(python: &Path, dir: &Path, import: &str) -> anyhow::Result<Probe
 
 /// `wheelwright prepare`: writes turn `turn` of `chain` into `out`, with the agent's
 /// earlier files read from the run bundle `run` (its turns 1..t-1), and prints a summary.
-pub(crate) fn run(
-    dataset: &Path,
-    chain: &str,
-    turn: usize,
-    run: Option<&Path>,
-    out: &Path,
-    env_root: &Path,
-) -> anyhow::Result<()> {
-    let (dataset, _) = crate::cli::read_dataset(dataset, None)?;
+pub(crate) fn run(args: &TurnArgs, out: &Path, env_root: &Path) -> anyhow::Result<()> {
+    let (dataset, _) = crate::cli::read_dataset(&args.dataset, None)?;
     let preparer = Preparer::new(dataset, &crate::dataset::default_cache_dir(), env_root)?;
-    let chain = preparer.chain(chain)?;
+    let chain = preparer.chain(&args.chain)?;
+    let turn = args.turn;
     check_turn(chain, turn)?;
     let mut earlier = Vec::new();
-    if let Some(run) = run {
-        let bundle = crate::cli::read_bundle(run)?;
-        crate::cli::check_bundle(run, &bundle, &preparer.dataset)?;
-        for (id, prediction) in &bundle.predictions {
-            if id.chain == chain.manifest.id && id.turn < turn {
-                earlier.extend(prediction.files.clone());
-            }
+    for (id, prediction) in earlier_turns(args, &preparer.dataset)? {
+        if id.chain == chain.manifest.id && id.turn < turn {
+            earlier.extend(prediction.files);
         }
     }
     let prepared = preparer.write(chain, turn, &earlier, out)?;
@@ -245,34 +237,37 @@ pub(crate) fn run(
 /// `wheelwright prompt`: prints the prompt of turn `turn` of `chain` under `memory`; the
 /// agent's earlier files (memory "source") come from the run bundle `run`. With `json`, the
 /// prompt with its template version and memory setting.
-pub(crate) fn print_prompt(
-    dataset: &Path,
-    chain: &str,
-    turn: usize,
-    memory: Memory,
-    run: Option<&Path>,
-    json: bool,
-) -> anyhow::Result<()> {
-    let dataset = crate::dataset::load_dir(dataset)?;
-    let chain = find_chain(&dataset, chain)?;
+pub(crate) fn print_prompt(args: &TurnArgs, memory: Memory, json: bool) -> anyhow::Result<()> {
+    let dataset = crate::dataset::load_dir(&args.dataset)?;
+    let chain = find_chain(&dataset, &args.chain)?;
+    let turn = args.turn;
     check_turn(chain, turn)?;
-    let mut earlier: Vec<Option<String>> = vec![None; turn - 1];
-    if let Some(run) = run {
-        let bundle = crate::cli::read_bundle(run)?;
-        crate::cli::check_bundle(run, &bundle, &dataset)?;
-        for (t, slot) in earlier.iter_mut().enumerate() {
-            let id = TurnId::new(chain.manifest.id.clone(), t + 1);
-            let path = &chain.turns[t].manifest.module_path;
-            *slot = bundle
-                .predictions
-                .get(&id)
-                .and_then(|p| p.files.get(path).cloned());
-        }
-    }
+    let predictions = earlier_turns(args, &dataset)?;
+    let earlier: Vec<Option<String>> = (1..turn)
+        .map(|t| {
+            let path = &chain.turns[t - 1].manifest.module_path;
+            predictions
+                .get(&TurnId::new(chain.manifest.id.clone(), t))
+                .and_then(|p| p.files.get(path).cloned())
+        })
+        .collect();
     let prompt = turn_prompt(chain, turn, memory, &earlier);
     crate::cli::emit(json, &prompt, |out, p| {
         std::io::Write::write_all(out, p.text.as_bytes())
     })
+}
+
+/// The turns of the run bundle `--run` names (none without one), checked against `dataset`.
+fn earlier_turns(
+    args: &TurnArgs,
+    dataset: &RepoReuseDataset,
+) -> anyhow::Result<BTreeMap<TurnId, Prediction>> {
+    let Some(run) = &args.run else {
+        return Ok(BTreeMap::new());
+    };
+    let bundle = crate::cli::read_bundle(run)?;
+    crate::cli::check_bundle(run, &bundle, dataset)?;
+    Ok(bundle.predictions)
 }
 
 /// The chain `id` of `dataset`.

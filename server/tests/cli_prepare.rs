@@ -5,30 +5,8 @@ mod common;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use common::{copy_dir, real_dataset, stdout_of, wheelwright};
+use common::{copy_dir, files_under, real_dataset, stdout_of, wheelwright};
 use wheelwright_core::workspace::why_removed;
-
-/// Every file under `dir`, by `/`-separated path relative to it, with its bytes.
-fn files_under(dir: &Path) -> BTreeMap<String, Vec<u8>> {
-    let mut out = BTreeMap::new();
-    let mut pending = vec![dir.to_path_buf()];
-    while let Some(d) = pending.pop() {
-        for entry in std::fs::read_dir(&d).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                pending.push(path);
-            } else {
-                let relative = path
-                    .strip_prefix(dir)
-                    .unwrap()
-                    .to_string_lossy()
-                    .into_owned();
-                out.insert(relative, std::fs::read(&path).unwrap());
-            }
-        }
-    }
-    out
-}
 
 /// A run bundle directory whose chain `chain` holds, for turns 1..=`turns`, an agent file
 /// at each turn's module path saying which turn it is.

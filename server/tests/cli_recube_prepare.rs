@@ -23,26 +23,12 @@ fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/recube_prompts")
 }
 
-/// Every file under `dir` by relative path.
+/// Every file under `dir` by relative path, as text.
 fn files_under(dir: &Path) -> BTreeMap<String, String> {
-    let mut out = BTreeMap::new();
-    let mut pending = vec![dir.to_path_buf()];
-    while let Some(d) = pending.pop() {
-        for entry in std::fs::read_dir(&d).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                pending.push(path);
-            } else {
-                let relative = path
-                    .strip_prefix(dir)
-                    .unwrap()
-                    .to_string_lossy()
-                    .into_owned();
-                out.insert(relative, std::fs::read_to_string(&path).unwrap());
-            }
-        }
-    }
-    out
+    common::files_under(dir)
+        .into_iter()
+        .map(|(path, bytes)| (path, String::from_utf8(bytes).unwrap()))
+        .collect()
 }
 
 #[test]
@@ -102,23 +88,40 @@ fn every_instance_is_its_repository_with_only_the_target_masked() {
     }
 }
 
+/// `wheelwright recube prompt` of `instance` under `setting` on the shipped dataset, with
+/// `extra` arguments.
+fn recube_prompt(instance: &str, setting: &str, extra: &[&str]) -> std::process::Output {
+    let dataset = dataset_dir();
+    let mut args = vec![
+        "recube",
+        "prompt",
+        "--dataset",
+        dataset.to_str().unwrap(),
+        "--instance",
+        instance,
+        "--setting",
+        setting,
+    ];
+    args.extend(extra);
+    wheelwright(&args)
+}
+
+/// [`recube_prompt`] with `--json`, which must succeed.
+fn prompt_json(instance: &str, setting: &str) -> serde_json::Value {
+    let out = recube_prompt(instance, setting, &["--json"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
 #[test]
 fn prompts_come_from_their_templates_with_token_counts() {
-    let dataset = dataset_dir();
     let mut agent = String::new();
     for id in ["click-parser", "packaging-version", "attrs-funcs"] {
-        let json: serde_json::Value = serde_json::from_str(&stdout_of(&[
-            "recube",
-            "prompt",
-            "--dataset",
-            dataset.to_str().unwrap(),
-            "--instance",
-            id,
-            "--setting",
-            "agent",
-            "--json",
-        ]))
-        .unwrap();
+        let json = prompt_json(id, "agent");
         assert_eq!(json["template"], "recube-agent-1");
         agent.push_str(&format!(
             "===== {id}: {} tokens ({}) =====\n{}\n",
@@ -130,19 +133,8 @@ fn prompts_come_from_their_templates_with_token_counts() {
     expect_text(&fixtures().join("agent.md"), &agent);
 
     // The full context of click-parser: its outline (every section and file) and its size
-    // are pinned; the original target's text is not in it.
-    let json: serde_json::Value = serde_json::from_str(&stdout_of(&[
-        "recube",
-        "prompt",
-        "--dataset",
-        dataset.to_str().unwrap(),
-        "--instance",
-        "click-parser",
-        "--setting",
-        "full-context",
-        "--json",
-    ]))
-    .unwrap();
+    // are pinned; the original target's code is not in it.
+    let json = prompt_json("click-parser", "full-context");
     assert_eq!(json["template"], "recube-full-context-1");
     assert_eq!(json["tokenizer"], "o200k_base");
     let text = json["text"].as_str().unwrap();
@@ -162,36 +154,44 @@ fn prompts_come_from_their_templates_with_token_counts() {
         (50_000..110_000).contains(&tokens),
         "{tokens}: the paper's contexts average 71K"
     );
-    let plain = wheelwright(&[
-        "recube",
-        "prompt",
-        "--dataset",
-        dataset.to_str().unwrap(),
-        "--instance",
-        "click-parser",
-        "--setting",
-        "full-context",
-    ]);
+    let dataset = wheelwright_server::dataset::recube::load_recube_dir(&dataset_dir()).unwrap();
+    let RepositorySource::Pypi(click) = &dataset.manifest.repositories["click"] else {
+        panic!("click comes from PyPI");
+    };
+    let mut files = wheelwright_server::dataset::pypi::repository_source(
+        click,
+        &wheelwright_server::dataset::default_cache_dir(),
+    )
+    .unwrap();
+    let original = files.remove("click/parser.py").unwrap();
+    let masked = mask(&original).text;
+    // The target's lines that neither its masked form nor another file shows.
+    let hidden: Vec<&str> = original
+        .lines()
+        .filter(|l| {
+            let l = l.trim();
+            l.len() > 30 && !masked.contains(l) && !files.values().any(|f| f.contains(l))
+        })
+        .collect();
+    assert!(hidden.len() > 50, "the masking hides the bodies");
+    for line in hidden {
+        assert!(
+            !text.contains(line.trim()),
+            "the prompt shows the target's {line:?}"
+        );
+    }
+    let plain = recube_prompt("click-parser", "full-context", &[]);
     assert_eq!(String::from_utf8(plain.stdout).unwrap(), text);
+    let stderr = String::from_utf8_lossy(&plain.stderr);
     assert!(
-        String::from_utf8_lossy(&plain.stderr).contains(&format!("{tokens} tokens (o200k_base)")),
-        "{}",
-        String::from_utf8_lossy(&plain.stderr)
+        stderr.contains(&format!("{tokens} tokens (o200k_base)")),
+        "{stderr}"
     );
 }
 
 #[test]
 fn an_unknown_instance_is_refused_naming_the_known_ones() {
-    let out = wheelwright(&[
-        "recube",
-        "prompt",
-        "--dataset",
-        dataset_dir().to_str().unwrap(),
-        "--instance",
-        "nope",
-        "--setting",
-        "agent",
-    ]);
+    let out = recube_prompt("nope", "agent", &[]);
     assert!(!out.status.success());
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(

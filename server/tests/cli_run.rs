@@ -89,11 +89,36 @@ fn run_of(
     command
 }
 
+/// A temporary directory holding a finished run of the scripted agent on build-graph,
+/// memory "none", and the run's directory.
+fn finished_chain() -> (tempfile::TempDir, PathBuf) {
+    let tmp = tempfile::tempdir().unwrap();
+    answers(&tmp.path().join("answers"), &[]);
+    let out = tmp.path().join("run");
+    succeeds(driver(
+        tmp.path(),
+        &out,
+        "none",
+        &["--chain", "build-graph"],
+        None,
+    ));
+    (tmp, out)
+}
+
 /// Runs `command`, which must succeed; its standard error.
 fn succeeds(mut command: Command) -> String {
     let out = command.output().unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
     assert!(out.status.success(), "{stderr}");
+    stderr
+}
+
+/// Runs `command`, which must fail saying `words`; its standard error.
+fn fails_with(mut command: Command, words: &str) -> String {
+    let out = command.output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(!out.status.success(), "{stderr}");
+    assert!(stderr.contains(words), "{stderr}");
     stderr
 }
 
@@ -318,16 +343,7 @@ fn a_turn_over_its_budget_is_stopped_and_its_chain_goes_on() {
 
 #[test]
 fn deleting_a_turn_redoes_it_and_every_later_turn_of_its_chain() {
-    let tmp = tempfile::tempdir().unwrap();
-    answers(&tmp.path().join("answers"), &[]);
-    let out = tmp.path().join("run");
-    succeeds(driver(
-        tmp.path(),
-        &out,
-        "none",
-        &["--chain", "build-graph"],
-        None,
-    ));
+    let (tmp, out) = finished_chain();
     std::fs::remove_dir_all(out.join("bundle/chains/build-graph/turn-3")).unwrap();
     let stderr = succeeds(driver(
         tmp.path(),
@@ -352,19 +368,16 @@ fn deleting_a_turn_redoes_it_and_every_later_turn_of_its_chain() {
 fn an_agent_that_leaves_nothing_gets_a_message_saying_where_to_look() {
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("run");
-    let mut silent = run_of(
+    let silent = run_of(
         "true".as_ref(),
         tmp.path(),
         &out,
         "none",
         &["--chain", "build-graph"],
     );
-    let output = silent.output().unwrap();
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(!output.status.success());
-    assert!(
-        stderr.contains("none left a file or a trajectory, so there is nothing to upload"),
-        "{stderr}"
+    let stderr = fails_with(
+        silent,
+        "none left a file or a trajectory, so there is nothing to upload",
     );
     assert!(
         stderr.contains("build-graph turn 5: exited 0, 0 s, no file"),
@@ -374,16 +387,7 @@ fn an_agent_that_leaves_nothing_gets_a_message_saying_where_to_look() {
 
 #[test]
 fn resuming_with_other_metadata_or_an_unknown_chain_is_refused() {
-    let tmp = tempfile::tempdir().unwrap();
-    answers(&tmp.path().join("answers"), &[]);
-    let out = tmp.path().join("run");
-    succeeds(driver(
-        tmp.path(),
-        &out,
-        "none",
-        &["--chain", "build-graph"],
-        None,
-    ));
+    let (tmp, out) = finished_chain();
     for (memory, extra, words) in [
         (
             "interface",
@@ -396,25 +400,15 @@ fn resuming_with_other_metadata_or_an_unknown_chain_is_refused() {
             "the dataset has no chain \"nope\"",
         ),
     ] {
-        let output = driver(tmp.path(), &out, memory, &extra, None)
-            .output()
-            .unwrap();
-        let stderr = String::from_utf8_lossy(&output.stderr);
-        assert!(!output.status.success());
-        assert!(stderr.contains(words), "{stderr}");
+        fails_with(driver(tmp.path(), &out, memory, &extra, None), words);
     }
     // A run begun with another prompt template cannot be finished with this one.
     let state = out.join("work/driver.json");
     let text = std::fs::read_to_string(&state).unwrap();
     std::fs::write(&state, text.replace("reporeuse-turn-1", "reporeuse-turn-0")).unwrap();
-    let output = driver(tmp.path(), &out, "none", &["--chain", "build-graph"], None)
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(!output.status.success());
-    assert!(
-        stderr.contains("were asked with the prompt template reporeuse-turn-0"),
-        "{stderr}"
+    fails_with(
+        driver(tmp.path(), &out, "none", &["--chain", "build-graph"], None),
+        "were asked with the prompt template reporeuse-turn-0",
     );
     // Nothing ran again.
     assert_eq!(agent_log(tmp.path()).len(), 5);

@@ -90,6 +90,35 @@ async fn text_of(client: &Client, selector: &str) -> anyhow::Result<String> {
     Ok(element.text().await?)
 }
 
+/// Waits until the page shows a row for each of the dataset's 20 turns.
+async fn all_turns_shown(client: &Client) -> anyhow::Result<()> {
+    wait_for(
+        client,
+        "return document.querySelectorAll('#turns tr.turn-row').length;",
+        &Value::from(20),
+        Duration::from_secs(10),
+    )
+    .await
+}
+
+/// Presses "Submit to the server", checks that the server's scores are the page's, and
+/// returns the link to the stored run.
+async fn submit(client: &Client) -> anyhow::Result<String> {
+    client
+        .find(Locator::Css("#submit-run"))
+        .await?
+        .click()
+        .await?;
+    let verdict = text_of(client, "#server-agrees").await?;
+    assert!(verdict.contains("identical"), "{verdict}");
+    client
+        .find(Locator::Css("#stored-run"))
+        .await?
+        .attr("href")
+        .await?
+        .context("a link to the stored run")
+}
+
 /// The overall row as the page shows it: column -> text.
 async fn page_overall(client: &Client) -> anyhow::Result<Value> {
     Ok(client
@@ -198,13 +227,7 @@ async fn a_bundle_is_scored_in_the_browser_then_submitted_and_the_server_agrees(
             // one this test submitted first.
             let expected = runs_before.as_i64().context("a count")? + i64::from(stored.is_some());
             assert_eq!(api(&server, "/api/v1/runs").await?["total"], expected);
-            wait_for(
-                &client,
-                "return document.querySelectorAll('#turns tr.turn-row').length;",
-                &Value::from(20),
-                Duration::from_secs(10),
-            )
-            .await?;
+            all_turns_shown(&client).await?;
             eprintln!("{}: {state}", path.display());
             if n == 0 {
                 screenshot(&client, test, "submit-scored.png").await?;
@@ -227,19 +250,7 @@ async fn a_bundle_is_scored_in_the_browser_then_submitted_and_the_server_agrees(
 
             // Submitted: the server scores it again and agrees; the first spelling is
             // stored, the others are the same bundle, stored before.
-            client
-                .find(Locator::Css("#submit-run"))
-                .await?
-                .click()
-                .await?;
-            let verdict = text_of(&client, "#server-agrees").await?;
-            assert!(verdict.contains("identical"), "{verdict}");
-            let link = client
-                .find(Locator::Css("#stored-run"))
-                .await?
-                .attr("href")
-                .await?
-                .context("a link to the stored run")?;
+            let link = submit(&client).await?;
             match &stored {
                 None => {
                     assert!(
@@ -365,28 +376,10 @@ async fn a_run_made_by_wheelwright_run_is_accepted_as_it_comes() -> anyhow::Resu
             state.contains("Scored in your browser, not submitted"),
             "{state}"
         );
-        wait_for(
-            &client,
-            "return document.querySelectorAll('#turns tr.turn-row').length;",
-            &Value::from(20),
-            Duration::from_secs(10),
-        )
-        .await?;
+        all_turns_shown(&client).await?;
         let local = page_overall(&client).await?;
         screenshot(&client, test, "submit-driven-run.png").await?;
-        client
-            .find(Locator::Css("#submit-run"))
-            .await?
-            .click()
-            .await?;
-        let verdict = text_of(&client, "#server-agrees").await?;
-        assert!(verdict.contains("identical"), "{verdict}");
-        let link = client
-            .find(Locator::Css("#stored-run"))
-            .await?
-            .attr("href")
-            .await?
-            .context("a link to the stored run")?;
+        let link = submit(&client).await?;
         let id = link.trim_start_matches("/runs/");
         let stored = api(&server, &format!("/api/v1/runs/{id}")).await?;
         assert_eq!(stored["model"], "scripted-agent-model");

@@ -196,19 +196,8 @@ fn find_wheel(dir: &Path) -> Option<PathBuf> {
 /// path relative to `site-packages`. Metadata directories are skipped; entries with
 /// absolute paths, `..` or backslashes are refused; sizes and counts are limited.
 pub fn wheel_sources(path: &Path) -> Result<BTreeMap<String, String>, DatasetError> {
-    let bad = |message: String| DatasetError::Repository {
-        what: format!("the sources of {}", path.display()),
-        message,
-    };
-    let file = std::fs::File::open(path).map_err(|source| DatasetError::Io {
-        path: path.to_owned(),
-        source,
-    })?;
-    let mut archive = zip::ZipArchive::new(file).map_err(|e| {
-        bad(format!(
-            "not a wheel (zip) file: {e}; delete it to download again"
-        ))
-    })?;
+    let bad = wheel_error(path, "the sources");
+    let mut archive = open_wheel(path, &bad)?;
     if archive.len() > MAX_WHEEL_ENTRIES {
         return Err(bad(format!(
             "{} entries, more than the limit of {MAX_WHEEL_ENTRIES}",
@@ -346,19 +335,8 @@ const MAX_METADATA_BYTES: u64 = 4 << 20;
 /// The `METADATA` file of the wheel at `path` (its `*.dist-info/METADATA`): the package's
 /// declared dependencies and, as its body, the long description, usually the README.
 pub fn wheel_metadata(path: &Path) -> Result<String, DatasetError> {
-    let bad = |message: String| DatasetError::Repository {
-        what: format!("the metadata of {}", path.display()),
-        message,
-    };
-    let file = std::fs::File::open(path).map_err(|source| DatasetError::Io {
-        path: path.to_owned(),
-        source,
-    })?;
-    let mut archive = zip::ZipArchive::new(file).map_err(|e| {
-        bad(format!(
-            "not a wheel (zip) file: {e}; delete it to download again"
-        ))
-    })?;
+    let bad = wheel_error(path, "the metadata");
+    let mut archive = open_wheel(path, &bad)?;
     let name = archive
         .file_names()
         .find(|n| {
@@ -379,4 +357,29 @@ pub fn wheel_metadata(path: &Path) -> Result<String, DatasetError> {
         return Err(bad(format!("{name} is over {MAX_METADATA_BYTES} bytes")));
     }
     Ok(String::from_utf8_lossy(&bytes).into_owned())
+}
+
+/// An error about `what` of the wheel at `path`, with a message.
+fn wheel_error(path: &Path, what: &str) -> impl Fn(String) -> DatasetError {
+    let what = format!("{what} of {}", path.display());
+    move |message| DatasetError::Repository {
+        what: what.clone(),
+        message,
+    }
+}
+
+/// The wheel at `path` opened as a zip archive.
+fn open_wheel(
+    path: &Path,
+    bad: &impl Fn(String) -> DatasetError,
+) -> Result<zip::ZipArchive<std::fs::File>, DatasetError> {
+    let file = std::fs::File::open(path).map_err(|source| DatasetError::Io {
+        path: path.to_owned(),
+        source,
+    })?;
+    zip::ZipArchive::new(file).map_err(|e| {
+        bad(format!(
+            "not a wheel (zip) file: {e}; delete it to download again"
+        ))
+    })
 }

@@ -359,3 +359,25 @@ pub fn stdout_of(args: &[&str]) -> String {
     assert!(stderr.trim().is_empty(), "{stderr}");
     String::from_utf8(out.stdout).expect("the output is UTF-8")
 }
+
+/// Every file under `dir`, by `/`-separated path relative to it, with its bytes.
+pub fn files_under(dir: &Path) -> std::collections::BTreeMap<String, Vec<u8>> {
+    let mut out = std::collections::BTreeMap::new();
+    let mut pending = vec![dir.to_path_buf()];
+    while let Some(d) = pending.pop() {
+        for entry in std::fs::read_dir(&d).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                pending.push(path);
+            } else {
+                let relative = path
+                    .strip_prefix(dir)
+                    .unwrap()
+                    .to_string_lossy()
+                    .into_owned();
+                out.insert(relative, std::fs::read(&path).unwrap());
+            }
+        }
+    }
+    out
+}
