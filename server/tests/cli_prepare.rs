@@ -197,6 +197,19 @@ fn test_files_the_package_imports_stay_and_the_others_go() {
         "def test_x():\n    pass\n",
     )
     .unwrap();
+    // History and a cached test listing, as a checkout holds them.
+    std::fs::create_dir_all(dataset.join("repository/.git")).unwrap();
+    std::fs::write(
+        dataset.join("repository/.git/HEAD"),
+        "ref: refs/heads/main\n",
+    )
+    .unwrap();
+    std::fs::create_dir_all(package.join(".pytest_cache/v/cache")).unwrap();
+    std::fs::write(
+        package.join(".pytest_cache/v/cache/nodeids"),
+        "[\"tests/test_clean.py::test_x\"]\n",
+    )
+    .unwrap();
     let out = tmp.path().join("workspace");
     let stdout = stdout_of(&[
         "prepare",

@@ -330,8 +330,14 @@ fn a_turn_over_its_budget_is_stopped_and_its_chain_goes_on() {
     )
     .unwrap();
     assert_eq!(outcome["end"], "over the budget of 1 s");
-    assert_eq!(outcome["file"], false);
-    assert!(!out.join("bundle/chains/build-graph/turn-2/files").exists());
+    // What it wrote before it was stopped is kept; it wrote no trajectory.
+    assert_eq!(outcome["file"], true);
+    assert_eq!(outcome["trajectory"], false);
+    assert!(out.join("bundle/chains/build-graph/turn-2/files").is_dir());
+    assert!(
+        !out.join("bundle/chains/build-graph/turn-2/trajectory.json")
+            .exists()
+    );
     for t in [3, 4, 5] {
         assert!(
             out.join(format!("bundle/chains/build-graph/turn-{t}/files"))
