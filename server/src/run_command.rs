@@ -146,30 +146,39 @@ pub(crate) fn run(options: &RunOptions, groups: &AgentGroups) -> anyhow::Result<
         anyhow::bail!("--agent is empty; give the command that runs your agent on one turn");
     }
     let (dataset, _) = crate::cli::read_dataset(&options.dataset, None)?;
-    let bundle_dir = options.out.join("bundle");
-    let metadata = settle_metadata(options, &dataset.manifest, &bundle_dir)?;
-    settle_driver(options)?;
-    let chains: Vec<&Chain> = if options.chains.is_empty() {
-        dataset.chains.iter().collect()
-    } else {
-        options
+    // The chains asked for, checked before anything is written.
+    let chain_ids: Vec<String> = if options.chains.is_empty() {
+        dataset
             .chains
             .iter()
-            .map(|id| {
-                dataset
-                    .chains
-                    .iter()
-                    .find(|c| &c.manifest.id == id)
-                    .ok_or_else(|| anyhow::anyhow!("the dataset has no chain {id:?} (--chain)"))
-            })
-            .collect::<anyhow::Result<_>>()?
+            .map(|c| c.manifest.id.clone())
+            .collect()
+    } else {
+        for id in &options.chains {
+            if !dataset.chains.iter().any(|c| &c.manifest.id == id) {
+                anyhow::bail!("the dataset has no chain {id:?} (--chain)");
+            }
+        }
+        options.chains.clone()
     };
-    let chain_ids: Vec<String> = chains.iter().map(|c| c.manifest.id.clone()).collect();
+    let bundle_dir = options.out.join("bundle");
+    settle_metadata(options, &dataset.manifest, &bundle_dir)?;
+    settle_driver(options)?;
     let preparer = Preparer::new(
-        dataset.clone(),
+        dataset,
         &crate::dataset::default_cache_dir(),
         &options.env_root,
     )?;
+    let chains: Vec<&Chain> = chain_ids
+        .iter()
+        .filter_map(|id| {
+            preparer
+                .dataset
+                .chains
+                .iter()
+                .find(|c| &c.manifest.id == id)
+        })
+        .collect();
     let total: usize = chains.iter().map(|c| c.turns.len()).sum();
     let done: usize = chains
         .iter()
@@ -222,16 +231,16 @@ pub(crate) fn run(options: &RunOptions, groups: &AgentGroups) -> anyhow::Result<
             options.out.display()
         )));
     }
-    write_single_file(&options.out, &bundle_dir, &metadata, &chain_ids)
+    write_single_file(&options.out, &bundle_dir, chains.len())
 }
 
-/// The run's metadata: read back from `bundle/metadata.json` when resuming (and checked
-/// against the options), else made from the options and written.
+/// Checks the run's metadata against `bundle/metadata.json` when resuming, else makes it
+/// from the options and writes it.
 fn settle_metadata(
     options: &RunOptions,
     manifest: &wheelwright_core::reporeuse::dataset::DatasetManifest,
     bundle_dir: &Path,
-) -> anyhow::Result<Metadata> {
+) -> anyhow::Result<()> {
     let path = bundle_dir.join("metadata.json");
     let wanted = Metadata {
         model: options.model.clone(),
@@ -269,12 +278,12 @@ fn settle_metadata(
                 stored.dataset.version
             );
         }
-        return Ok(stored);
+        return Ok(());
     }
     std::fs::create_dir_all(bundle_dir)
         .with_context(|| format!("creating {}", bundle_dir.display()))?;
     write_atomically(&path, &serde_json::to_vec_pretty(&wanted)?)?;
-    Ok(wanted)
+    Ok(())
 }
 
 /// How the turns of a run were driven, kept in `work/driver.json` so that a resumed run
@@ -601,12 +610,7 @@ fn write_atomically(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
 
 /// Reads the finished bundle back with the reader uploads go through and writes it as
 /// `run.jsonl.gz`, the one file to upload.
-fn write_single_file(
-    out: &Path,
-    bundle_dir: &Path,
-    metadata: &Metadata,
-    chains: &[String],
-) -> anyhow::Result<()> {
+fn write_single_file(out: &Path, bundle_dir: &Path, chains: usize) -> anyhow::Result<()> {
     let any_turn = std::fs::read_dir(bundle_dir.join("chains"))
         .into_iter()
         .flatten()
@@ -626,7 +630,6 @@ fn write_single_file(
     }
     let bundle = crate::bundle::read_path(bundle_dir, COMMAND_LINE_LIMITS)
         .with_context(|| format!("reading back the bundle in {}", bundle_dir.display()))?;
-    debug_assert_eq!(&bundle.metadata, metadata);
     let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
     encoder.write_all(bundle.to_jsonl().as_bytes())?;
     let path = out.join("run.jsonl.gz");
@@ -637,8 +640,7 @@ fn write_single_file(
         .filter(|p| !p.files.is_empty())
         .count();
     println!(
-        "run complete: {} chains, {} turns, {with_file} with a file; the bundle is {} (upload {})",
-        chains.len(),
+        "run complete: {chains} chains, {} turns, {with_file} with a file; the bundle is {} (upload {})",
         bundle.predictions.len(),
         bundle_dir.display(),
         path.display()

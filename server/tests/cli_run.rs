@@ -408,6 +408,13 @@ fn resuming_with_other_metadata_or_an_unknown_chain_is_refused() {
     ] {
         fails_with(driver(tmp.path(), &out, memory, &extra, None), words);
     }
+    // On a new --out, an unknown chain is refused before anything is written.
+    let fresh = tmp.path().join("fresh");
+    fails_with(
+        driver(tmp.path(), &fresh, "none", &["--chain", "nope"], None),
+        "the dataset has no chain \"nope\"",
+    );
+    assert!(!fresh.exists());
     // A run begun with another prompt template cannot be finished with this one.
     let state = out.join("work/driver.json");
     let text = std::fs::read_to_string(&state).unwrap();
