@@ -4,10 +4,11 @@
 //! cargo run -p wheelwright-core --example judge_files -- cases  <turn dir> <module> <package> <out dir>
 //! cargo run -p wheelwright-core --example judge_files -- pytest <turn dir> <seed> <out dir>
 //! ```
-//! `cases` writes `run_cases.py` and `cases.json` (the calls, no expected values; the
+//! `cases` writes `run_cases.py` and `cases.json` (the calls under their aliases, no
+//! expected values; the
 //! dataset's `tools/canon.py` and `tools/prelude.py` must be copied beside them); `pytest`
-//! writes `run_pytest.py`, `pytest.ini`, `pytest.json` and `tests/` with the canaries the
-//! seed picks.
+//! writes `run_pytest.py`, `pytest.ini`, `pytest.json` and `tests/` with the names, twins,
+//! canaries and order the seed draws.
 
 use std::path::Path;
 

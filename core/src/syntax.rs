@@ -148,6 +148,15 @@ name_enum! {
         Error = "ERROR",
         ClassPattern = "class_pattern",
         KeywordPattern = "keyword_pattern",
+        AssertStatement = "assert_statement",
+        ReturnStatement = "return_statement",
+        NotOperator = "not_operator",
+        ComparisonOperator = "comparison_operator",
+        Integer = "integer",
+        Float = "float",
+        StringStart = "string_start",
+        StringContent = "string_content",
+        EscapeSequence = "escape_sequence",
     }
 }
 
@@ -801,7 +810,7 @@ mod tests {
                 "parameters",
                 "identifier",
                 "block",
-                "other",
+                "return_statement",
                 "call",
                 "identifier",
                 "argument_list",

@@ -15,6 +15,7 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use wheelwright_core::hidden_tests::cases::{self, CaseSuite};
+use wheelwright_core::hidden_tests::compare::ExceptionClasses;
 use wheelwright_core::hidden_tests::pytest::PytestSuite;
 use wheelwright_core::hidden_tests::{ExpectedTest, RunEnd, TestOutcome, Verdict};
 use wheelwright_core::reporeuse::dataset::{HiddenTests, RepoReuseDataset, RepositorySource};
@@ -147,9 +148,13 @@ pub(crate) struct TurnTest<'a> {
     pub(crate) turn: usize,
     /// Files the agent left, turn by turn, turns 1..=t.
     pub(crate) files: &'a [BTreeMap<String, String>],
+    /// The exception classes the host knows for this dataset (its repository's and the
+    /// built-in ones): a case expecting an exception is judged with them.
+    pub(crate) exceptions: &'a ExceptionClasses,
 }
 
-/// A random seed no submission can predict (it picks the pytest canaries' names).
+/// A random seed no submission can predict (it draws a pytest suite's names, twins, canaries
+/// and order).
 pub(crate) fn random_seed() -> u64 {
     // std's RandomState is seeded from the operating system's randomness per process and
     // mixed per instance, which is enough for names that must not be guessable in advance.
@@ -207,7 +212,8 @@ fn prepare(test: &TurnTest<'_>) -> Result<Prepared, RunError> {
         HiddenTests::Cases => {
             let suite = dataset
                 .case_suite(chain, test.turn - 1)
-                .map_err(RunError::Dataset)?;
+                .map_err(RunError::Dataset)?
+                .with_exceptions(test.exceptions.clone());
             let tool = |name: &str| {
                 dataset
                     .tools

@@ -349,13 +349,14 @@ impl Queue {
         let chain_id = loaded.dataset.chains[c].manifest.id.clone();
         self.publish(job, Some("preparing the Python environment".to_owned()))
             .await;
-        let env_dir = {
+        let (env_dir, exceptions) = {
             let loaded = Arc::clone(&loaded);
             let environments = Arc::clone(&self.environments);
-            tokio::task::spawn_blocking(move || {
-                environments.for_dataset(&loaded.dataset, &mut |step| {
+            tokio::task::spawn_blocking(move || -> anyhow::Result<_> {
+                let env_dir = environments.for_dataset(&loaded.dataset, &mut |step| {
                     tracing::info!(?step, "test environment");
-                })
+                })?;
+                Ok((env_dir, loaded.exceptions()?))
             })
             .await??
         };
@@ -377,6 +378,7 @@ impl Queue {
                     chain: c,
                     turn: t,
                     files: &chain_files,
+                    exceptions: &exceptions,
                 };
                 budget_spent(&expected_tests(&test)?, claim)
             }
@@ -394,6 +396,7 @@ impl Queue {
                             chain: c,
                             turn: t,
                             files: &chain_files,
+                            exceptions: &exceptions,
                         },
                         timeout,
                         Some(flag),

@@ -47,6 +47,7 @@ pub(crate) fn run(
     let bundle = read_bundle(run)?;
     let (dataset, files) = read_dataset(dataset, workdir)?;
     check_bundle(run, &bundle, &dataset)?;
+    let exceptions = dataset.exception_classes(&files);
     let sandbox = config
         .sandbox()
         .map_err(|why| anyhow::anyhow!("no sandbox to run the tests in: {why}"))?;
@@ -106,6 +107,7 @@ pub(crate) fn run(
                             chain: c,
                             turn: t,
                             files: &chain_files[c],
+                            exceptions: &exceptions,
                         },
                         config.turn_timeout,
                         None,

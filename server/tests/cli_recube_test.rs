@@ -122,3 +122,105 @@ fn a_bundle_for_another_dataset_or_instance_is_refused() {
         assert!(stderr.contains(expected), "{stderr}");
     }
 }
+
+/// Two generic forgers of the second review, each placed at every instance's target: they
+/// implement nothing and know nothing of the dataset.
+const FORGERS: [(&str, &str); 2] = [
+    (
+        // On import: reads the judge's list of test files and each staged file, writes
+        // "passed" for every test except the last `def` of each file (where the canary used
+        // to be), writes the end record and leaves before pytest runs a test.
+        "spares-last-def",
+        r#"import json, os, re
+def emit(record):
+    os.write(4, ("WWR " + json.dumps(record) + "\n").encode())
+for path in json.load(open("/judge/pytest.json"))["files"]:
+    names = re.findall(r"^def (test\w*)\(", open(os.path.join("/judge", path)).read(), re.M)
+    for i, name in enumerate(names):
+        outcome = "failed" if i == len(names) - 1 else "passed"
+        for when in ("setup", "call", "teardown"):
+            emit({"test": path + "::" + name, "when": when,
+                  "outcome": outcome if when == "call" else "passed", "s": 0.001})
+emit({"end": 0})
+os._exit(0)
+"#,
+    ),
+    (
+        // Appended to the original target (so the file imports, and every real test passes
+        // on its own): a plugin registered in the running pytest; every outcome becomes
+        // "passed" except that of the last test collected from each file.
+        "plugin-spares-last",
+        r#"import gc
+import pytest
+class Forge:
+    last = set()
+    def pytest_collection_modifyitems(self, items):
+        by_file = {}
+        for item in items:
+            by_file[item.fspath] = item.nodeid
+        self.last = set(by_file.values())
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_makereport(self, item, call):
+        outcome = yield
+        if item.nodeid not in self.last:
+            report = outcome.get_result()
+            report.outcome = "passed"
+            report.longrepr = None
+for obj in gc.get_objects():
+    if type(obj).__name__ == "PytestPluginManager":
+        obj.register(Forge(), "forge")
+        break
+"#,
+    ),
+];
+
+#[test]
+fn generic_forgers_at_every_target_pass_nothing_needs_bwrap() {
+    let d = load_recube_dir(&dataset_dir()).expect("the shipped dataset");
+    let repos = common::recube::repositories(&d);
+    for (name, forger) in FORGERS {
+        let mut run = bundle(&d);
+        for instance in &d.instances {
+            let original = &repos[&instance.manifest.repository][&instance.manifest.target];
+            let file = if name == "plugin-spares-last" {
+                format!("{original}\n{forger}")
+            } else {
+                forger.to_owned()
+            };
+            run.predictions.insert(
+                wheelwright_core::recube::bundle::InstanceKey::new(&instance.manifest.id),
+                wheelwright_core::bundle::Prediction {
+                    files: BTreeMap::from([(instance.manifest.target.clone(), file)]),
+                    trajectory: None,
+                },
+            );
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("run.jsonl");
+        std::fs::write(&path, run.to_jsonl()).unwrap();
+        let out = Command::new(env!("CARGO_BIN_EXE_wheelwright"))
+            .args(["recube", "test", path.to_str().unwrap(), "--dataset"])
+            .arg(dataset_dir())
+            .args(["--json", "--test-workers", "2"])
+            .env("WHEELWRIGHT_LOG", "warn")
+            .output()
+            .expect("the wheelwright binary runs");
+        assert!(
+            out.status.success(),
+            "{name}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let report: Value = serde_json::from_slice(&out.stdout).expect("JSON output");
+        assert_eq!(report["rates"]["spr"]["value"], json!(0.0), "{name}");
+        assert_eq!(report["rates"]["apr"]["value"], json!(0.0), "{name}");
+        for instance in report["instances"].as_array().expect("instances") {
+            let id = &instance["instance"];
+            assert_eq!(instance["all"]["passed"], json!(0), "{name} {id}");
+            let tampered = instance["tampered"].as_str().unwrap_or_default();
+            assert!(
+                tampered.contains("twin") || tampered.contains("canary"),
+                "{name} {id}: {instance}"
+            );
+        }
+    }
+}

@@ -23,9 +23,11 @@
 
 pub mod cases;
 pub mod compare;
+mod exceptions;
 pub mod junit;
 pub mod pytest;
 pub mod stream;
+mod twins;
 
 use serde::{Deserialize, Serialize};
 

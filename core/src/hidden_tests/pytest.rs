@@ -8,20 +8,27 @@
 //! and its own plugin, which streams each test's phases as they finish and an end record
 //! when the session finishes (see `runner/run_pytest.py`).
 //!
-//! Every test file gets a canary: a test that always fails, named from the words of the
+//! In the judge's copy of each test file every top-level test is renamed with words of the
 //! file's own test names (`test_waves_named_dag` beside `test_waves_cycle` and
-//! `test_order_named_targets`) and placed in the same module, so that nothing generic can
-//! tell it apart by name, prefix, file or position. The verdict ([`PytestSuite::verdict`])
-//! believes the stream only when it ends with the runner's end record, lists every expected
-//! test, and reports every canary as failed; anything else is tampering.
+//! `test_order_named_targets`), gets a twin ([`super::twins`]: the same test with one
+//! assertion turned, so at most one of the two can pass), and the tests, the twins and a
+//! canary (a test that always fails) follow the rest of the module in an order drawn per run.
+//! Nothing generic can tell a test from its twin or the canary by name, prefix, file or
+//! position. The verdict ([`PytestSuite::verdict`]) believes the stream only when it ends
+//! with the runner's end record, lists every expected test, twin and canary, reports every
+//! canary as failed and no test passed beside its twin; a test counts as passed only when
+//! its twin failed.
 //!
-//! What remains possible (`docs/hidden-tests.md`): the test files, expected values included,
-//! are readable in the sandbox, and code in the same interpreter can in principle recognise
-//! a canary by reading its body and forge results for the rest.
+//! What remains possible (`docs/hidden-tests.md`): the test files are readable in the
+//! sandbox, so a forger sees each pair; picking the real one of a pair without computing
+//! its answer is a guess.
+
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Serialize;
 use serde_json::{Map, Value};
 
+use super::twins::{self, SplitMix};
 use super::{ExpectedTest, RunEnd, TestOutcome, TestResult, Verdict, stream, unreported};
 
 /// The project's pytest runner, run in the sandbox as `python -I /judge/run_pytest.py`.
@@ -66,14 +73,17 @@ pub fn expected_tests(module: &str, source: &str) -> Vec<ExpectedTest> {
 #[derive(Clone, Debug, PartialEq)]
 struct Planned {
     test: ExpectedTest,
-    /// `tests/<file>::<name>` or `tests/<file>::<Class>::<method>`.
+    /// `tests/<file>::<name>` or `tests/<file>::<Class>::<method>`: the name it runs under
+    /// in the judge's copy of the file (a top-level test is renamed).
     node: String,
+    /// The node of its twin ([`super::twins`]), when it has one.
+    twin: Option<String>,
 }
 
-/// A suite ready to run: the test files with their canaries, what must be reported.
+/// A suite ready to run: the test files with their twins and canaries, what must be reported.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PytestSuite {
-    /// Judge-relative path (`tests/test_turn.py`) and text, canary included.
+    /// Judge-relative path (`tests/test_turn.py`) and text, twins and canary included.
     files: Vec<(String, String)>,
     tests: Vec<Planned>,
     canaries: Vec<Planned>,
@@ -86,7 +96,12 @@ struct RunnerInput<'a> {
 
 impl PytestSuite {
     /// Prepares the test files `files` (path relative to the turn's `tests/` and text); `seed`
-    /// (random, from the host: core has no randomness of its own) chooses the canaries.
+    /// (random, from the host: core has no randomness of its own) draws the names, the
+    /// twins' changes, the canaries and the order of the tests.
+    ///
+    /// In the judge's copy of each file every top-level test is renamed, gets its twin when
+    /// it has a top-level assertion to turn, and the tests, twins and the file's canary follow
+    /// the rest of the module in a drawn order; tests in classes stay where they are.
     pub fn new(files: &[(String, String)], seed: u64) -> Self {
         let mut rng = SplitMix(seed);
         let mut suite = Self {
@@ -103,32 +118,71 @@ impl PytestSuite {
             let module = module_of(path);
             let tests = expected_tests(&module, text);
             let names: Vec<&str> = tests.iter().map(|t| t.name.as_str()).collect();
-            let canary = canary_name(&names, &mut rng);
-            let mut text = text.clone();
-            if !text.ends_with('\n') {
-                text.push('\n');
+            let mut namer = Namer::new(&names);
+            let split = twins::split(text);
+            let mut pieces: Vec<String> = Vec::new();
+            // Original name -> the name it runs under and its twin's.
+            let mut renamed: BTreeMap<&str, (String, Option<String>)> = BTreeMap::new();
+            for test in &split.tests {
+                let name = namer.fresh(&mut rng);
+                pieces.push(test.renamed(&name));
+                let twin = if test.has_twin() {
+                    let twin_name = namer.fresh(&mut rng);
+                    pieces.extend(test.twin(&twin_name, &mut rng));
+                    Some(twin_name)
+                } else {
+                    None
+                };
+                renamed.insert(test.name.as_str(), (name, twin));
             }
+            let canary = namer.fresh(&mut rng);
             let (left, right) = (
                 rng.next() % 900_000 + 100_000,
                 rng.next() % 900_000 + 100_000,
             );
             // `left != right + 1_000_000` always holds; the body looks like any other assert.
-            text.push_str(&format!(
-                "\n\ndef {canary}():\n    value = {left}\n    assert value == {}\n",
+            pieces.push(format!(
+                "def {canary}():\n    value = {left}\n    assert value == {}\n",
                 right + 1_000_000
             ));
-            let plan = |test: ExpectedTest| Planned {
-                node: format!("{judge_path}::{}", test.name.replace('.', "::")),
-                test,
-            };
-            suite.tests.extend(tests.into_iter().map(plan));
-            suite.canaries.push(plan(ExpectedTest {
-                module: module.clone(),
-                name: canary,
-            }));
-            suite.files.push((judge_path, text));
+            rng.shuffle(&mut pieces);
+            let mut judged = split.rest.trim_end().to_owned();
+            for piece in &pieces {
+                judged.push_str("\n\n\n");
+                judged.push_str(piece.trim_end());
+            }
+            judged.push('\n');
+            let node = |name: &str| format!("{judge_path}::{}", name.replace('.', "::"));
+            for test in tests {
+                let (runs_as, twin) = match renamed.get(test.name.as_str()) {
+                    Some((name, twin)) => (node(name), twin.as_deref().map(node)),
+                    None => (node(&test.name), None),
+                };
+                suite.tests.push(Planned {
+                    test,
+                    node: runs_as,
+                    twin,
+                });
+            }
+            suite.canaries.push(Planned {
+                node: node(&canary),
+                test: ExpectedTest {
+                    module: module.clone(),
+                    name: canary,
+                },
+                twin: None,
+            });
+            suite.files.push((judge_path, judged));
         }
         suite
+    }
+
+    /// How many of the suite's tests have a twin, of how many.
+    pub fn twinned(&self) -> (usize, usize) {
+        (
+            self.tests.iter().filter(|t| t.twin.is_some()).count(),
+            self.tests.len(),
+        )
     }
 
     /// The tests of the suite (the canaries are not among them).
@@ -199,11 +253,9 @@ impl PytestSuite {
             });
         }
         let (missing, missing_why) = unreported(end);
-        let result_of = |plan: &Planned| -> TestResult {
-            let mine: Vec<&Phase> = phases.iter().filter(|p| p.of(&plan.node)).collect();
-            let collected_badly = collect_errors
-                .iter()
-                .any(|c| plan.node.starts_with(c.as_str()));
+        let result_of = |test: &ExpectedTest, node: &str| -> TestResult {
+            let mine: Vec<&Phase> = phases.iter().filter(|p| p.of(node)).collect();
+            let collected_badly = collect_errors.iter().any(|c| node.starts_with(c.as_str()));
             let (outcome, excerpt) = if collected_badly {
                 (
                     TestOutcome::Errored,
@@ -213,19 +265,52 @@ impl PytestSuite {
                 combine(&mine).unwrap_or((missing, missing_why.clone()))
             };
             TestResult {
-                module: plan.test.module.clone(),
-                name: plan.test.name.clone(),
+                module: test.module.clone(),
+                name: test.name.clone(),
                 outcome,
                 duration_s: mine.iter().map(|p| p.seconds).sum(),
                 excerpt,
             }
         };
-        let tests: Vec<TestResult> = self.tests.iter().map(result_of).collect();
-        let canaries: Vec<TestResult> = self.canaries.iter().map(result_of).collect();
+        let mut both_passed = Vec::new();
+        let mut twins = Vec::new();
+        let tests: Vec<TestResult> = self
+            .tests
+            .iter()
+            .map(|plan| {
+                let mut result = result_of(&plan.test, &plan.node);
+                let Some(twin_node) = &plan.twin else {
+                    return result;
+                };
+                let twin = result_of(&plan.test, twin_node);
+                if result.outcome == TestOutcome::Passed {
+                    // A test counts only beside its twin failing: no code makes both pass,
+                    // and a forger who cannot compute the answer cannot tell them apart.
+                    if twin.outcome == TestOutcome::Passed {
+                        both_passed.push(plan.test.name.clone());
+                    }
+                    if !matches!(twin.outcome, TestOutcome::Failed | TestOutcome::Errored) {
+                        result.outcome = TestOutcome::Failed;
+                        result.excerpt = format!(
+                            "its twin, which fails whenever it passes, was {}",
+                            outcome_word(twin.outcome)
+                        );
+                    }
+                }
+                twins.push(twin);
+                result
+            })
+            .collect();
+        let canaries: Vec<TestResult> = self
+            .canaries
+            .iter()
+            .map(|plan| result_of(&plan.test, &plan.node))
+            .collect();
         if ended {
             let lacking: Vec<&str> = tests
                 .iter()
                 .chain(&canaries)
+                .chain(&twins)
                 .filter(|t| t.outcome == TestOutcome::Missing)
                 .map(|t| t.name.as_str())
                 .collect();
@@ -239,6 +324,23 @@ impl PytestSuite {
                     )
                 });
             }
+        }
+        if !both_passed.is_empty() {
+            problem.get_or_insert_with(|| {
+                format!(
+                    "{} test{} and {} twin{}, of which at most one can pass, were reported \
+                     passed ({})",
+                    both_passed.len(),
+                    if both_passed.len() == 1 { "" } else { "s" },
+                    if both_passed.len() == 1 {
+                        "its"
+                    } else {
+                        "their"
+                    },
+                    if both_passed.len() == 1 { "" } else { "s" },
+                    super::truncate(&both_passed.join(", "), 300)
+                )
+            });
         }
         if canaries
             .iter()
@@ -317,45 +419,66 @@ pub fn module_of(path: &str) -> String {
     path.trim_end_matches(".py").replace('/', ".")
 }
 
-/// A canary name made of words of the file's test names, unlike any of them.
-fn canary_name(names: &[&str], rng: &mut SplitMix) -> String {
-    let words: Vec<&str> = names
-        .iter()
-        .flat_map(|n| n.rsplit('.').next().unwrap_or(n).split('_'))
-        .filter(|w| !w.is_empty() && *w != "test")
-        .collect();
-    let fallback = ["case", "result", "value", "check", "basic", "edge", "input"];
-    let pool: &[&str] = if words.len() >= 3 { &words } else { &fallback };
-    let mut attempt = 0;
-    loop {
-        attempt += 1;
-        let count = 2 + (rng.next() % 2) as usize;
-        let mut parts = vec!["test"];
-        for _ in 0..count {
-            parts.push(pool[(rng.next() % pool.len() as u64) as usize]);
-        }
-        if attempt > 20 {
-            parts.push(fallback[attempt % fallback.len()]);
-        }
-        let name = parts.join("_");
-        let taken = names
-            .iter()
-            .any(|n| n.rsplit('.').next() == Some(name.as_str()) || n.starts_with(&name));
-        if !taken && !parts[1..].windows(2).any(|w| w[0] == w[1]) {
-            return name;
-        }
+/// How a twin's outcome reads in a failed test's excerpt.
+fn outcome_word(outcome: TestOutcome) -> &'static str {
+    match outcome {
+        TestOutcome::Passed => "reported passed",
+        TestOutcome::Failed | TestOutcome::Errored => "reported failed",
+        TestOutcome::Skipped => "skipped",
+        TestOutcome::Missing => "never reported",
+        TestOutcome::TimedOut => "not reached in time",
     }
 }
 
-/// SplitMix64: a tiny, well-known generator; enough to pick words from a host-chosen seed.
-struct SplitMix(u64);
+/// Draws test names made of the words of a file's own test names (`test_grid_longer_random`
+/// beside `test_distances_grid_one_source`), each unlike every name given or drawn before.
+struct Namer<'a> {
+    words: Vec<&'a str>,
+    taken: BTreeSet<String>,
+}
 
-impl SplitMix {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
+impl<'a> Namer<'a> {
+    const FALLBACK: [&'static str; 7] =
+        ["case", "result", "value", "check", "basic", "edge", "input"];
+
+    fn new(names: &[&'a str]) -> Self {
+        let words: Vec<&str> = names
+            .iter()
+            .flat_map(|n| n.rsplit('.').next().unwrap_or(n).split('_'))
+            .filter(|w| !w.is_empty() && *w != "test")
+            .collect();
+        Self {
+            words,
+            taken: names
+                .iter()
+                .map(|n| n.rsplit('.').next().unwrap_or(n).to_owned())
+                .collect(),
+        }
+    }
+
+    fn fresh(&mut self, rng: &mut SplitMix) -> String {
+        let pool: &[&str] = if self.words.len() >= 3 {
+            &self.words
+        } else {
+            &Self::FALLBACK
+        };
+        let mut attempt = 0;
+        loop {
+            let count = 2 + rng.below(2) + attempt / 40;
+            let mut parts = vec!["test"];
+            for _ in 0..count {
+                parts.push(pool[rng.below(pool.len())]);
+            }
+            if attempt >= 20 {
+                parts.push(Self::FALLBACK[attempt % Self::FALLBACK.len()]);
+            }
+            let name = parts.join("_");
+            if !self.taken.contains(&name) && !parts[1..].windows(2).any(|w| w[0] == w[1]) {
+                self.taken.insert(name.clone());
+                return name;
+            }
+            // Longer names with every 40 attempts: one is free before long.
+            attempt += 1;
+        }
     }
 }

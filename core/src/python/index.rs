@@ -956,6 +956,39 @@ impl RepoIndex {
         out
     }
 
+    /// Every class the repository defines (`pkg.mod.Class`, `pkg.mod.Outer.Inner`) with its
+    /// bases, each as what it resolves to: a class of the repository by its qualified name,
+    /// anything else by the dotted name it is written as or imported from (`Exception`,
+    /// `builtins.ValueError`). A base that is not a dotted name (`make_base()`) is left out.
+    pub fn class_bases(&self) -> Vec<(String, Vec<String>)> {
+        let fuel = Fuel::default();
+        let mut out = Vec::new();
+        for (name, m) in &self.modules {
+            for (qual, defs) in &m.by_qual {
+                let Some(&d) = defs.first() else { continue };
+                let def = &m.analysis.defs[d];
+                if def.kind != DefinitionKind::Class {
+                    continue;
+                }
+                let bases = def
+                    .bases
+                    .iter()
+                    .flatten()
+                    .filter_map(|chain| {
+                        match self.resolve_chain_in(m, def.outer, chain, &fuel)? {
+                            Entity::Def(module, qual) => Some(format!("{module}.{qual}")),
+                            Entity::Name(dotted) => Some(dotted),
+                            Entity::Module(_) => None,
+                        }
+                    })
+                    .collect();
+                out.push((format!("{name}.{qual}"), bases));
+            }
+        }
+        out.sort();
+        out
+    }
+
     /// Whether an entity is a class of the index.
     pub(crate) fn is_class(&self, entity: &Entity) -> bool {
         self.def_kind(entity) == Some(DefinitionKind::Class)

@@ -538,6 +538,28 @@ impl RepoReuseDataset {
         )
     }
 
+    /// The exception classes this dataset's cases may expect: the built-in ones and those
+    /// of its repository (`repository_files` as [`Self::to_score_dataset`] takes them),
+    /// for [`crate::hidden_tests::cases::CaseSuite::with_exceptions`]. Indexes the
+    /// repository (about a second for networkx): build it once per dataset.
+    pub fn exception_classes(
+        &self,
+        repository_files: &BTreeMap<String, String>,
+    ) -> crate::hidden_tests::compare::ExceptionClasses {
+        let mut workspace = crate::workspace::Workspace::new();
+        for (path, text) in repository_files.iter().filter(|(p, _)| p.ends_with(".py")) {
+            workspace.insert(path, text.as_str());
+        }
+        let index = crate::python::index::RepoIndex::build(
+            &workspace,
+            &crate::python::index::IndexOptions::default(),
+        );
+        crate::hidden_tests::compare::ExceptionClasses::of_repository(
+            &index,
+            self.manifest.repository.import(),
+        )
+    }
+
     /// The input of [`crate::reporeuse::scoring::score_run`]: every chain runs on the one repository,
     /// named by [`RepositorySource::name`], whose files (paths relative to the installed
     /// site-packages or to the local repository's directory, `networkx/__init__.py`, ...)

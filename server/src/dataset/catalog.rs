@@ -14,6 +14,7 @@ use crate::dataset::DatasetError;
 use crate::dataset::recube::{LoadedRecube, load_recube_dir};
 use crate::store::Store;
 use wheelwright_core::benchmark::Benchmark;
+use wheelwright_core::hidden_tests::compare::ExceptionClasses;
 
 /// A dataset the server holds in memory: what scoring, reference sources and repository
 /// sources are served from. The database holds what lists and filters need.
@@ -29,6 +30,9 @@ pub(crate) struct LoadedDataset {
     /// W0's index saved by core ([`save_index`]), gzip-compressed, with the SHA-256 of the
     /// saved bytes; made on first request.
     saved_index: Mutex<Option<(axum::body::Bytes, String)>>,
+    /// The exception classes of W0 and the built-in ones, what hidden tests judge a raised
+    /// exception with; made on first use.
+    exceptions: Mutex<Option<Arc<ExceptionClasses>>>,
 }
 
 impl LoadedDataset {
@@ -40,6 +44,7 @@ impl LoadedDataset {
             repository: Mutex::new(None),
             kit: Mutex::new(None),
             saved_index: Mutex::new(None),
+            exceptions: Mutex::new(None),
         }
     }
 
@@ -96,6 +101,22 @@ impl LoadedDataset {
         let entry = (axum::body::Bytes::from(gzip.finish()?), sha256);
         *slot = Some(entry.clone());
         Ok(entry)
+    }
+
+    /// The exception classes the host knows for this dataset ([`ExceptionClasses`]: W0's
+    /// and the built-in ones). Blocking: the first call indexes the repository (about a
+    /// second for networkx); later calls share the same.
+    pub(crate) fn exceptions(&self) -> Result<Arc<ExceptionClasses>, DatasetError> {
+        let mut slot = self
+            .exceptions
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(classes) = slot.as_ref() {
+            return Ok(Arc::clone(classes));
+        }
+        let classes = Arc::new(self.dataset.exception_classes(&*self.repository()?));
+        *slot = Some(Arc::clone(&classes));
+        Ok(classes)
     }
 
     /// The repository's Python sources by path. Blocking: the first call may download

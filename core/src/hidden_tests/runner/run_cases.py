@@ -3,11 +3,12 @@
 # Run in the sandbox as `python -I /judge/run_cases.py`, with fd 4 as the result channel
 # (`run_cases.py JUDGE_DIR WORK_DIR` runs it elsewhere, as the fixture generator does).
 # It reads /judge/cases.json ({"module", "cases": [{"id", "function", "args", "kwargs"?,
-# "compare"}]}: no expected values), evaluates each case's arguments with the dataset's
+# "form"}]}: no expected values, no case names (ids are aliases, each function's cases shuffled), and not
+# whether a case expects an exception), evaluates each case's arguments with the dataset's
 # prelude (/judge/prelude.py) in scope, calls the function of the module under test, and
 # writes one line per case as soon as it has it:
 #   WWR {"case": id, "value": canonical result, "s": seconds}
-#   WWR {"case": id, "raised": [class and bases, "module.qualname"], "message": ..., "s": ...}
+#   WWR {"case": id, "raised": "module.qualname" of the class raised, "message": ..., "s": ...}
 #   WWR {"case": id, "error": why there is no result, "s": ...}
 # then WWR {"end": number of case records}, and leaves with os._exit so that no exit hook of
 # the submission runs after it. The canonical form is the dataset's own (/judge/canon.py,
@@ -82,13 +83,14 @@ def main():
                 function = getattr(importlib.import_module(spec["module"]), case["function"])
                 result = function(*args, **kwargs)
             except BaseException as e:
-                record["raised"] = ["%s.%s" % (c.__module__, c.__qualname__)
-                                    for c in type(e).__mro__]
+                # The class alone: its bases are the host's to know, not the sandbox's to say.
+                cls = type(e)
+                record["raised"] = "%s.%s" % (cls.__module__, cls.__qualname__)
                 record["message"] = describe(e)
             else:
                 try:
-                    kind = case["compare"] if case["compare"] != "raises" else "exact"
-                    record["value"] = as_kind(result, kind)
+                    form = case["form"]
+                    record["value"] = as_kind(result, "exact" if form == "value" else form)
                 except BaseException as e:
                     record["error"] = "the result has no canonical form: %s: %s" % (
                         type(e).__name__, describe(e))
