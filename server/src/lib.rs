@@ -13,6 +13,7 @@ mod error;
 mod hidden_tests;
 mod jobs;
 pub mod listen;
+mod no_follow;
 mod prepare;
 mod published;
 mod recube_command;

@@ -8,6 +8,7 @@
 //! environment is what the hidden tests of ReCUBE use, built once under `--env-root`.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -158,16 +159,15 @@ impl Preparer {
     }
 }
 
-/// Writes `files` (paths relative to `dir`) under `dir`, creating directories.
+/// Writes `files` (paths relative to `dir`) under `dir`, creating directories. Each file
+/// is new, and nothing below `dir` is reached through a link ([`crate::no_follow`]): a
+/// workspace is written into `wheelwright run`'s output folder.
 pub(crate) fn write_files(dir: &Path, files: &BTreeMap<String, String>) -> anyhow::Result<()> {
-    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    let tree = crate::no_follow::Tree::create(dir)?;
     for (path, text) in files {
-        let target = dir.join(path);
-        if let Some(parent) = target.parent() {
-            std::fs::create_dir_all(parent)
-                .with_context(|| format!("creating {}", parent.display()))?;
-        }
-        std::fs::write(&target, text).with_context(|| format!("writing {}", target.display()))?;
+        tree.create_new(Path::new(path))?
+            .write_all(text.as_bytes())
+            .with_context(|| format!("writing {}", dir.join(path).display()))?;
     }
     Ok(())
 }

@@ -19,9 +19,14 @@
 //! A turn is done once its directory is in `bundle/`: it is staged under `work/` and
 //! renamed into place in one step, so a run killed at any moment resumes at the first
 //! turn of each chain whose directory is missing, and no finished turn runs twice.
+//!
+//! Every file under `--out` is read and written through [`crate::no_follow`]: no link
+//! below `--out` is followed, and a link or a special file where the run keeps its own
+//! files stops it with a message naming the path, so a link planted there cannot bring
+//! another file into the prompts or the bundle.
 
 use std::collections::BTreeSet;
-use std::io::{IsTerminal, Read, Write};
+use std::io::{IsTerminal, Write};
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -36,6 +41,7 @@ use wheelwright_core::bundle::{COMMAND_LINE_LIMITS, DatasetRef, Metadata};
 use wheelwright_core::reporeuse::dataset::Chain;
 use wheelwright_core::reporeuse::prompt::{Memory, TEMPLATE_VERSION, turn_prompt};
 
+use crate::no_follow::{Kind, Refused, Tree};
 use crate::prepare::Preparer;
 
 /// Largest file or trajectory read back from a turn (the bundle's limit for one file).
@@ -161,9 +167,10 @@ pub(crate) fn run(options: &RunOptions, groups: &AgentGroups) -> anyhow::Result<
         }
         options.chains.clone()
     };
-    let bundle_dir = options.out.join("bundle");
-    settle_metadata(options, &dataset.manifest, &bundle_dir)?;
-    settle_driver(options)?;
+    let wanted = wanted_metadata(options, &dataset.manifest)?;
+    let out = Tree::create(&options.out)?;
+    settle_metadata(options, &out, &wanted)?;
+    settle_driver(options, &out)?;
     let preparer = Preparer::new(
         dataset,
         &crate::dataset::default_cache_dir(),
@@ -180,10 +187,10 @@ pub(crate) fn run(options: &RunOptions, groups: &AgentGroups) -> anyhow::Result<
         })
         .collect();
     let total: usize = chains.iter().map(|c| c.turns.len()).sum();
-    let done: usize = chains
-        .iter()
-        .map(|c| first_unfinished(&bundle_dir, c) - 1)
-        .sum();
+    let mut done = 0;
+    for chain in &chains {
+        done += first_unfinished(&out, chain)? - 1;
+    }
     let progress = Progress::new(total, done);
     if done > 0 {
         progress.say(&format!(
@@ -194,7 +201,7 @@ pub(crate) fn run(options: &RunOptions, groups: &AgentGroups) -> anyhow::Result<
     let driver = Driver {
         options,
         preparer: &preparer,
-        bundle_dir: &bundle_dir,
+        out: &out,
         groups,
     };
     let next = AtomicUsize::new(0);
@@ -231,17 +238,14 @@ pub(crate) fn run(options: &RunOptions, groups: &AgentGroups) -> anyhow::Result<
             options.out.display()
         )));
     }
-    write_single_file(&options.out, &bundle_dir, chains.len())
+    write_single_file(&out, chains.len())
 }
 
-/// Checks the run's metadata against `bundle/metadata.json` when resuming, else makes it
-/// from the options and writes it.
-fn settle_metadata(
+/// The run's metadata, from the options, checked before anything is written.
+fn wanted_metadata(
     options: &RunOptions,
     manifest: &wheelwright_core::reporeuse::dataset::DatasetManifest,
-    bundle_dir: &Path,
-) -> anyhow::Result<()> {
-    let path = bundle_dir.join("metadata.json");
+) -> anyhow::Result<Metadata> {
     let wanted = Metadata {
         model: options.model.clone(),
         harness: options.harness.clone(),
@@ -258,11 +262,15 @@ fn settle_metadata(
     wanted
         .check()
         .map_err(|e| anyhow::anyhow!("the run's metadata is refused: {e}"))?;
-    if path.exists() {
-        let text = std::fs::read_to_string(&path)
-            .with_context(|| format!("reading {}", path.display()))?;
+    Ok(wanted)
+}
+
+/// Checks the run's metadata against `bundle/metadata.json` when resuming, else writes it.
+fn settle_metadata(options: &RunOptions, out: &Tree, wanted: &Metadata) -> anyhow::Result<()> {
+    let rel = Path::new("bundle/metadata.json");
+    if let Some(text) = out.read_text(rel, READ_BACK_LIMIT)? {
         let stored: Metadata = serde_json::from_str(&text)
-            .with_context(|| format!("{} is not a run's metadata", path.display()))?;
+            .with_context(|| format!("{} is not a run's metadata", out.path(rel).display()))?;
         let same = stored.model == wanted.model
             && stored.harness == wanted.harness
             && stored.memory == wanted.memory
@@ -280,9 +288,7 @@ fn settle_metadata(
         }
         return Ok(());
     }
-    std::fs::create_dir_all(bundle_dir)
-        .with_context(|| format!("creating {}", bundle_dir.display()))?;
-    write_atomically(&path, &serde_json::to_vec_pretty(&wanted)?)?;
+    out.write(rel, &serde_json::to_vec_pretty(wanted)?)?;
     Ok(())
 }
 
@@ -298,16 +304,16 @@ struct DriverState {
 
 /// Refuses to resume a run whose turns were asked with another prompt template, notes a
 /// changed agent command or budget, and records this invocation's.
-fn settle_driver(options: &RunOptions) -> anyhow::Result<()> {
-    let path = options.out.join("work").join("driver.json");
+fn settle_driver(options: &RunOptions, out: &Tree) -> anyhow::Result<()> {
+    let rel = Path::new("work/driver.json");
     let now = DriverState {
         template: TEMPLATE_VERSION.to_owned(),
         agent: options.agent.clone(),
         budget_seconds: options.budget.as_secs(),
     };
-    if let Ok(text) = std::fs::read_to_string(&path) {
+    if let Some(text) = out.read_text(rel, READ_BACK_LIMIT)? {
         let before: DriverState = serde_json::from_str(&text)
-            .with_context(|| format!("{} is not a driver's state", path.display()))?;
+            .with_context(|| format!("{} is not a driver's state", out.path(rel).display()))?;
         if before.template != now.template {
             anyhow::bail!(
                 "{}'s turns were asked with the prompt template {}, this wheelwright asks with {}; a run's turns must share one template: finish it with the wheelwright that began it, or give another --out",
@@ -322,21 +328,33 @@ fn settle_driver(options: &RunOptions) -> anyhow::Result<()> {
             );
         }
     }
-    std::fs::create_dir_all(options.out.join("work"))?;
-    write_atomically(&path, &serde_json::to_vec_pretty(&now)?)
+    out.write(rel, &serde_json::to_vec_pretty(&now)?)?;
+    Ok(())
 }
 
 /// Turn number of the first turn of `chain` without a directory in the bundle
-/// (`turns + 1` when all are done).
-fn first_unfinished(bundle_dir: &Path, chain: &Chain) -> usize {
-    (1..=chain.turns.len())
-        .find(|t| !turn_dir(bundle_dir, &chain.manifest.id, *t).is_dir())
-        .unwrap_or(chain.turns.len() + 1)
+/// (`turns + 1` when all are done); a link or a file where a turn's directory belongs is
+/// refused.
+fn first_unfinished(out: &Tree, chain: &Chain) -> anyhow::Result<usize> {
+    for t in 1..=chain.turns.len() {
+        let rel = turn_dir(&chain.manifest.id, t);
+        match out.kind(&rel)? {
+            Some(Kind::Dir) => {}
+            None => return Ok(t),
+            Some(Kind::File) => {
+                anyhow::bail!(
+                    "{} is a file, where the directory of a finished turn belongs: remove it or start a new --out",
+                    out.path(&rel).display()
+                )
+            }
+        }
+    }
+    Ok(chain.turns.len() + 1)
 }
 
-fn turn_dir(bundle_dir: &Path, chain: &str, turn: usize) -> PathBuf {
-    bundle_dir
-        .join("chains")
+/// `bundle/chains/<chain>/turn-<turn>`, below `--out`.
+fn turn_dir(chain: &str, turn: usize) -> PathBuf {
+    Path::new("bundle/chains")
         .join(chain)
         .join(format!("turn-{turn}"))
 }
@@ -345,43 +363,40 @@ fn turn_dir(bundle_dir: &Path, chain: &str, turn: usize) -> PathBuf {
 struct Driver<'a> {
     options: &'a RunOptions,
     preparer: &'a Preparer,
-    bundle_dir: &'a Path,
+    /// `--out`, never followed through a link below it.
+    out: &'a Tree,
     groups: &'a AgentGroups,
 }
 
 impl Driver<'_> {
     /// Runs the unfinished turns of `chain`, in order.
     fn drive_chain(&self, chain: &Chain, progress: &Progress) -> anyhow::Result<()> {
-        let bundle_dir = self.bundle_dir;
+        let out = self.out;
         let id = &chain.manifest.id;
         let bar = progress.chain_bar(id, chain.turns.len());
         // The agent's module file of each finished turn, in order.
         let mut earlier: Vec<Option<String>> = Vec::new();
-        let first = first_unfinished(bundle_dir, chain);
+        let first = first_unfinished(out, chain)?;
         // A later turn left in the bundle (its directory kept while an earlier one was
         // deleted by hand) was made on a workspace that no longer holds: it is redone.
         for t in first + 1..=chain.turns.len() {
-            let stale = turn_dir(bundle_dir, id, t);
-            if stale.exists() {
-                std::fs::remove_dir_all(&stale)
-                    .with_context(|| format!("removing {}", stale.display()))?;
+            if out.remove_dir_all(&turn_dir(id, t))? {
                 progress.say(&format!(
                     "{id} turn {t}: redone, since turn {first} before it is redone"
                 ));
             }
         }
         for t in 1..first {
+            // Missing when the turn left no file; anything but the regular file the
+            // driver wrote there stops the run.
             let path = &chain.turns[t - 1].manifest.module_path;
-            let file = turn_dir(bundle_dir, id, t).join("files").join(path);
-            earlier.push(std::fs::read_to_string(file).ok());
+            let file = turn_dir(id, t).join("files").join(path);
+            earlier.push(out.read_text(&file, READ_BACK_LIMIT)?);
             bar.inc(1);
         }
         for t in first..=chain.turns.len() {
-            let outcome = self.drive_turn(chain, t, &earlier, &bar)?;
-            let path = &chain.turns[t - 1].manifest.module_path;
-            earlier.push(
-                std::fs::read_to_string(turn_dir(bundle_dir, id, t).join("files").join(path)).ok(),
-            );
+            let (outcome, file) = self.drive_turn(chain, t, &earlier, &bar)?;
+            earlier.push(file);
             progress.turn_done(&outcome);
             bar.inc(1);
         }
@@ -390,51 +405,57 @@ impl Driver<'_> {
     }
 
     /// Prepares, runs and collects turn `t` of `chain`; on return its directory is in the
-    /// bundle.
+    /// bundle. With how it went, the file the agent left at the module path.
     fn drive_turn(
         &self,
         chain: &Chain,
         t: usize,
         earlier: &[Option<String>],
         bar: &ProgressBar,
-    ) -> anyhow::Result<TurnOutcome> {
+    ) -> anyhow::Result<(TurnOutcome, Option<String>)> {
         let Self {
             options,
             preparer,
-            bundle_dir,
+            out,
             groups,
         } = *self;
         let id = &chain.manifest.id;
         let turn = &chain.turns[t - 1];
         let module_path = &turn.manifest.module_path;
-        let scratch = options.out.join("work").join(id).join(format!("turn-{t}"));
+        // Paths below --out; the agent is given them whole.
+        let scratch = Path::new("work").join(id).join(format!("turn-{t}"));
         // Whatever an interrupted attempt left is redone from scratch.
-        if scratch.exists() {
-            std::fs::remove_dir_all(&scratch)
-                .with_context(|| format!("removing {}", scratch.display()))?;
-        }
-        let workspace = scratch.join("workspace");
+        out.remove_dir_all(&scratch)?;
+        let workspace_rel = scratch.join("workspace");
+        out.create_dir_all(&workspace_rel)?;
         bar.set_message(format!("turn {t}: preparing the workspace"));
         let earlier_files: Vec<(String, String)> = chain.turns[..t - 1]
             .iter()
             .zip(earlier)
             .filter_map(|(turn, text)| Some((turn.manifest.module_path.clone(), text.clone()?)))
             .collect();
-        preparer.write(chain, t, &earlier_files, &workspace)?;
-        let workspace = workspace.canonicalize()?;
+        preparer.write(chain, t, &earlier_files, &out.path(&workspace_rel))?;
+        let workspace = out.path(&workspace_rel).canonicalize()?;
         let prompt = turn_prompt(chain, t, options.memory, earlier);
-        let prompt_path = scratch.join("prompt.md");
-        std::fs::write(&prompt_path, &prompt.text)?;
-        let trajectory_path = scratch.join("trajectory.json");
+        let prompt_rel = scratch.join("prompt.md");
+        out.write(&prompt_rel, prompt.text.as_bytes())?;
+        let prompt_path = out.path(&prompt_rel);
+        let trajectory_rel = scratch.join("trajectory.json");
+        let trajectory_path = out.path(&trajectory_rel);
+        // The agent's standard input; O_NONBLOCK, which opened it, means nothing to a
+        // regular file.
+        let (prompt_file, _) = out
+            .open(&prompt_rel)?
+            .with_context(|| format!("{} went missing", prompt_path.display()))?;
 
         let started = Instant::now();
-        let log = std::fs::File::create(scratch.join("agent.log"))?;
+        let log = out.create_new(&scratch.join("agent.log"))?;
         let mut command = Command::new("sh");
         command
             .arg("-c")
             .arg(&options.agent)
             .current_dir(&workspace)
-            .stdin(std::fs::File::open(&prompt_path)?)
+            .stdin(prompt_file)
             .stdout(log.try_clone()?)
             .stderr(log)
             .env("WHEELWRIGHT_PROMPT_FILE", &prompt_path)
@@ -480,29 +501,34 @@ impl Driver<'_> {
 
         bar.set_message(format!("turn {t}: collecting"));
         let mut notes = Vec::new();
+        // Made now, after the agent: it must not find one there.
         let staged = scratch.join("staged");
-        std::fs::create_dir_all(&staged)?;
-        let file = match read_back(&workspace.join(module_path)) {
+        out.create_dir(&staged)?;
+        let kept = match read_back(out, &workspace_rel.join(module_path)) {
             Ok(Some(text)) => {
-                crate::prepare::write_files(
-                    &staged.join("files"),
-                    &std::collections::BTreeMap::from([(module_path.clone(), text)]),
-                )?;
-                true
+                out.create_new(&staged.join("files").join(module_path))?
+                    .write_all(text.as_bytes())
+                    .with_context(|| {
+                        format!(
+                            "writing the turn's file into {}",
+                            out.path(&staged).display()
+                        )
+                    })?;
+                Some(text)
             }
             Ok(None) => {
                 notes.push(format!("no file at {module_path}: the turn scores zero"));
-                false
+                None
             }
             Err(why) => {
                 notes.push(format!("the file at {module_path} was not kept: {why}"));
-                false
+                None
             }
         };
-        let trajectory = match read_back(&trajectory_path) {
+        let trajectory = match read_back(out, &trajectory_rel) {
             Ok(Some(text)) if serde_json::from_str::<serde::de::IgnoredAny>(&text).is_ok() => {
                 let text = relocate(&text, &workspace, &preparer.dataset.manifest.workdir);
-                std::fs::write(staged.join("trajectory.json"), text)?;
+                out.write(&staged.join("trajectory.json"), text.as_bytes())?;
                 true
             }
             Ok(Some(_)) => {
@@ -525,24 +551,22 @@ impl Driver<'_> {
             memory: prompt.memory,
             end,
             seconds,
-            file,
+            file: kept.is_some(),
             trajectory,
             notes,
         };
-        std::fs::write(
-            scratch.join("outcome.json"),
-            serde_json::to_vec_pretty(&outcome)?,
+        out.write(
+            &scratch.join("outcome.json"),
+            &serde_json::to_vec_pretty(&outcome)?,
         )?;
         if !options.keep_workspaces {
-            std::fs::remove_dir_all(&workspace)
-                .with_context(|| format!("removing {}", workspace.display()))?;
+            out.remove_dir_all(&workspace_rel)?;
         }
         // The one step that makes the turn done.
-        let target = turn_dir(bundle_dir, id, t);
-        std::fs::create_dir_all(target.parent().unwrap_or(bundle_dir))?;
-        std::fs::rename(&staged, &target)
-            .with_context(|| format!("moving the turn into {}", target.display()))?;
-        Ok(outcome)
+        let target = turn_dir(id, t);
+        out.rename(&staged, &target)
+            .with_context(|| format!("moving the turn into {}", out.path(&target).display()))?;
+        Ok((outcome, kept))
     }
 }
 
@@ -565,30 +589,23 @@ fn describe(status: std::process::ExitStatus) -> String {
     }
 }
 
-/// The text of the regular file at `path` (`None` when there is none); refused when it is
-/// a link or another kind of file, over [`READ_BACK_LIMIT`], or not UTF-8.
-fn read_back(path: &Path) -> Result<Option<String>, String> {
-    let meta = match std::fs::symlink_metadata(path) {
-        Ok(meta) => meta,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(e.to_string()),
-    };
-    if !meta.is_file() {
-        return Err("it is not a regular file (a link or a directory)".to_owned());
-    }
-    if meta.len() > READ_BACK_LIMIT {
-        return Err(format!(
-            "it is {} bytes, over the bundle's {READ_BACK_LIMIT} a file",
-            meta.len()
-        ));
-    }
-    let mut bytes = Vec::new();
-    std::fs::File::open(path)
-        .and_then(|f| f.take(READ_BACK_LIMIT + 1).read_to_end(&mut bytes))
-        .map_err(|e| e.to_string())?;
-    String::from_utf8(bytes)
-        .map(Some)
-        .map_err(|_| "it is not UTF-8 text".to_owned())
+/// The text of the agent's regular file `rel` below `--out` (`None` when there is none);
+/// refused, with the reason in words, when it or a directory on its way is a link, when
+/// it is another kind of file, over [`READ_BACK_LIMIT`], or not UTF-8. The agent may leave
+/// anything in its workspace: what it left is judged here, it does not stop the run.
+fn read_back(out: &Tree, rel: &Path) -> Result<Option<String>, String> {
+    out.read_text(rel, READ_BACK_LIMIT).map_err(|e| match e {
+        Refused::Link(path) => format!(
+            "{} is a symbolic link, and links are never followed",
+            path.display()
+        ),
+        Refused::Kind { path, kind, .. } => format!("{} is {kind}", path.display()),
+        Refused::TooLarge { size, limit, .. } => {
+            format!("it is {size} bytes, over the bundle's {limit} a file")
+        }
+        Refused::NotText(_) => "it is not UTF-8 text".to_owned(),
+        other => other.to_string(),
+    })
 }
 
 /// `trajectory` with the workspace's real path replaced by the dataset's `workdir`, so the
@@ -598,42 +615,46 @@ fn relocate(trajectory: &str, workspace: &Path, workdir: &str) -> String {
     trajectory.replace(real.as_ref(), workdir)
 }
 
-/// Writes `bytes` to `path` through a temporary file renamed into place.
-fn write_atomically(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
-    let dir = path.parent().unwrap_or(Path::new("."));
-    let mut file = tempfile::NamedTempFile::new_in(dir)?;
-    file.write_all(bytes)?;
-    file.persist(path)
-        .with_context(|| format!("writing {}", path.display()))?;
-    Ok(())
-}
-
 /// Reads the finished bundle back with the reader uploads go through and writes it as
 /// `run.jsonl.gz`, the one file to upload.
-fn write_single_file(out: &Path, bundle_dir: &Path, chains: usize) -> anyhow::Result<()> {
-    let any_turn = std::fs::read_dir(bundle_dir.join("chains"))
-        .into_iter()
-        .flatten()
-        .flatten()
-        .any(|chain| {
-            std::fs::read_dir(chain.path())
-                .into_iter()
-                .flatten()
-                .flatten()
-                .any(|turn| std::fs::read_dir(turn.path()).is_ok_and(|mut e| e.next().is_some()))
-        });
+fn write_single_file(out: &Tree, chains: usize) -> anyhow::Result<()> {
+    // Whether any turn's directory holds anything; links and special files are refused on
+    // the way (the bundle's reader refuses them below `bundle/` too).
+    let mut any_turn = false;
+    let chains_rel = Path::new("bundle/chains");
+    'chains: for (chain, kind) in out.entries(chains_rel)? {
+        if kind != Kind::Dir {
+            continue;
+        }
+        for (turn, kind) in out.entries(&chains_rel.join(&chain))? {
+            if kind == Kind::Dir && !out.entries(&chains_rel.join(&chain).join(turn))?.is_empty() {
+                any_turn = true;
+                break 'chains;
+            }
+        }
+    }
     if !any_turn {
         anyhow::bail!(
             "every turn ran, but none left a file or a trajectory, so there is nothing to upload; see what the agent said in {}/work/<chain>/turn-<t>/agent.log, then start again with another --out",
-            out.display()
+            out.root().display()
         );
     }
-    let bundle = crate::bundle::read_path(bundle_dir, COMMAND_LINE_LIMITS)
+    // The reader takes a path: `bundle` itself is checked to be a directory, not a link.
+    let bundle_rel = Path::new("bundle");
+    if out.kind(bundle_rel)? != Some(Kind::Dir) {
+        anyhow::bail!(
+            "{} is not a directory; start a new --out",
+            out.path(bundle_rel).display()
+        );
+    }
+    let bundle_dir = out.path(bundle_rel);
+    let bundle = crate::bundle::read_path(&bundle_dir, COMMAND_LINE_LIMITS)
         .with_context(|| format!("reading back the bundle in {}", bundle_dir.display()))?;
     let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
     encoder.write_all(bundle.to_jsonl().as_bytes())?;
-    let path = out.join("run.jsonl.gz");
-    write_atomically(&path, &encoder.finish()?)?;
+    let rel = Path::new("run.jsonl.gz");
+    out.write(rel, &encoder.finish()?)?;
+    let path = out.path(rel);
     let with_file = bundle
         .predictions
         .values()

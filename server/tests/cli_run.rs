@@ -40,13 +40,18 @@ fn answers(dir: &Path, skip: &[&str]) {
 /// A `wheelwright run` of the scripted agent into `out` under `memory`, with `extra`
 /// arguments; `hang` names a turn where the agent sleeps instead of working.
 fn driver(tmp: &Path, out: &Path, memory: &str, extra: &[&str], hang: Option<&str>) -> Command {
-    let mut command = run_of(
+    let command = run_of(
         fixtures().join("scripted-agent.sh").as_os_str(),
         tmp,
         out,
         memory,
         extra,
     );
+    scripted(command, tmp, hang)
+}
+
+/// `command` with the scripted agent's answers and log under `tmp`; `hang` as [`driver`].
+fn scripted(mut command: Command, tmp: &Path, hang: Option<&str>) -> Command {
     command
         .env("SCRIPTED_AGENT_LOG", tmp.join("agent.log"))
         .env("SCRIPTED_AGENT_ANSWERS", tmp.join("answers"))
@@ -89,16 +94,16 @@ fn run_of(
     command
 }
 
-/// A temporary directory holding a finished run of the scripted agent on build-graph,
-/// memory "none", and the run's directory.
-fn finished_chain() -> (tempfile::TempDir, PathBuf) {
+/// A temporary directory holding a finished run of the scripted agent on build-graph
+/// under `memory`, and the run's directory.
+fn finished_chain(memory: &str) -> (tempfile::TempDir, PathBuf) {
     let tmp = tempfile::tempdir().unwrap();
     answers(&tmp.path().join("answers"), &[]);
     let out = tmp.path().join("run");
     succeeds(driver(
         tmp.path(),
         &out,
-        "none",
+        memory,
         &["--chain", "build-graph"],
         None,
     ));
@@ -349,7 +354,7 @@ fn a_turn_over_its_budget_is_stopped_and_its_chain_goes_on() {
 
 #[test]
 fn deleting_a_turn_redoes_it_and_every_later_turn_of_its_chain() {
-    let (tmp, out) = finished_chain();
+    let (tmp, out) = finished_chain("none");
     std::fs::remove_dir_all(out.join("bundle/chains/build-graph/turn-3")).unwrap();
     let stderr = succeeds(driver(
         tmp.path(),
@@ -393,7 +398,7 @@ fn an_agent_that_leaves_nothing_gets_a_message_saying_where_to_look() {
 
 #[test]
 fn resuming_with_other_metadata_or_an_unknown_chain_is_refused() {
-    let (tmp, out) = finished_chain();
+    let (tmp, out) = finished_chain("none");
     for (memory, extra, words) in [
         (
             "interface",
@@ -425,4 +430,277 @@ fn resuming_with_other_metadata_or_an_unknown_chain_is_refused() {
     );
     // Nothing ran again.
     assert_eq!(agent_log(tmp.path()).len(), 5);
+}
+
+/// What the link tests plant outside `--out`, where nothing of a run may be read from or
+/// written to.
+const SECRET: &str = "SECRET-3f9c1e: a file outside --out that no prompt or bundle may hold\n";
+
+/// The module path of build-graph's turn `t`.
+fn module_path(t: usize) -> String {
+    let turn: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(real_dataset().join(format!("chains/build-graph/turn-{t}/turn.json")))
+            .unwrap(),
+    )
+    .unwrap();
+    turn["module_path"].as_str().unwrap().to_owned()
+}
+
+/// Puts `path` (below `out`) in `elsewhere` under `name` and a link to it in its place.
+fn move_out(out: &Path, path: &str, elsewhere: &Path, name: &str) -> PathBuf {
+    let moved = elsewhere.join(name);
+    std::fs::rename(out.join(path), &moved).unwrap();
+    std::os::unix::fs::symlink(&moved, out.join(path)).unwrap();
+    moved
+}
+
+/// A link or special file planted in a finished run, or by its agent, and what the resumed
+/// run must say about it.
+struct Planted {
+    what: &'static str,
+    /// Plants it into `out`, with anything it points at in `elsewhere` (which holds
+    /// `secret.txt`); `turn_1` is turn 1's module file below `out`.
+    plant: fn(out: &Path, elsewhere: &Path, turn_1: &str),
+    /// Shell the agent runs in its workspace after the scripted agent ("" for none), with
+    /// `$ELSEWHERE` set.
+    agent: &'static str,
+    /// The path below `--out` the driver must name, and what it must say is there.
+    at: &'static str,
+    is: &'static str,
+    /// Whether the run still finishes: an agent's own file is judged, not followed, and its
+    /// turn goes on without it.
+    finishes: bool,
+}
+
+/// Runs `command` for at most `limit`: whether it succeeded and its standard error, or
+/// `None` when it had to be killed (it hung).
+fn within(mut command: Command, limit: Duration, log: &Path) -> Option<(bool, String)> {
+    let stderr = std::fs::File::create(log).unwrap();
+    let mut child = command
+        .stdout(Stdio::null())
+        .stderr(stderr)
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + limit;
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            return Some((status.success(), std::fs::read_to_string(log).unwrap()));
+        }
+        if Instant::now() >= deadline {
+            child.kill().unwrap();
+            child.wait().unwrap();
+            return None;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// The regular files under `dir` that hold `secret` (gzip files inflated), found without
+/// following a link or opening anything but a regular file.
+fn holding(dir: &Path, secret: &str) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    let mut pending = vec![dir.to_path_buf()];
+    while let Some(d) = pending.pop() {
+        for entry in std::fs::read_dir(&d).unwrap() {
+            let path = entry.unwrap().path();
+            let meta = std::fs::symlink_metadata(&path).unwrap();
+            if meta.is_dir() {
+                pending.push(path);
+            } else if meta.is_file() {
+                let mut bytes = std::fs::read(&path).unwrap();
+                if path.extension().is_some_and(|e| e == "gz") {
+                    bytes = common::gunzip(&bytes);
+                }
+                if String::from_utf8_lossy(&bytes).contains(secret.trim_end()) {
+                    found.push(path);
+                }
+            }
+        }
+    }
+    found
+}
+
+#[test]
+fn links_and_fifos_in_the_output_folder_are_never_followed_on_resume() {
+    // Every case resumes a copy of one finished chain with turns 3 to 5 to run again, so
+    // turn 3's workspace and prompt (memory "source") are made from turns 1 and 2's files.
+    let (tmp, finished) = finished_chain("source");
+    let cases = [
+        Planted {
+            what: "a turn's file, a link to a file outside --out",
+            plant: |out, elsewhere, turn_1| {
+                std::fs::remove_file(out.join(turn_1)).unwrap();
+                std::os::unix::fs::symlink(elsewhere.join("secret.txt"), out.join(turn_1)).unwrap();
+            },
+            agent: "",
+            at: "bundle/chains/build-graph/turn-1/files/solutions/build_graph/order.py",
+            is: "a symbolic link",
+            finishes: false,
+        },
+        Planted {
+            what: "a turn's files/, a link to a directory outside --out",
+            plant: |out, elsewhere, turn_1| {
+                let files = move_out(
+                    out,
+                    "bundle/chains/build-graph/turn-1/files",
+                    elsewhere,
+                    "files",
+                );
+                let inside = turn_1.split_once("files/").unwrap().1;
+                std::fs::write(files.join(inside), SECRET).unwrap();
+            },
+            agent: "",
+            at: "bundle/chains/build-graph/turn-1/files",
+            is: "a symbolic link",
+            finishes: false,
+        },
+        Planted {
+            what: "a chain's directory, a link",
+            plant: |out, elsewhere, turn_1| {
+                let chain = move_out(out, "bundle/chains/build-graph", elsewhere, "chain");
+                let inside = turn_1.strip_prefix("bundle/chains/build-graph/").unwrap();
+                std::fs::write(chain.join(inside), SECRET).unwrap();
+            },
+            agent: "",
+            at: "bundle/chains/build-graph",
+            is: "a symbolic link",
+            finishes: false,
+        },
+        Planted {
+            what: "bundle/, a link",
+            plant: |out, elsewhere, turn_1| {
+                let bundle = move_out(out, "bundle", elsewhere, "bundle");
+                let inside = turn_1.strip_prefix("bundle/").unwrap();
+                std::fs::write(bundle.join(inside), SECRET).unwrap();
+            },
+            agent: "",
+            at: "bundle",
+            is: "a symbolic link",
+            finishes: false,
+        },
+        Planted {
+            what: "metadata.json, a link to a copy of it",
+            plant: |out, elsewhere, _| {
+                move_out(out, "bundle/metadata.json", elsewhere, "metadata.json");
+            },
+            agent: "",
+            at: "bundle/metadata.json",
+            is: "a symbolic link",
+            finishes: false,
+        },
+        Planted {
+            what: "a turn's file, a FIFO (reading it would wait for ever)",
+            plant: |out, _, turn_1| {
+                std::fs::remove_file(out.join(turn_1)).unwrap();
+                let made = Command::new("mkfifo").arg(out.join(turn_1)).status();
+                assert!(made.unwrap().success());
+            },
+            agent: "",
+            at: "bundle/chains/build-graph/turn-1/files/solutions/build_graph/order.py",
+            is: "a FIFO",
+            finishes: false,
+        },
+        Planted {
+            what: "a chain's work directory, a link (its turns would be removed and written outside)",
+            plant: |out, elsewhere, _| {
+                move_out(out, "work/build-graph", elsewhere, "work");
+            },
+            agent: "",
+            at: "work/build-graph",
+            is: "a symbolic link",
+            finishes: false,
+        },
+        Planted {
+            what: "by the agent, a directory of its module path, a link to the secret",
+            plant: |_, elsewhere, _| {
+                for t in 3..=5 {
+                    let file = elsewhere.join("solutions-elsewhere").join(module_path(t));
+                    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+                    std::fs::write(file, SECRET).unwrap();
+                }
+            },
+            agent: r#"rm -rf solutions && ln -s "$ELSEWHERE/solutions-elsewhere/solutions" solutions"#,
+            at: "work/build-graph/turn-3/workspace/solutions",
+            is: "a symbolic link",
+            finishes: true,
+        },
+        Planted {
+            what: "by the agent, the turn's staging directory, a link outside --out",
+            plant: |_, _, _| {},
+            agent: r#"ln -s "$ELSEWHERE" ../staged"#,
+            at: "work/build-graph/turn-3/staged",
+            is: "a symbolic link",
+            finishes: false,
+        },
+        Planted {
+            what: "by the agent, outcome.json, a link to a file outside --out",
+            plant: |_, _, _| {},
+            agent: r#"ln -s "$ELSEWHERE/secret.txt" ../outcome.json"#,
+            at: "work/build-graph/turn-3/outcome.json",
+            is: "a symbolic link",
+            finishes: false,
+        },
+    ];
+    let turn_1 = format!("bundle/chains/build-graph/turn-1/files/{}", module_path(1));
+    let mut wrong = Vec::new();
+    for (i, case) in cases.iter().enumerate() {
+        let out = tmp.path().join(format!("case-{i}"));
+        common::copy_dir(&finished, &out);
+        for t in 3..=5 {
+            std::fs::remove_dir_all(out.join(format!("bundle/chains/build-graph/turn-{t}")))
+                .unwrap();
+        }
+        let elsewhere = tmp.path().join(format!("elsewhere-{i}"));
+        std::fs::create_dir_all(&elsewhere).unwrap();
+        std::fs::write(elsewhere.join("secret.txt"), SECRET).unwrap();
+        (case.plant)(&out, &elsewhere, &turn_1);
+        let before = common::files_under(&elsewhere);
+
+        let agent = if case.agent.is_empty() {
+            fixtures().join("scripted-agent.sh").display().to_string()
+        } else {
+            format!(
+                "'{}' && {}",
+                fixtures().join("scripted-agent.sh").display(),
+                case.agent
+            )
+        };
+        let mut command = scripted(
+            run_of(
+                agent.as_ref(),
+                tmp.path(),
+                &out,
+                "source",
+                &["--chain", "build-graph"],
+            ),
+            tmp.path(),
+            None,
+        );
+        command.env("ELSEWHERE", &elsewhere);
+        let log = tmp.path().join(format!("case-{i}.stderr"));
+        let Some((succeeded, stderr)) = within(command, Duration::from_secs(180), &log) else {
+            wrong.push(format!("{}: the run hung and was killed", case.what));
+            continue;
+        };
+        let said = format!("{} is {}", out.join(case.at).display(), case.is);
+        if succeeded != case.finishes || !stderr.contains(&said) {
+            wrong.push(format!(
+                "{}: the run {}, and did not say {said:?}:\n{stderr}",
+                case.what,
+                if succeeded { "finished" } else { "failed" }
+            ));
+        }
+        let leaked = holding(&out, SECRET);
+        if !leaked.is_empty() {
+            wrong.push(format!("{}: the secret is in {leaked:?}", case.what));
+        }
+        if common::files_under(&elsewhere) != before {
+            wrong.push(format!(
+                "{}: the run changed files outside --out, in {}",
+                case.what,
+                elsewhere.display()
+            ));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n\n"));
 }
