@@ -56,6 +56,10 @@ const NOW: &str = "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')";
 /// `SQLITE_FULL`: "insertion failed because database is full" (also a full disk).
 const SQLITE_FULL: i32 = 13;
 
+/// `SQLITE_BUSY`: "database is locked", another connection held the write lock for longer
+/// than the busy timeout.
+const SQLITE_BUSY: i32 = 5;
+
 /// Whether `cause` is the database saying the disk is full (`SQLITE_FULL`, or `ENOSPC`
 /// and `EDQUOT` from its file system calls); `None` when it is no database error.
 pub(crate) fn says_full(cause: &(dyn std::error::Error + 'static)) -> Option<bool> {
@@ -68,6 +72,18 @@ pub(crate) fn says_full(cause: &(dyn std::error::Error + 'static)) -> Option<boo
         sqlx::Error::Io(io) => crate::error::io_full(io),
         _ => false,
     })
+}
+
+/// Whether `cause` is the database saying another writer held the lock for longer than the
+/// busy timeout (`SQLITE_BUSY`): a moment of contention, not a fault of the request.
+pub(crate) fn says_busy(cause: &(dyn std::error::Error + 'static)) -> bool {
+    matches!(
+        cause.downcast_ref::<sqlx::Error>(),
+        Some(sqlx::Error::Database(db)) if db
+            .code()
+            .and_then(|code| code.parse::<i32>().ok())
+            .is_some_and(|code| code & 0xff == SQLITE_BUSY)
+    )
 }
 
 /// Whether a connection given back to the pool is outside any transaction, so that it may
