@@ -29,6 +29,10 @@ pub(crate) enum AppError {
 /// What a client is told when the disk under the data directory is full.
 pub(crate) const DISK_FULL: &str = "the server's disk is full, so nothing was stored; try again later (the server's operator has to free space)";
 
+/// What a client is told when other writes held the database for longer than it waits.
+pub(crate) const DATABASE_BUSY: &str =
+    "the server's database is busy with other writes; try again in a few seconds";
+
 impl AppError {
     pub(crate) fn bad_request(message: impl Into<String>) -> Self {
         Self::Client {
@@ -79,6 +83,17 @@ impl IntoResponse for AppError {
             Self::Internal(error) if is_disk_full(&error) => {
                 tracing::error!(error = format!("{error:#}"), "request failed: disk full");
                 error_response(StatusCode::INSUFFICIENT_STORAGE, DISK_FULL)
+            }
+            Self::Internal(error) if error.chain().any(crate::store::says_busy) => {
+                tracing::warn!(
+                    error = format!("{error:#}"),
+                    "request failed: database busy"
+                );
+                Self::Busy {
+                    message: DATABASE_BUSY.to_owned(),
+                    retry_after: Duration::from_secs(5),
+                }
+                .into_response()
             }
             Self::Internal(error) => {
                 tracing::error!(error = format!("{error:#}"), "request failed");

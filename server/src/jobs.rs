@@ -52,6 +52,9 @@ pub(crate) const DEFAULT_RETRY_DELAY: Duration = Duration::from_secs(5);
 /// Failed attempts in a row after which a job fails.
 const MAX_ATTEMPTS: i64 = 3;
 
+/// The longest wait between two tries of a write that lets a held job go.
+const MAX_STORE_WAIT: Duration = Duration::from_secs(5);
+
 /// The shortest time limit a turn is given while budget is left.
 const MIN_TURN_TIMEOUT: Duration = Duration::from_secs(1);
 
@@ -265,20 +268,19 @@ impl Queue {
 
     /// Lets other workers take the job again.
     async fn release(&self, job: i64) {
-        let _ = self.store.release_job(job).await;
+        self.until_stored(job, "release the job", || self.store.release_job(job))
+            .await;
     }
 
     /// Records a failed attempt: a retry later, or, at the limit, a failed job.
     async fn failed_attempt(&self, job: i64, attempts: i64, error: &anyhow::Error) {
         tracing::error!(job, attempts, "hidden-test attempt failed: {error:#}");
-        // Released whatever happens next (a job cancelled meanwhile stays cancelled).
-        self.release(job).await;
-        let result = if attempts >= MAX_ATTEMPTS {
+        let (said, retry_in) = if attempts >= MAX_ATTEMPTS {
             let said = format!(
                 "failed {attempts} times in a row: {}; queue it again with POST /api/v1/runs/{{id}}/tests",
                 client_message(error)
             );
-            self.store.fail_job(job, attempts, &said).await
+            (said, None)
         } else {
             let delay = self.retry_delay * 4u32.pow(u32::try_from(attempts - 1).unwrap_or(0));
             let said = format!(
@@ -286,10 +288,34 @@ impl Queue {
                 client_message(error),
                 delay.as_secs_f64()
             );
-            self.store.retry_job(job, attempts, &said, delay).await
+            (said, Some(delay))
         };
-        if let Err(e) = result {
-            tracing::error!(job, "cannot record the failed attempt: {e:#}");
+        // Released whatever happens next (a job cancelled meanwhile stays cancelled).
+        self.until_stored(job, "record the failed attempt", || {
+            self.store
+                .record_failed_attempt(job, attempts, &said, retry_in)
+        })
+        .await;
+    }
+
+    /// Runs `write` (of the job this worker holds) until it is stored. The job is marked
+    /// busy in the database, so if this worker gave up, no worker would take it again
+    /// before a restart; what makes such a write fail (a full disk, the write lock held
+    /// for longer than the busy timeout) passes, and the worker waits for it.
+    async fn until_stored<F, W>(&self, job: i64, what: &str, write: W)
+    where
+        W: Fn() -> F,
+        F: std::future::Future<Output = anyhow::Result<()>>,
+    {
+        let mut wait = Duration::from_millis(200);
+        while let Err(error) = write().await {
+            tracing::error!(
+                job,
+                "cannot {what}: {error:#}; trying again in {:.1} s",
+                wait.as_secs_f64()
+            );
+            tokio::time::sleep(wait).await;
+            wait = (wait * 2).min(MAX_STORE_WAIT);
         }
     }
 

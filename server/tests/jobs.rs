@@ -179,28 +179,12 @@ async fn app_with(tests: wheelwright_server::TestConfig) -> TestApp {
 /// Uploads a run whose road-audit turns 1..=`turns` hold `module` at their module paths
 /// (the other turns are missing); its id.
 async fn upload_module(app: &TestApp, model: &str, module: &str, turns: usize) -> i64 {
-    let dataset = wheelwright_server::dataset::load_dir(&real_dataset()).unwrap();
-    let chain = dataset
-        .chains
-        .iter()
-        .find(|c| c.manifest.id == "road-audit")
-        .unwrap();
-    let mut lines = vec![
-        serde_json::json!({"metadata": {
-        "model": model, "harness": "test", "memory": "none", "date": "2026-12-01",
-        "dataset": {"name": "reporeuse-networkx", "version": "1"}}})
-        .to_string(),
-    ];
-    for (i, turn) in chain.turns.iter().take(turns).enumerate() {
-        lines.push(
-            serde_json::json!({
-                "instance_id": format!("road-audit/turn-{}", i + 1),
-                "files": {turn.manifest.module_path.clone(): module},
-            })
-            .to_string(),
-        );
-    }
-    let reply = post_bytes(app, "/api/v1/runs", lines.join("\n")).await;
+    let reply = post_bytes(
+        app,
+        "/api/v1/runs",
+        common::road_audit_bundle(model, module, turns),
+    )
+    .await;
     assert_eq!(reply.status, StatusCode::CREATED, "{}", reply.text());
     reply.json()["id"].as_i64().unwrap()
 }

@@ -18,8 +18,8 @@ mod sqlite;
 
 use serde::Serialize;
 
-pub(crate) use sqlite::says_full;
 pub use sqlite::{DATABASE_FILE, DbError, Store};
+pub(crate) use sqlite::{says_busy, says_full};
 pub use wheelwright_core::api::DatabaseHealth;
 /// A stored published table with its rows: stored as the API sends it.
 pub(crate) use wheelwright_core::api::PublishedTable as StoredTable;

@@ -17,6 +17,7 @@ pub mod expect;
 #[path = "../../../core/tests/common/python.rs"]
 pub mod python;
 pub mod recube;
+pub mod serve;
 
 /// A router on a new SQLite database in a temporary directory (removed on drop).
 pub struct TestApp {
@@ -200,6 +201,34 @@ pub fn real_dataset() -> std::path::PathBuf {
         env!("CARGO_MANIFEST_DIR"),
         "/../datasets/reporeuse-networkx"
     ))
+}
+
+/// A run bundle (JSON Lines) under `model` whose road-audit turns 1..=`turns` hold `module`
+/// at their module paths; the dataset's other turns are missing (their tests fail at once,
+/// without a sandbox).
+pub fn road_audit_bundle(model: &str, module: &str, turns: usize) -> String {
+    let dataset = wheelwright_server::dataset::load_dir(&real_dataset()).unwrap();
+    let chain = dataset
+        .chains
+        .iter()
+        .find(|c| c.manifest.id == "road-audit")
+        .unwrap();
+    let mut lines = vec![
+        serde_json::json!({"metadata": {
+        "model": model, "harness": "test", "memory": "none", "date": "2026-12-01",
+        "dataset": {"name": "reporeuse-networkx", "version": "1"}}})
+        .to_string(),
+    ];
+    for (i, turn) in chain.turns.iter().take(turns).enumerate() {
+        lines.push(
+            serde_json::json!({
+                "instance_id": format!("road-audit/turn-{}", i + 1),
+                "files": {turn.manifest.module_path.clone(): module},
+            })
+            .to_string(),
+        );
+    }
+    lines.join("\n")
 }
 
 /// Copies a directory tree (to corrupt a copy of a dataset without touching the original).

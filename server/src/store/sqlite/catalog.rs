@@ -49,7 +49,7 @@ impl Store {
         turn_tests: impl Fn(&str) -> usize,
     ) -> anyhow::Result<()> {
         let manifest = &dataset.manifest;
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.write_tx().await?;
         sqlx::query("DELETE FROM dataset WHERE name = ? AND version = ?")
             .bind(&manifest.name)
             .bind(&manifest.version)
@@ -164,7 +164,7 @@ impl Store {
         hash: &str,
         tables: &[NewTable<'_>],
     ) -> anyhow::Result<()> {
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.write_tx().await?;
         sqlx::query("DELETE FROM published_source WHERE benchmark = ?")
             .bind(benchmark.id())
             .execute(&mut *tx)

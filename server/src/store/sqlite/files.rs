@@ -181,7 +181,7 @@ impl Store {
         id: i64,
         repack: impl FnOnce(Vec<StoredPart>) -> anyhow::Result<Vec<Vec<u8>>>,
     ) -> anyhow::Result<()> {
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.write_tx().await?;
         let parts: Vec<(String, Vec<u8>)> = sqlx::query_as(
             "SELECT encoding, data FROM run_file_part WHERE file_id = ? ORDER BY part",
         )

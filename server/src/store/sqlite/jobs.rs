@@ -13,16 +13,17 @@ impl Store {
     /// Frees every job from the workers of a previous process and queues again the jobs
     /// they left running; how many were running.
     pub(crate) async fn recover_jobs(&self) -> anyhow::Result<u64> {
+        let mut tx = self.write_tx().await?;
         // No worker of a previous process holds a turn any more.
         sqlx::query("UPDATE test_job SET busy = 0 WHERE busy = 1")
-            .execute(&self.pool)
+            .execute(&mut *tx)
             .await?;
-        Ok(
-            sqlx::query("UPDATE test_job SET state = 'queued' WHERE state = 'running'")
-                .execute(&self.pool)
-                .await?
-                .rows_affected(),
-        )
+        let requeued = sqlx::query("UPDATE test_job SET state = 'queued' WHERE state = 'running'")
+            .execute(&mut *tx)
+            .await?
+            .rows_affected();
+        tx.commit().await?;
+        Ok(requeued)
     }
 
     /// How many turns run `run` has, if there is such a run.
@@ -41,7 +42,8 @@ impl Store {
         turns: i64,
         budget_s: f64,
     ) -> anyhow::Result<Option<i64>> {
-        Ok(sqlx::query_scalar(&format!(
+        let mut tx = self.write_tx().await?;
+        let job = sqlx::query_scalar(&format!(
             "INSERT INTO test_job (run_id, state, turns_total, budget_s, created_at)
              VALUES (?, 'queued', ?, ?, {NOW})
              ON CONFLICT (run_id) DO NOTHING RETURNING id"
@@ -49,21 +51,26 @@ impl Store {
         .bind(run)
         .bind(turns)
         .bind(budget_s)
-        .fetch_optional(&self.pool)
-        .await?)
+        .fetch_optional(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        Ok(job)
     }
 
     /// Queues the job of `run` again if it failed or was cancelled; its id, or `None`
     /// when it is in another state.
     pub(crate) async fn requeue_job(&self, run: i64) -> anyhow::Result<Option<i64>> {
-        Ok(sqlx::query_scalar(
+        let mut tx = self.write_tx().await?;
+        let job = sqlx::query_scalar(
             "UPDATE test_job SET state = 'queued', attempts = 0, error = NULL,
                  retry_at = NULL, finished_at = NULL
              WHERE run_id = ? AND state IN ('failed', 'cancelled') RETURNING id",
         )
         .bind(run)
-        .fetch_optional(&self.pool)
-        .await?)
+        .fetch_optional(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        Ok(job)
     }
 
     /// The job of run `run`, if it has one.
@@ -132,7 +139,8 @@ impl Store {
     /// is ready, with a single statement that also marks the job busy: two workers never
     /// take the same job.
     pub(crate) async fn claim_turn(&self) -> anyhow::Result<Option<Claim>> {
-        Ok(sqlx::query_as(&format!(
+        let mut tx = self.write_tx().await?;
+        let claim = sqlx::query_as(&format!(
             "UPDATE test_job SET state = 'running', busy = 1, last_served_at = {NOW},
                  started_at = coalesce(started_at, {NOW})
              WHERE id = (
@@ -143,8 +151,10 @@ impl Store {
                  LIMIT 1)
              RETURNING id, run_id, spent_s, budget_s, attempts"
         ))
-        .fetch_optional(&self.pool)
-        .await?)
+        .fetch_optional(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        Ok(claim)
     }
 
     /// Lets other workers take `job` again.
@@ -156,45 +166,46 @@ impl Store {
         Ok(())
     }
 
-    /// Fails running `job` after `attempts` failed attempts, saying `error`.
-    pub(crate) async fn fail_job(
+    /// Releases `job` after its failed attempt `attempts` (said by `error`) and, if it is
+    /// still running, either fails it (`retry_in` is `None`) or has it claimed again once
+    /// `retry_in` has passed: one transaction, so the job is never left held by nobody.
+    pub(crate) async fn record_failed_attempt(
         &self,
         job: i64,
         attempts: i64,
         error: &str,
+        retry_in: Option<Duration>,
     ) -> anyhow::Result<()> {
-        sqlx::query(&format!(
-            "UPDATE test_job SET state = 'failed', attempts = ?, error = ?, finished_at = {NOW}
-             WHERE id = ? AND state = 'running'"
-        ))
-        .bind(attempts)
-        .bind(error)
-        .bind(job)
-        .execute(&self.pool)
-        .await?;
-        Ok(())
-    }
-
-    /// Records the failed attempt `attempts` of running `job`, saying `error`; it is
-    /// claimed again once `delay` has passed.
-    pub(crate) async fn retry_job(
-        &self,
-        job: i64,
-        attempts: i64,
-        error: &str,
-        delay: Duration,
-    ) -> anyhow::Result<()> {
-        sqlx::query(
-            "UPDATE test_job SET attempts = ?, error = ?,
-                 retry_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now', ?)
-             WHERE id = ? AND state = 'running'",
-        )
-        .bind(attempts)
-        .bind(error)
-        .bind(format!("+{:.3} seconds", delay.as_secs_f64()))
-        .bind(job)
-        .execute(&self.pool)
-        .await?;
+        let mut tx = self.write_tx().await?;
+        sqlx::query("UPDATE test_job SET busy = 0 WHERE id = ?")
+            .bind(job)
+            .execute(&mut *tx)
+            .await?;
+        if let Some(delay) = retry_in {
+            sqlx::query(
+                "UPDATE test_job SET attempts = ?, error = ?,
+                     retry_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now', ?)
+                 WHERE id = ? AND state = 'running'",
+            )
+            .bind(attempts)
+            .bind(error)
+            .bind(format!("+{:.3} seconds", delay.as_secs_f64()))
+            .bind(job)
+            .execute(&mut *tx)
+            .await?;
+        } else {
+            sqlx::query(&format!(
+                "UPDATE test_job SET state = 'failed', attempts = ?, error = ?,
+                     finished_at = {NOW}
+                 WHERE id = ? AND state = 'running'"
+            ))
+            .bind(attempts)
+            .bind(error)
+            .bind(job)
+            .execute(&mut *tx)
+            .await?;
+        }
+        tx.commit().await?;
         Ok(())
     }
 
@@ -282,7 +293,7 @@ impl Store {
         rescore: Rescore<'_>,
     ) -> anyhow::Result<bool> {
         let turn = i64::try_from(turn)?;
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.write_tx().await?;
         let passed = verdict.results().passed;
         sqlx::query(
             "INSERT INTO test_turn (job_id, chain, turn, passed, total, tampered, duration_s)
@@ -350,7 +361,7 @@ impl Store {
         run: i64,
         report: &Scores,
     ) -> anyhow::Result<()> {
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.write_tx().await?;
         Self::finalise(&mut tx, job, run, report).await?;
         tx.commit().await?;
         Ok(())

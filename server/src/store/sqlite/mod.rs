@@ -14,8 +14,9 @@ use std::path::Path;
 use std::str::FromStr;
 use std::time::Duration;
 
-use sqlx::SqlitePool;
+use futures_util::future::BoxFuture;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
+use sqlx::{Connection, Executor, Sqlite, SqliteConnection, SqlitePool, Transaction};
 
 use super::DatabaseHealth;
 
@@ -55,6 +56,10 @@ const NOW: &str = "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')";
 /// `SQLITE_FULL`: "insertion failed because database is full" (also a full disk).
 const SQLITE_FULL: i32 = 13;
 
+/// `SQLITE_BUSY`: "database is locked", another connection held the write lock for longer
+/// than the busy timeout.
+const SQLITE_BUSY: i32 = 5;
+
 /// Whether `cause` is the database saying the disk is full (`SQLITE_FULL`, or `ENOSPC`
 /// and `EDQUOT` from its file system calls); `None` when it is no database error.
 pub(crate) fn says_full(cause: &(dyn std::error::Error + 'static)) -> Option<bool> {
@@ -66,6 +71,39 @@ pub(crate) fn says_full(cause: &(dyn std::error::Error + 'static)) -> Option<boo
             .is_some_and(|code| code & 0xff == SQLITE_FULL),
         sqlx::Error::Io(io) => crate::error::io_full(io),
         _ => false,
+    })
+}
+
+/// Whether `cause` is the database saying another writer held the lock for longer than the
+/// busy timeout (`SQLITE_BUSY`): a moment of contention, not a fault of the request.
+pub(crate) fn says_busy(cause: &(dyn std::error::Error + 'static)) -> bool {
+    matches!(
+        cause.downcast_ref::<sqlx::Error>(),
+        Some(sqlx::Error::Database(db)) if db
+            .code()
+            .and_then(|code| code.parse::<i32>().ok())
+            .is_some_and(|code| code & 0xff == SQLITE_BUSY)
+    )
+}
+
+/// Whether a connection given back to the pool is outside any transaction, so that it may
+/// serve the next caller; a connection that is not is closed (which rolls it back).
+///
+/// sqlx counts transactions itself and can be wrong after a failure: when `COMMIT` fails
+/// on a full disk, SQLite has already rolled back, the `ROLLBACK` sqlx sends next fails,
+/// and its count stays at one; the next transaction on that connection is then a
+/// `SAVEPOINT` whose rollback leaves a real transaction open, holding the write lock and an
+/// old snapshot in the pool. So both sqlx's count and SQLite's own state are checked.
+fn outside_transaction(conn: &mut SqliteConnection) -> BoxFuture<'_, Result<bool, sqlx::Error>> {
+    Box::pin(async move {
+        // This statement also runs first the `ROLLBACK` a dropped transaction queued. A
+        // deferred `BEGIN` takes no lock, and fails when SQLite is still in a transaction.
+        let probed = conn.execute("BEGIN; ROLLBACK").await.is_ok();
+        let clean = probed && !conn.is_in_transaction();
+        if !clean {
+            tracing::warn!("a database connection was left inside a transaction; it is closed");
+        }
+        Ok(clean)
     })
 }
 
@@ -99,6 +137,7 @@ impl Store {
             .busy_timeout(Duration::from_secs(5));
         let pool = SqlitePoolOptions::new()
             .max_connections(8)
+            .after_release(|conn, _| outside_transaction(conn))
             .connect_with(options)
             .await
             .map_err(|source| DbError::Open {
@@ -136,12 +175,26 @@ impl Store {
         self.pool.close().await;
     }
 
+    /// A transaction that takes the write lock as it begins (`BEGIN IMMEDIATE`), for every
+    /// write of more than one statement and every write whose `RETURNING` is read.
+    ///
+    /// A deferred `BEGIN` whose first statement reads holds a read snapshot, and SQLite
+    /// never waits to upgrade one: its first write answers "database is locked" at once
+    /// while another connection writes, and for good once another has committed since the
+    /// read. Taking the lock at `BEGIN` waits the busy timeout like any single write. And
+    /// a `RETURNING` row read outside a transaction is handed out before the statement
+    /// commits, and sqlx drops the commit's error (a full disk): inside one,
+    /// [`Transaction::commit`] reports it.
+    pub(super) async fn write_tx(&self) -> Result<Transaction<'static, Sqlite>, sqlx::Error> {
+        self.pool.begin_with("BEGIN IMMEDIATE").await
+    }
+
     /// Remembers when this installation was first created and which version started it last.
     async fn record_start(&self) -> Result<(), DbError> {
         let now = sqlx::query_scalar::<_, String>(&format!("SELECT {NOW}"))
             .fetch_one(&self.pool)
             .await?;
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.write_tx().await?;
         sqlx::query("INSERT OR IGNORE INTO server_meta (key, value) VALUES ('created_at', ?)")
             .bind(&now)
             .execute(&mut *tx)

@@ -43,7 +43,7 @@ impl Store {
         packed: &PackedRun,
     ) -> anyhow::Result<Inserted> {
         let m = run.metadata;
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.write_tx().await?;
         let duplicate: Option<i64> = sqlx::query_scalar(
             "SELECT id FROM run WHERE dataset_name = ? AND dataset_version = ? AND bundle_sha256 = ?",
         )
