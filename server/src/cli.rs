@@ -469,6 +469,11 @@ pub struct HttpArgs {
     /// [default: one per core].
     #[arg(long, env = "WHEELWRIGHT_ANALYSIS_WORKERS", value_parser = clap::value_parser!(u32).range(1..))]
     pub analysis_workers: Option<u32>,
+    /// MiB of upload bodies held in memory at once, across all requests; more uploads are
+    /// answered 503 with Retry-After until one is read (at least two of the largest
+    /// uploads' worth is always allowed).
+    #[arg(long, env = "WHEELWRIGHT_UPLOAD_MEMORY", default_value_t = 512, value_parser = clap::value_parser!(u32).range(1..))]
+    pub upload_memory: u32,
 }
 
 /// A positive number of seconds, such as `10` or `0.5`.
@@ -493,6 +498,7 @@ impl HttpArgs {
             workers: self
                 .analysis_workers
                 .map_or(defaults.workers, |n| n as usize),
+            body_budget: (self.upload_memory as usize) << 20,
         }
     }
 }

@@ -5,6 +5,7 @@
 //! thing through [`serve`].
 
 mod actions_command;
+mod body_budget;
 pub mod bundle;
 mod cce;
 pub mod cli;
@@ -49,6 +50,8 @@ pub struct AppState {
     queue: Arc<jobs::Queue>,
     /// Slots for CPU-heavy request work (analyses, uploads).
     work: work::WorkPool,
+    /// Bytes of upload bodies held at once, across requests.
+    bodies: body_budget::BodyBudget,
     http: HttpConfig,
 }
 
@@ -80,6 +83,8 @@ pub struct HttpConfig {
     pub request_timeout: Duration,
     /// CPU-heavy requests (analyses, uploads) handled at once; more get 503.
     pub workers: usize,
+    /// Bytes of upload bodies held in memory at once, across requests; more get 503.
+    pub body_budget: usize,
 }
 
 impl Default for HttpConfig {
@@ -89,6 +94,7 @@ impl Default for HttpConfig {
             header_timeout: Duration::from_secs(10),
             request_timeout: Duration::from_secs(30),
             workers: work::default_workers(),
+            body_budget: body_budget::DEFAULT_BODY_BUDGET,
         }
     }
 }
@@ -251,6 +257,11 @@ impl AppState {
             catalog,
             queue,
             work: work::WorkPool::new(config.http.workers),
+            // Never below what one multipart upload of the largest size holds (its body and
+            // the field's copy), so every valid upload can be taken when the server is idle.
+            bodies: body_budget::BodyBudget::new(
+                config.http.body_budget.max(routes::LARGEST_UPLOAD_HOLDS),
+            ),
             http: config.http.clone(),
         })
     }

@@ -27,6 +27,7 @@ use tower_http::compression::CompressionLayer;
 use tower_http::trace::TraceLayer;
 
 use crate::AppState;
+use crate::body_budget::{BodyBudget, Counted, Held};
 use crate::error::{AppError, error_response};
 
 /// Largest request body any route accepts unless it says otherwise.
@@ -35,7 +36,7 @@ pub(crate) const DEFAULT_BODY_LIMIT: usize = 64 * 1024;
 /// The whole HTTP application.
 ///
 /// Every answer under `/api` that is an error has the API's shape, `{"error": message}`:
-/// handlers return [`AppError`], bodies are read by [`ApiJson`] and [`raw_body`] (whose
+/// handlers return [`AppError`], bodies are read by [`ApiJson`] and [`counted_body`] (whose
 /// messages name the limit), and [`json_errors`] rewrites whatever axum itself answers
 /// (405, a path that does not decode). A request not answered within the configured
 /// request timeout gets a JSON 408 from [`deadline`], which also drops the handler, and
@@ -113,7 +114,7 @@ pub fn router(state: AppState) -> Router {
         .route("/api/{*rest}", any(api_not_found));
     let timeout = state.http.request_timeout;
     app::fallback(routes, &state.app_dir)
-        // Bodies read by axum's own extractors; ours (ApiJson, raw_body) take their limit.
+        // Bodies read by axum's own extractors; ours (ApiJson, counted_body) take their limit and the body budget.
         .layer(axum::extract::DefaultBodyLimit::max(DEFAULT_BODY_LIMIT))
         .layer(middleware::from_fn_with_state(timeout, deadline))
         .layer(TraceLayer::new_for_http())
@@ -200,9 +201,20 @@ pub(crate) fn bytes(limit: usize) -> String {
     }
 }
 
-/// The body of `request`, at most `limit` bytes, or a 413 that names the limit (also
-/// when `Content-Length` alone says it is too large, before anything is read).
-pub(crate) async fn raw_body(request: Request, limit: usize) -> Result<Bytes, AppError> {
+/// What the largest upload holds of the body budget: a multipart form of the largest size
+/// and its field's copy. The budget is never smaller, so any valid upload is taken when the
+/// server holds no other.
+pub(crate) const LARGEST_UPLOAD_HOLDS: usize = 2 * runs::FORM_LIMIT;
+
+/// The body of an upload, at most `limit` bytes, held within the server's [`BodyBudget`]:
+/// the declared `Content-Length` is taken from the budget before a byte is read, a chunked
+/// body's bytes as they arrive; 413 over the limit, 503 when the budget is spent.
+pub(crate) async fn counted_body(
+    request: Request,
+    limit: usize,
+    budget: &BodyBudget,
+) -> Result<Counted, AppError> {
+    use futures_util::StreamExt;
     let too_large = || AppError::Client {
         status: StatusCode::PAYLOAD_TOO_LARGE,
         message: format!(
@@ -218,18 +230,31 @@ pub(crate) async fn raw_body(request: Request, limit: usize) -> Result<Bytes, Ap
     if declared.is_some_and(|n| n > limit as u64) {
         return Err(too_large());
     }
-    axum::body::to_bytes(request.into_body(), limit)
-        .await
-        .map_err(|error| {
-            let over = std::error::Error::source(&error)
-                .is_some_and(|e| e.is::<http_body_util::LengthLimitError>());
-            if over {
-                too_large()
-            } else {
-                // The client hung up or sent a broken chunked body.
-                AppError::bad_request(format!("the request body could not be read: {error}"))
-            }
-        })
+    let mut held = Held::default();
+    let declared = declared.map_or(0, |n| usize::try_from(n).unwrap_or(usize::MAX));
+    budget.take(declared, &mut held)?;
+    let mut body = Vec::with_capacity(declared.min(limit));
+    let mut chunks = request.into_body().into_data_stream();
+    while let Some(chunk) = chunks.next().await {
+        let chunk = chunk.map_err(|error| {
+            // The client hung up or sent a broken chunked body.
+            AppError::bad_request(format!("the request body could not be read: {error}"))
+        })?;
+        if body.len() + chunk.len() > limit {
+            return Err(too_large());
+        }
+        if body.len() + chunk.len() > declared {
+            budget.take(
+                body.len() + chunk.len() - declared.max(body.len()),
+                &mut held,
+            )?;
+        }
+        body.extend_from_slice(&chunk);
+    }
+    Ok(Counted {
+        bytes: Bytes::from(body),
+        held,
+    })
 }
 
 /// The essence of the request's `Content-Type` (`application/json`), lowercase.
@@ -255,17 +280,17 @@ async fn api_not_found() -> AppError {
 
 /// A JSON body of at most `LIMIT` bytes whose every rejection is an [`AppError`] in the
 /// API's shape: 415 without `Content-Type: application/json`, 413 over the limit (named),
-/// 400 for broken JSON, 422 for JSON of the wrong shape.
+/// 400 for broken JSON, 422 for JSON of the wrong shape. The body is read within the
+/// server's body budget (503 when it is spent), like an upload's.
 pub(crate) struct ApiJson<T, const LIMIT: usize = DEFAULT_BODY_LIMIT>(pub(crate) T);
 
-impl<S, T, const LIMIT: usize> FromRequest<S> for ApiJson<T, LIMIT>
+impl<T, const LIMIT: usize> FromRequest<AppState> for ApiJson<T, LIMIT>
 where
     T: DeserializeOwned,
-    S: Send + Sync,
 {
     type Rejection = AppError;
 
-    async fn from_request(request: Request, _state: &S) -> Result<Self, Self::Rejection> {
+    async fn from_request(request: Request, state: &AppState) -> Result<Self, Self::Rejection> {
         let kind = content_type(request.headers());
         let json = kind
             .as_deref()
@@ -282,8 +307,8 @@ where
                 ),
             });
         }
-        let body = raw_body(request, LIMIT).await?;
-        match Json::<T>::from_bytes(&body) {
+        let body = counted_body(request, LIMIT, &state.bodies).await?;
+        match Json::<T>::from_bytes(&body.bytes) {
             Ok(Json(value)) => Ok(Self(value)),
             Err(rejection) => Err(AppError::Client {
                 status: rejection.status(),

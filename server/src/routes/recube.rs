@@ -163,7 +163,7 @@ pub(crate) async fn upload(
     let body = super::runs::upload_body(&state, request).await?;
     // Reading (inflating) and scoring take one slot of the work pool, or a 503 at once.
     let job = state.work.try_job()?;
-    let bundle = job.run(move |_| recube_runs::read(&body)).await??;
+    let bundle = job.run(move |_| recube_runs::read(&body.bytes)).await??;
     let id = recube_runs::submit(&state.store, &state.catalog, bundle, &job).await?;
     drop(job);
     let detail = run_detail(&state, id).await?;

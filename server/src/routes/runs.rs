@@ -22,6 +22,8 @@ use std::collections::BTreeMap;
 
 use axum::Json;
 use axum::body::{Body, Bytes};
+
+use crate::body_budget::Counted;
 use axum::extract::{Path, Query, State};
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
@@ -124,8 +126,10 @@ pub(crate) async fn upload(
     let body = upload_body(&state, request).await?;
     // Reading (inflating) and scoring take one slot of the work pool, or a 503 at once.
     let job = state.work.try_job()?;
+    // The body's share of the memory budget goes back once it is read (the read bundle is
+    // bounded by the work pool's size and core's limits).
     let bundle = job
-        .run(move |_| RepoReuseBundle::from_bytes(&body, "the upload", LIMITS))
+        .run(move |_| RepoReuseBundle::from_bytes(&body.bytes, "the upload", LIMITS))
         .await?
         .map_err(crate::runs::RunError::from)?;
     let id = crate::runs::submit(&state.store, &state.catalog, bundle, &job).await?;
@@ -140,11 +144,12 @@ pub(crate) async fn upload(
 }
 
 /// The run bundle of an upload: the body itself, or the field [`BUNDLE_FIELD`] of a
-/// `multipart/form-data` form; refused when empty or over [`UPLOAD_LIMIT`].
+/// `multipart/form-data` form; refused when empty or over [`UPLOAD_LIMIT`], held within the
+/// server's body budget (503 when it is spent).
 pub(super) async fn upload_body(
     state: &AppState,
     request: axum::extract::Request,
-) -> Result<Bytes, AppError> {
+) -> Result<Counted, AppError> {
     // A browser form (the submit page) posts multipart/form-data with the bundle in a
     // field; a command-line client sends the bundle itself as the body.
     let multipart =
@@ -152,9 +157,9 @@ pub(super) async fn upload_body(
     let body = if multipart {
         bundle_field(request, state).await?
     } else {
-        super::raw_body(request, UPLOAD_LIMIT).await?
+        super::counted_body(request, UPLOAD_LIMIT, &state.bodies).await?
     };
-    if body.is_empty() {
+    if body.bytes.is_empty() {
         return Err(AppError::bad_request(
             "the body is empty; send a run bundle as a .zip, JSON Lines or .jsonl.gz (see /api/v1/openapi.json)",
         ));
@@ -175,7 +180,7 @@ pub(crate) const FORM_LIMIT: usize = UPLOAD_LIMIT + 64 * 1024;
 async fn bundle_field(
     request: axum::extract::Request,
     state: &AppState,
-) -> Result<Bytes, AppError> {
+) -> Result<Counted, AppError> {
     use axum::extract::FromRequest;
     let form_error = |e: axum::extract::multipart::MultipartError| {
         AppError::bad_request(format!(
@@ -185,11 +190,14 @@ async fn bundle_field(
     };
     // Bounded before the form is parsed: the whole body is read within its limit first.
     let (parts, body) = request.into_parts();
-    let bytes = super::raw_body(
+    let Counted { bytes, mut held } = super::counted_body(
         axum::extract::Request::from_parts(parts.clone(), body),
         FORM_LIMIT,
+        &state.bodies,
     )
     .await?;
+    // The field is copied out of the form: that copy is held too.
+    state.bodies.take(bytes.len(), &mut held)?;
     let request = axum::extract::Request::from_parts(parts, axum::body::Body::from(bytes));
     let mut form = axum::extract::Multipart::from_request(request, state)
         .await
@@ -228,7 +236,10 @@ async fn bundle_field(
             ),
         });
     }
-    Ok(bundle)
+    Ok(Counted {
+        bytes: bundle,
+        held,
+    })
 }
 
 /// The `limit` and `offset` query parameters of a paged list.
@@ -710,6 +721,10 @@ pub(crate) async fn turn_observations(
     no_other_params(&params, "none: this route takes no query parameters")?;
     summary(&state, id).await?;
     turn_score(&state, id, &chain, number).await?;
+    // Loading (up to a bundle's largest trajectory, inflated) and parsing it take one slot
+    // of the work pool, or a 503 at once: requests for large trajectories cannot pile up
+    // outside the pool, whoever sends them.
+    let job = state.work.try_job()?;
     // A turn without a trajectory has no observations: an empty list saying why (the
     // turn itself exists, so this is not a 404).
     let Some(stored) = state
@@ -725,10 +740,7 @@ pub(crate) async fn turn_observations(
         }));
     };
     let text = storage::whole(&state.store, &stored).await?;
-    // Parsing is CPU work over up to a bundle's largest trajectory: off the async threads.
-    let observations = tokio::task::spawn_blocking(move || TurnObservations::of(&text))
-        .await
-        .map_err(|e| AppError::Internal(e.into()))?;
+    let observations = job.run(move |_| TurnObservations::of(&text)).await?;
     Ok(Json(observations))
 }
 

@@ -97,6 +97,17 @@ impl Server {
         }
     }
 
+    /// The server's peak resident memory so far, in MiB (`VmHWM` of `/proc/<pid>/status`).
+    pub fn peak_rss_mib(&self) -> u64 {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).unwrap();
+        let kib: u64 = status
+            .lines()
+            .find_map(|l| l.strip_prefix("VmHWM:"))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+            .expect("VmHWM in /proc/<pid>/status");
+        kib >> 10
+    }
+
     /// What the server logged so far.
     pub fn log(&self) -> String {
         std::fs::read_to_string(&self.log).unwrap_or_default()
