@@ -458,6 +458,10 @@ pub struct HttpArgs {
     /// [default: 1024, fewer when ulimit -n leaves less room].
     #[arg(long, env = "WHEELWRIGHT_MAX_CONNECTIONS", value_parser = clap::value_parser!(u32).range(1..))]
     pub max_connections: Option<u32>,
+    /// Connections one client (IP address) may hold at once; more are closed as soon as
+    /// they are accepted.
+    #[arg(long, env = "WHEELWRIGHT_MAX_CONNECTIONS_PER_CLIENT", default_value_t = 64, value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_connections_per_client: u32,
     /// Seconds a connection has to send a request's headers; also how long a kept-alive
     /// connection may sit idle between requests.
     #[arg(long, env = "WHEELWRIGHT_HEADER_TIMEOUT", default_value = "10", value_parser = seconds)]
@@ -493,6 +497,7 @@ impl HttpArgs {
             max_connections: self
                 .max_connections
                 .map_or(defaults.max_connections, |n| n as usize),
+            max_connections_per_client: self.max_connections_per_client as usize,
             header_timeout: self.header_timeout,
             request_timeout: self.request_timeout,
             workers: self

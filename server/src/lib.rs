@@ -76,6 +76,8 @@ pub struct ServeConfig {
 pub struct HttpConfig {
     /// Connections open at once; more wait in the listen backlog until one closes.
     pub max_connections: usize,
+    /// Connections one client (IP address) may hold at once; more are closed at once.
+    pub max_connections_per_client: usize,
     /// Time a connection has to send a request's headers, the first request's or the next
     /// one's on a kept-alive connection (so also the idle limit between requests).
     pub header_timeout: Duration,
@@ -91,6 +93,7 @@ impl Default for HttpConfig {
     fn default() -> Self {
         Self {
             max_connections: listen::default_max_connections(),
+            max_connections_per_client: listen::DEFAULT_MAX_CONNECTIONS_PER_CLIENT,
             header_timeout: Duration::from_secs(10),
             request_timeout: Duration::from_secs(30),
             workers: work::default_workers(),

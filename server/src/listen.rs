@@ -14,6 +14,11 @@
 //!   loop never spins accepting and closing a flood. Idle connections leave within the
 //!   header timeout, so the backlog ([`LISTEN_BACKLOG`]) drains; once it is full the kernel
 //!   drops new SYNs and clients retry, but the fd table never fills.
+//! - One client (one IP address) may hold at most
+//!   [`HttpConfig::max_connections_per_client`] of them; a connection beyond that is closed
+//!   as soon as it is accepted, so 1,100 connections from one address that trickle a byte a
+//!   second cannot take every slot from everyone else (the second review's health checks
+//!   failed 8 of 10 times under them).
 //! - A request head (request line and headers) may have at most [`MAX_HEAD`] bytes (hyper
 //!   answers 431 beyond), and each connection's read buffer grows to at most [`MAX_BUF`],
 //!   so open connections cost bounded memory.
@@ -23,8 +28,10 @@
 //!
 //! Only HTTP/1.1: browsers speak HTTP/2 only over TLS, which a proxy in front terminates.
 
+use std::collections::HashMap;
 use std::future::Future;
-use std::sync::Arc;
+use std::net::IpAddr;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use axum::Router;
@@ -50,6 +57,54 @@ pub const DEFAULT_MAX_CONNECTIONS: usize = 1024;
 /// Connections the kernel holds ready for `accept` (capped by `net.core.somaxconn`):
 /// where clients wait while every slot is taken. Tokio's default is 128.
 pub const LISTEN_BACKLOG: u32 = 1024;
+
+/// The default number of connections one client (IP address) may hold at once.
+pub const DEFAULT_MAX_CONNECTIONS_PER_CLIENT: usize = 64;
+
+/// How many connections each client holds, for [`HttpConfig::max_connections_per_client`].
+#[derive(Clone, Debug, Default)]
+struct Clients(Arc<Mutex<HashMap<IpAddr, usize>>>);
+
+/// One connection counted against its client; uncounted when dropped.
+struct ClientConnection {
+    clients: Clients,
+    ip: IpAddr,
+}
+
+impl Clients {
+    /// Counts a connection of `ip`, or `None` when it already holds `max`.
+    fn enter(&self, ip: IpAddr, max: usize) -> Option<ClientConnection> {
+        let mut open = self
+            .0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let count = open.entry(ip).or_insert(0);
+        if *count >= max {
+            return None;
+        }
+        *count += 1;
+        Some(ClientConnection {
+            clients: self.clone(),
+            ip,
+        })
+    }
+}
+
+impl Drop for ClientConnection {
+    fn drop(&mut self) {
+        let mut open = self
+            .clients
+            .0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(count) = open.get_mut(&self.ip) {
+            *count -= 1;
+            if *count == 0 {
+                open.remove(&self.ip);
+            }
+        }
+    }
+}
 
 /// Why the configured limits cannot work on this machine.
 #[derive(Debug, thiserror::Error)]
@@ -122,6 +177,7 @@ pub(crate) async fn serve_connections(
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) {
     let slots = Arc::new(Semaphore::new(config.max_connections.max(1)));
+    let clients = Clients::default();
     let graceful = GracefulShutdown::new();
     let mut http = hyper::server::conn::http1::Builder::new();
     http.timer(TokioTimer::new())
@@ -139,7 +195,7 @@ pub(crate) async fn serve_connections(
                 Err(_closed) => break,
             },
         };
-        let (stream, _peer) = tokio::select! {
+        let (stream, peer) = tokio::select! {
             () = &mut shutdown => break,
             accepted = listener.accept() => match accepted {
                 Ok(accepted) => accepted,
@@ -148,6 +204,12 @@ pub(crate) async fn serve_connections(
                     continue;
                 }
             },
+        };
+        let Some(counted) = clients.enter(peer.ip(), config.max_connections_per_client.max(1))
+        else {
+            // Closed at once: the slot goes back to clients that hold fewer.
+            tracing::debug!(client = %peer.ip(), "connection closed: the client holds its limit");
+            continue;
         };
         // Small answers (health, JSON) should not wait for Nagle's algorithm.
         let _ = stream.set_nodelay(true);
@@ -158,6 +220,7 @@ pub(crate) async fn serve_connections(
                 // Header timeouts, resets and malformed requests: the client's problem.
                 tracing::debug!("connection closed: {error}");
             }
+            drop(counted);
             drop(slot);
         });
     }
@@ -196,6 +259,24 @@ async fn accept_failed(error: &std::io::Error) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_client_holds_at_most_its_limit_and_gets_a_place_back_when_one_closes() {
+        let clients = Clients::default();
+        let (a, b): (IpAddr, IpAddr) = ("127.0.0.2".parse().unwrap(), "127.0.0.1".parse().unwrap());
+        let first = clients.enter(a, 2).expect("one");
+        let _second = clients.enter(a, 2).expect("two");
+        assert!(clients.enter(a, 2).is_none(), "a third is over the limit");
+        assert!(
+            clients.enter(b, 2).is_some(),
+            "another client is counted apart"
+        );
+        drop(first);
+        assert!(
+            clients.enter(a, 2).is_some(),
+            "a closed connection gives its place back"
+        );
+    }
 
     #[test]
     fn connections_leave_room_under_the_open_file_limit() {

@@ -379,3 +379,97 @@ async fn shutdown_lets_a_request_in_flight_finish_and_closes_idle_connections() 
     // Nothing listens any more.
     assert!(tokio::net::TcpStream::connect(addr).await.is_err());
 }
+
+/// A connection to `port` from the loopback address `from` (127.0.0.0/8 is all loopback:
+/// a second client on the same machine).
+async fn connect_from(from: &str, port: u16) -> std::io::Result<tokio::net::TcpStream> {
+    let socket = tokio::net::TcpSocket::new_v4()?;
+    socket.bind(format!("{from}:0").parse().unwrap())?;
+    socket
+        .connect(format!("127.0.0.1:{port}").parse().unwrap())
+        .await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_client_holding_many_connections_leaves_room_for_the_others() {
+    // Every slot could be held by one address for the whole header timeout; the
+    // per-client limit closes its connections beyond 4 at once.
+    let server = start(&[
+        "--max-connections",
+        "16",
+        "--max-connections-per-client",
+        "4",
+        "--header-timeout",
+        "20",
+    ]);
+    let port = server.port;
+    let mut held = Vec::new();
+    for _ in 0..64 {
+        if let Ok(stream) = connect_from("127.0.0.2", port).await {
+            held.push(stream);
+        }
+    }
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let started = Instant::now();
+    let answered = tokio::task::spawn_blocking(move || get(port, "/api/v1/health"))
+        .await
+        .unwrap();
+    assert_eq!(answered.map(|(s, _)| s).ok(), Some(200));
+    assert!(
+        started.elapsed() < Duration::from_secs(3),
+        "another client waited {:?} behind one that holds {} connections",
+        started.elapsed(),
+        held.len()
+    );
+    // Beyond its four, the busy client's connections were closed by the server.
+    let mut closed = 0;
+    for stream in &mut held {
+        let mut byte = [0u8; 1];
+        let read = tokio::time::timeout(Duration::from_millis(200), async {
+            use tokio::io::AsyncReadExt;
+            stream.read(&mut byte).await
+        })
+        .await;
+        if matches!(read, Ok(Ok(0) | Err(_))) {
+            closed += 1;
+        }
+    }
+    assert!(closed >= 60, "{closed} of {} closed", held.len());
+}
+
+#[test]
+fn a_body_that_trickles_a_byte_a_second_is_answered_408_within_its_grace() {
+    // Within the request timeout, but far below the minimum rate: the connection (and its
+    // share of the body budget) is given back after the grace of 5 s, not 60.
+    let server = start(&["--request-timeout", "60"]);
+    let mut stream = TcpStream::connect(("127.0.0.1", server.port)).unwrap();
+    stream
+        .write_all(
+            b"POST /api/v1/analyze HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n",
+        )
+        .unwrap();
+    let started = Instant::now();
+    let trickle = {
+        let mut stream = stream.try_clone().unwrap();
+        std::thread::spawn(move || {
+            for _ in 0..30 {
+                if stream.write_all(b" ").is_err() {
+                    break;
+                }
+                std::thread::sleep(Duration::from_secs(1));
+            }
+        })
+    };
+    stream
+        .set_read_timeout(Some(Duration::from_secs(40)))
+        .unwrap();
+    let mut reply = String::new();
+    let _ = stream.read_to_string(&mut reply);
+    let took = started.elapsed();
+    assert!(reply.starts_with("HTTP/1.1 408"), "{reply}");
+    assert!(reply.contains("KiB/s or faster"), "{reply}");
+    assert!(took < Duration::from_secs(10), "answered after {took:?}");
+    drop(stream);
+    trickle.join().unwrap();
+    assert_eq!(get(server.port, "/api/v1/health").unwrap().0, 200);
+}

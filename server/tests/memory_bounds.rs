@@ -75,6 +75,9 @@ fn an_upload_flood_that_stalls_is_held_within_the_body_budget() {
             &budget_mib.to_string(),
             "--request-timeout",
             "60",
+            // The flood and the health checks share one address here.
+            "--max-connections-per-client",
+            "128",
         ],
     );
     server.wait_healthy(Duration::from_secs(180));
@@ -151,6 +154,8 @@ fn many_reads_of_a_large_trajectory_are_parsed_within_the_work_pool() {
             "2",
             "--request-timeout",
             "120",
+            "--max-connections-per-client",
+            "128",
         ],
     );
     server.wait_healthy(Duration::from_secs(180));

@@ -206,9 +206,19 @@ pub(crate) fn bytes(limit: usize) -> String {
 /// server holds no other.
 pub(crate) const LARGEST_UPLOAD_HOLDS: usize = 2 * runs::FORM_LIMIT;
 
+/// A body may wait this long for its next bytes, and after this long must have come at
+/// [`MIN_BODY_RATE`] on average; else 408. The request timeout alone let a client hold its
+/// connection (and its share of the body budget) for 30 s with a byte a second.
+pub(crate) const BODY_GRACE: Duration = Duration::from_secs(5);
+
+/// The slowest a body may arrive once [`BODY_GRACE`] has passed, in bytes a second: a
+/// modem's pace, far below any upload that fits the request timeout.
+pub(crate) const MIN_BODY_RATE: f64 = 8.0 * 1024.0;
+
 /// The body of an upload, at most `limit` bytes, held within the server's [`BodyBudget`]:
 /// the declared `Content-Length` is taken from the budget before a byte is read, a chunked
-/// body's bytes as they arrive; 413 over the limit, 503 when the budget is spent.
+/// body's bytes as they arrive; 413 over the limit, 503 when the budget is spent, 408 when
+/// it stalls or trickles ([`BODY_GRACE`], [`MIN_BODY_RATE`]).
 pub(crate) async fn counted_body(
     request: Request,
     limit: usize,
@@ -235,7 +245,24 @@ pub(crate) async fn counted_body(
     budget.take(declared, &mut held)?;
     let mut body = Vec::with_capacity(declared.min(limit));
     let mut chunks = request.into_body().into_data_stream();
-    while let Some(chunk) = chunks.next().await {
+    let started = tokio::time::Instant::now();
+    let slow = |why: String| AppError::Client {
+        status: StatusCode::REQUEST_TIMEOUT,
+        message: format!(
+            "the request body {why}; send it at {} KiB/s or faster",
+            MIN_BODY_RATE as u64 / 1024
+        ),
+    };
+    loop {
+        let next = tokio::time::timeout(BODY_GRACE, chunks.next())
+            .await
+            .map_err(|_| {
+                slow(format!(
+                    "stalled: nothing came for {} s",
+                    BODY_GRACE.as_secs()
+                ))
+            })?;
+        let Some(chunk) = next else { break };
         let chunk = chunk.map_err(|error| {
             // The client hung up or sent a broken chunked body.
             AppError::bad_request(format!("the request body could not be read: {error}"))
@@ -250,6 +277,14 @@ pub(crate) async fn counted_body(
             )?;
         }
         body.extend_from_slice(&chunk);
+        let elapsed = started.elapsed();
+        if elapsed > BODY_GRACE && (body.len() as f64) < MIN_BODY_RATE * elapsed.as_secs_f64() {
+            return Err(slow(format!(
+                "came at {:.0} bytes/s over {:.0} s",
+                body.len() as f64 / elapsed.as_secs_f64(),
+                elapsed.as_secs_f64()
+            )));
+        }
     }
     Ok(Counted {
         bytes: Bytes::from(body),
