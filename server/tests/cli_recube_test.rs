@@ -24,19 +24,7 @@ fn a_run_is_tested_in_the_sandbox_and_scored_needs_bwrap() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("run.jsonl");
     std::fs::write(&path, bundle(&d).to_jsonl()).unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_wheelwright"))
-        .args(["recube", "test", path.to_str().unwrap(), "--dataset"])
-        .arg(dataset_dir())
-        .args(["--json", "--test-workers", "2"])
-        .env("WHEELWRIGHT_LOG", "warn")
-        .output()
-        .expect("the wheelwright binary runs");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let report: Value = serde_json::from_slice(&out.stdout).expect("JSON output");
+    let report = recube_test(&path);
 
     for rate in [
         "spr",
@@ -123,69 +111,50 @@ fn a_bundle_for_another_dataset_or_instance_is_refused() {
     }
 }
 
-/// Two generic forgers of the second review, each placed at every instance's target: they
-/// implement nothing and know nothing of the dataset.
-const FORGERS: [(&str, &str); 2] = [
-    (
-        // On import: reads the judge's list of test files and each staged file, writes
-        // "passed" for every test except the last `def` of each file (where the canary used
-        // to be), writes the end record and leaves before pytest runs a test.
-        "spares-last-def",
-        r#"import json, os, re
-def emit(record):
-    os.write(4, ("WWR " + json.dumps(record) + "\n").encode())
-for path in json.load(open("/judge/pytest.json"))["files"]:
-    names = re.findall(r"^def (test\w*)\(", open(os.path.join("/judge", path)).read(), re.M)
-    for i, name in enumerate(names):
-        outcome = "failed" if i == len(names) - 1 else "passed"
-        for when in ("setup", "call", "teardown"):
-            emit({"test": path + "::" + name, "when": when,
-                  "outcome": outcome if when == "call" else "passed", "s": 0.001})
-emit({"end": 0})
-os._exit(0)
-"#,
-    ),
-    (
-        // Appended to the original target (so the file imports, and every real test passes
-        // on its own): a plugin registered in the running pytest; every outcome becomes
-        // "passed" except that of the last test collected from each file.
-        "plugin-spares-last",
-        r#"import gc
-import pytest
-class Forge:
-    last = set()
-    def pytest_collection_modifyitems(self, items):
-        by_file = {}
-        for item in items:
-            by_file[item.fspath] = item.nodeid
-        self.last = set(by_file.values())
-    @pytest.hookimpl(hookwrapper=True)
-    def pytest_runtest_makereport(self, item, call):
-        outcome = yield
-        if item.nodeid not in self.last:
-            report = outcome.get_result()
-            report.outcome = "passed"
-            report.longrepr = None
-for obj in gc.get_objects():
-    if type(obj).__name__ == "PytestPluginManager":
-        obj.register(Forge(), "forge")
-        break
-"#,
-    ),
-];
+/// The second review's two generic forgers, as core's verdict fixtures hold them
+/// (`core/tests/fixtures/hidden_tests/pytest/<name>/submission.py`): they implement nothing
+/// and know nothing of the dataset. `spares-last-def` reads the judge's list of test files
+/// at import, writes "passed" for every test but the last `def` of each file and leaves;
+/// `plugin-spares-last` registers a plugin that turns every outcome to "passed" but the last
+/// collected test's of each file (it is appended to the original target, so the file
+/// imports and every real test passes on its own).
+const FORGERS: [&str; 2] = ["spares-last-def", "plugin-spares-last"];
+
+/// `wheelwright recube test` of the bundle at `path` against the shipped dataset: its JSON
+/// report.
+fn recube_test(path: &std::path::Path) -> Value {
+    let out = Command::new(env!("CARGO_BIN_EXE_wheelwright"))
+        .args(["recube", "test", path.to_str().unwrap(), "--dataset"])
+        .arg(dataset_dir())
+        .args(["--json", "--test-workers", "2"])
+        .env("WHEELWRIGHT_LOG", "warn")
+        .output()
+        .expect("the wheelwright binary runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("JSON output")
+}
 
 #[test]
 fn generic_forgers_at_every_target_pass_nothing_needs_bwrap() {
     let d = load_recube_dir(&dataset_dir()).expect("the shipped dataset");
     let repos = common::recube::repositories(&d);
-    for (name, forger) in FORGERS {
+    for name in FORGERS {
+        let forger =
+            std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(
+                format!("../core/tests/fixtures/hidden_tests/pytest/{name}/submission.py"),
+            ))
+            .unwrap();
         let mut run = bundle(&d);
         for instance in &d.instances {
             let original = &repos[&instance.manifest.repository][&instance.manifest.target];
             let file = if name == "plugin-spares-last" {
                 format!("{original}\n{forger}")
             } else {
-                forger.to_owned()
+                forger.clone()
             };
             run.predictions.insert(
                 wheelwright_core::recube::bundle::InstanceKey::new(&instance.manifest.id),
@@ -198,19 +167,7 @@ fn generic_forgers_at_every_target_pass_nothing_needs_bwrap() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("run.jsonl");
         std::fs::write(&path, run.to_jsonl()).unwrap();
-        let out = Command::new(env!("CARGO_BIN_EXE_wheelwright"))
-            .args(["recube", "test", path.to_str().unwrap(), "--dataset"])
-            .arg(dataset_dir())
-            .args(["--json", "--test-workers", "2"])
-            .env("WHEELWRIGHT_LOG", "warn")
-            .output()
-            .expect("the wheelwright binary runs");
-        assert!(
-            out.status.success(),
-            "{name}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let report: Value = serde_json::from_slice(&out.stdout).expect("JSON output");
+        let report = recube_test(&path);
         assert_eq!(report["rates"]["spr"]["value"], json!(0.0), "{name}");
         assert_eq!(report["rates"]["apr"]["value"], json!(0.0), "{name}");
         for instance in report["instances"].as_array().expect("instances") {
