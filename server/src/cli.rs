@@ -473,6 +473,10 @@ pub struct HttpArgs {
     /// [default: one per core].
     #[arg(long, env = "WHEELWRIGHT_ANALYSIS_WORKERS", value_parser = clap::value_parser!(u32).range(1..))]
     pub analysis_workers: Option<u32>,
+    /// Of those, how many one client (IP address) may have at once; more are answered 429
+    /// with Retry-After [default: half of --analysis-workers, at least one].
+    #[arg(long, env = "WHEELWRIGHT_ANALYSIS_WORKERS_PER_CLIENT", value_parser = clap::value_parser!(u32).range(1..))]
+    pub analysis_workers_per_client: Option<u32>,
     /// MiB of upload bodies held in memory at once, across all requests; more uploads are
     /// answered 503 with Retry-After until one is read (at least two of the largest
     /// uploads' worth is always allowed).
@@ -503,6 +507,7 @@ impl HttpArgs {
             workers: self
                 .analysis_workers
                 .map_or(defaults.workers, |n| n as usize),
+            workers_per_client: self.analysis_workers_per_client.map(|n| n as usize),
             body_budget: (self.upload_memory as usize) << 20,
         }
     }

@@ -20,6 +20,13 @@ pub(crate) enum AppError {
         message: String,
         retry_after: Duration,
     },
+    /// This client already holds its share of a limit that others share (429 with
+    /// `Retry-After`): the same request may succeed once its other requests are done.
+    #[error("{message}")]
+    TooMany {
+        message: String,
+        retry_after: Duration,
+    },
     /// Something failed inside the server; clients get a generic message (or, when the
     /// disk is full, a 507 that says so).
     #[error(transparent)]
@@ -73,6 +80,18 @@ impl IntoResponse for AppError {
                 retry_after,
             } => {
                 let mut response = error_response(StatusCode::SERVICE_UNAVAILABLE, &message);
+                // Whole seconds, at least one: what `Retry-After` allows.
+                let seconds = retry_after.as_secs().max(1);
+                response
+                    .headers_mut()
+                    .insert(header::RETRY_AFTER, HeaderValue::from(seconds));
+                response
+            }
+            Self::TooMany {
+                message,
+                retry_after,
+            } => {
+                let mut response = error_response(StatusCode::TOO_MANY_REQUESTS, &message);
                 // Whole seconds, at least one: what `Retry-After` allows.
                 let seconds = retry_after.as_secs().max(1);
                 response

@@ -85,6 +85,9 @@ pub struct HttpConfig {
     pub request_timeout: Duration,
     /// CPU-heavy requests (analyses, uploads) handled at once; more get 503.
     pub workers: usize,
+    /// Of those, how many one client (IP address) may have at once; more get 429.
+    /// `None`: half of `workers`, at least one.
+    pub workers_per_client: Option<usize>,
     /// Bytes of upload bodies held in memory at once, across requests; more get 503.
     pub body_budget: usize,
 }
@@ -97,6 +100,7 @@ impl Default for HttpConfig {
             header_timeout: Duration::from_secs(10),
             request_timeout: Duration::from_secs(30),
             workers: work::default_workers(),
+            workers_per_client: None,
             body_budget: body_budget::DEFAULT_BODY_BUDGET,
         }
     }
@@ -259,7 +263,7 @@ impl AppState {
             app_dir: config.app_dir.clone(),
             catalog,
             queue,
-            work: work::WorkPool::new(config.http.workers),
+            work: work::WorkPool::new(config.http.workers, config.http.workers_per_client),
             // Never below what one multipart upload of the largest size holds (its body and
             // the field's copy), so every valid upload can be taken when the server is idle.
             bodies: body_budget::BodyBudget::new(

@@ -9,7 +9,9 @@
 //! the handler) raises it. The slot is released only when the blocking work itself has
 //! stopped, so the pool counts what really runs.
 
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::net::IpAddr;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
@@ -21,10 +23,46 @@ use crate::error::AppError;
 pub(crate) const RETRY_AFTER: Duration = Duration::from_secs(5);
 
 /// Slots for CPU-heavy work; clones share the slots.
+///
+/// One client (IP address) holds at most [`WorkPool::per_client`] of them at once, half the
+/// pool (at least one): four threads of one client looping on a pooled route once took
+/// every slot and every honest upload got 503. Over its share a client is answered 429,
+/// while others still find a slot.
 #[derive(Clone, Debug)]
 pub(crate) struct WorkPool {
     slots: Arc<Semaphore>,
     size: usize,
+    per_client: usize,
+    clients: Arc<Mutex<HashMap<IpAddr, usize>>>,
+}
+
+/// A slot taken, and the client it is counted against; both go back when dropped.
+#[derive(Debug)]
+struct Slot {
+    _permit: OwnedSemaphorePermit,
+    _client: Option<ClientShare>,
+}
+
+/// One slot counted against a client.
+#[derive(Debug)]
+struct ClientShare {
+    clients: Arc<Mutex<HashMap<IpAddr, usize>>>,
+    ip: IpAddr,
+}
+
+impl Drop for ClientShare {
+    fn drop(&mut self) {
+        let mut held = self
+            .clients
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(count) = held.get_mut(&self.ip) {
+            *count -= 1;
+            if *count == 0 {
+                held.remove(&self.ip);
+            }
+        }
+    }
 }
 
 /// One request's claim on a slot, and the flag that stops its work.
@@ -33,7 +71,7 @@ pub(crate) struct WorkPool {
 /// returned as well.
 #[derive(Debug)]
 pub(crate) struct Job {
-    slot: Option<Arc<OwnedSemaphorePermit>>,
+    slot: Option<Arc<Slot>>,
     cancel: Cancel,
 }
 
@@ -43,20 +81,34 @@ pub(crate) fn default_workers() -> usize {
 }
 
 impl WorkPool {
-    /// A pool of `size` slots (at least one).
-    pub(crate) fn new(size: usize) -> Self {
+    /// A pool of `size` slots (at least one), of which one client may hold `per_client`
+    /// (at least one; [`default_per_client`] when not given).
+    pub(crate) fn new(size: usize, per_client: Option<usize>) -> Self {
         let size = size.max(1);
         Self {
             slots: Arc::new(Semaphore::new(size)),
             size,
+            per_client: per_client
+                .unwrap_or_else(|| default_per_client(size))
+                .max(1),
+            clients: Arc::default(),
         }
     }
 
-    /// A free slot, or a 503 that says the server is busy.
-    pub(crate) fn try_job(&self) -> Result<Job, AppError> {
+    /// A free slot for `client` (its address; `None` when unknown, as in tests through the
+    /// router alone, which have no share to keep), a 429 when it already holds its share,
+    /// or a 503 that says the server is busy.
+    pub(crate) fn try_job(&self, client: Option<IpAddr>) -> Result<Job, AppError> {
+        let share = match client {
+            Some(ip) => Some(self.share(ip)?),
+            None => None,
+        };
         match Arc::clone(&self.slots).try_acquire_owned() {
             Ok(permit) => Ok(Job {
-                slot: Some(Arc::new(permit)),
+                slot: Some(Arc::new(Slot {
+                    _permit: permit,
+                    _client: share,
+                })),
                 cancel: Cancel::new(),
             }),
             Err(_) => Err(AppError::Busy {
@@ -68,6 +120,38 @@ impl WorkPool {
                 retry_after: RETRY_AFTER,
             }),
         }
+    }
+}
+
+/// What one client may hold of a pool of `size` slots by default: half, at least one.
+pub(crate) fn default_per_client(size: usize) -> usize {
+    (size / 2).max(1)
+}
+
+impl WorkPool {
+    /// One more slot counted against `ip`, or a 429 when it holds its share.
+    fn share(&self, ip: IpAddr) -> Result<ClientShare, AppError> {
+        let mut held = self
+            .clients
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let count = held.entry(ip).or_insert(0);
+        if *count >= self.per_client {
+            return Err(AppError::TooMany {
+                message: format!(
+                    "this client already has {} of the server's {} slots for analyses and uploads, its share; retry in {} s, once one of its requests is done",
+                    self.per_client,
+                    self.size,
+                    RETRY_AFTER.as_secs()
+                ),
+                retry_after: RETRY_AFTER,
+            });
+        }
+        *count += 1;
+        Ok(ClientShare {
+            clients: Arc::clone(&self.clients),
+            ip,
+        })
     }
 }
 
@@ -109,11 +193,37 @@ impl Drop for Job {
 mod tests {
     use super::*;
 
+    #[test]
+    fn a_client_holds_at_most_half_the_pool_and_others_still_find_a_slot() {
+        let pool = WorkPool::new(4, None);
+        let (a, b): (IpAddr, IpAddr) = ("10.0.0.1".parse().unwrap(), "10.0.0.2".parse().unwrap());
+        let first = pool.try_job(Some(a)).expect("a's first");
+        let _second = pool.try_job(Some(a)).expect("a's second");
+        let over = pool
+            .try_job(Some(a))
+            .expect_err("a's third is over its share");
+        assert!(
+            matches!(&over, AppError::TooMany { message, .. } if message.contains("2 of the server's 4 slots")),
+            "{over:?}"
+        );
+        let _other = pool.try_job(Some(b)).expect("b finds a slot");
+        drop(first);
+        let _again = pool
+            .try_job(Some(a))
+            .expect("a's share came back with its job");
+        // The pool itself is full now: the next client is told the server is busy.
+        let _unknown = pool.try_job(None).expect("the last slot");
+        assert!(matches!(pool.try_job(Some(b)), Err(AppError::Busy { .. })));
+        // A pool of one slot lets each client have it.
+        assert_eq!(WorkPool::new(1, None).per_client, 1);
+        assert_eq!(WorkPool::new(8, Some(8)).per_client, 8);
+    }
+
     #[tokio::test]
     async fn a_full_pool_refuses_and_a_dropped_job_stops_its_work_and_frees_its_slot() {
-        let pool = WorkPool::new(1);
-        let job = pool.try_job().expect("a free slot");
-        let busy = pool.try_job().expect_err("the only slot is taken");
+        let pool = WorkPool::new(1, None);
+        let job = pool.try_job(None).expect("a free slot");
+        let busy = pool.try_job(None).expect_err("the only slot is taken");
         assert!(
             matches!(&busy, AppError::Busy { message, retry_after }
                 if message.contains("all 1 of its slots") && *retry_after == RETRY_AFTER),
@@ -136,7 +246,7 @@ mod tests {
         drop(job);
         let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
         loop {
-            if pool.try_job().is_ok() {
+            if pool.try_job(None).is_ok() {
                 break;
             }
             assert!(

@@ -473,3 +473,71 @@ fn a_body_that_trickles_a_byte_a_second_is_answered_408_within_its_grace() {
     trickle.join().unwrap();
     assert_eq!(get(server.port, "/api/v1/health").unwrap().0, 200);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_client_looping_on_a_pooled_route_leaves_a_slot_for_the_others() {
+    // Two slots, one per client: a client that keeps both busy would leave every other
+    // client's upload or analysis a 503; over its share it is told 429 instead.
+    let server = start(&[
+        "--analysis-workers",
+        "2",
+        "--analysis-workers-per-client",
+        "1",
+    ]);
+    let port = server.port;
+    // A large source keeps its slot for a while (parsing ~2 MiB of Python).
+    let source: String = (0..40_000)
+        .map(|i| format!("def f{i}(x):\n    return g(x)\n"))
+        .collect::<String>()
+        .chars()
+        .take(1_900_000)
+        .collect();
+    let body = serde_json::json!({ "source": source }).to_string();
+    let analyze = move |from: &'static str| {
+        let body = body.clone();
+        async move {
+            use tokio::io::{AsyncReadExt, AsyncWriteExt};
+            let mut stream = connect_from(from, port).await.unwrap();
+            let head = format!(
+                "POST /api/v1/analyze HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+                body.len()
+            );
+            stream.write_all(head.as_bytes()).await.unwrap();
+            stream.write_all(body.as_bytes()).await.unwrap();
+            let mut reply = Vec::new();
+            let _ = stream.read_to_end(&mut reply).await;
+            let reply = String::from_utf8_lossy(&reply).into_owned();
+            reply
+                .get(9..12)
+                .and_then(|s| s.parse::<u16>().ok())
+                .map(|status| {
+                    (
+                        status,
+                        reply.contains("Retry-After") || reply.contains("retry-after"),
+                    )
+                })
+        }
+    };
+    // The busy client sends four at once; the other client one, a moment later.
+    let busy: Vec<_> = (0..4).map(|_| tokio::spawn(analyze("127.0.0.2"))).collect();
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let other = analyze("127.0.0.3").await;
+    let mut statuses = Vec::new();
+    for task in busy {
+        statuses.push(task.await.unwrap());
+    }
+    assert_eq!(
+        other.map(|(s, _)| s),
+        Some(200),
+        "the other client: {other:?}; busy: {statuses:?}"
+    );
+    let told_429 = statuses
+        .iter()
+        .filter(|s| matches!(s, Some((429, true))))
+        .count();
+    assert!(told_429 >= 2, "{statuses:?}");
+    assert!(
+        statuses.iter().any(|s| matches!(s, Some((200, _)))),
+        "{statuses:?}"
+    );
+}

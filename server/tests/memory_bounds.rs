@@ -152,6 +152,9 @@ fn many_reads_of_a_large_trajectory_are_parsed_within_the_work_pool() {
             "none",
             "--analysis-workers",
             "2",
+            // The readers share one address here: let them have the whole pool.
+            "--analysis-workers-per-client",
+            "2",
             "--request-timeout",
             "120",
             "--max-connections-per-client",
@@ -208,7 +211,11 @@ fn many_reads_of_a_large_trajectory_are_parsed_within_the_work_pool() {
     let statuses: Vec<Option<u16>> = readers.into_iter().map(|r| r.join().unwrap()).collect();
     let peak = server.peak_rss_mib();
     let served = statuses.iter().filter(|s| **s == Some(200)).count();
-    let busy = statuses.iter().filter(|s| **s == Some(503)).count();
+    // Refused at once: 503 when the pool is full, 429 when this client holds it all.
+    let busy = statuses
+        .iter()
+        .filter(|s| matches!(s, Some(429 | 503)))
+        .count();
     eprintln!("observations: peak {peak} MiB, {before} MiB before; {served} served, {busy} busy");
     assert_eq!(served + busy, 32, "{statuses:?}");
     assert!(served >= 2, "{statuses:?}");

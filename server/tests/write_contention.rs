@@ -26,6 +26,9 @@ fn forty_uploads_while_a_job_commits_are_all_stored_needs_bwrap() {
             // times out while the others are scored on this machine's few cores.
             "--analysis-workers",
             "40",
+            // All from one address here.
+            "--analysis-workers-per-client",
+            "40",
             "--request-timeout",
             "110",
         ],

@@ -17,9 +17,10 @@ pub(crate) const BODY_LIMIT: usize = 2 * 1024 * 1024;
 
 pub(crate) async fn post(
     State(state): State<AppState>,
+    client: super::Client,
     ApiJson(request): ApiJson<AnalyzeRequest, BODY_LIMIT>,
 ) -> Result<Json<Outline>, AppError> {
-    let job = state.work.try_job()?;
+    let job = state.work.try_job(client.0)?;
     let outline = job
         .run(move |cancel| outline::outline_with(&request.source, cancel))
         .await?

@@ -201,6 +201,27 @@ pub(crate) fn bytes(limit: usize) -> String {
     }
 }
 
+/// The address of the client that sent a request, as the accept loop recorded it
+/// (`ConnectInfo`); `None` when the router is called without one (tests through the
+/// router alone). Never rejects.
+pub(crate) struct Client(pub(crate) Option<std::net::IpAddr>);
+
+impl<S: Send + Sync> axum::extract::FromRequestParts<S> for Client {
+    type Rejection = std::convert::Infallible;
+
+    async fn from_request_parts(
+        parts: &mut axum::http::request::Parts,
+        _state: &S,
+    ) -> Result<Self, Self::Rejection> {
+        Ok(Self(
+            parts
+                .extensions
+                .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
+                .map(|info| info.0.ip()),
+        ))
+    }
+}
+
 /// What the largest upload holds of the body budget: a multipart form of the largest size
 /// and its field's copy. The budget is never smaller, so any valid upload is taken when the
 /// server holds no other.

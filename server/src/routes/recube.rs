@@ -98,6 +98,7 @@ pub(crate) async fn source(
 /// (level 2's mapping needs every file), on a slot of the work pool.
 pub(crate) async fn view(
     State(state): State<AppState>,
+    client: super::Client,
     Path((name, version, repo)): Path<(String, String, String)>,
     Query(params): Query<BTreeMap<String, String>>,
 ) -> Result<Json<wheelwright_core::api::ViewFile>, AppError> {
@@ -126,7 +127,7 @@ pub(crate) async fn view(
         .collect::<Result<Vec<u8>, _>>()?;
     let path = params.get("path").cloned();
     let loaded = dataset(&state, &name, &version)?;
-    let job = state.work.try_job()?;
+    let job = state.work.try_job(client.0)?;
     let made = job
         .run(move |_| {
             let files = loaded.repository(&repo)?;
@@ -158,11 +159,12 @@ pub(crate) async fn view(
 /// `POST /api/v1/recube/runs`: scores and stores a ReCUBE run bundle.
 pub(crate) async fn upload(
     State(state): State<AppState>,
+    client: super::Client,
     request: axum::extract::Request,
 ) -> Result<Response, AppError> {
     let body = super::runs::upload_body(&state, request).await?;
     // Reading (inflating) and scoring take one slot of the work pool, or a 503 at once.
-    let job = state.work.try_job()?;
+    let job = state.work.try_job(client.0)?;
     let bundle = job.run(move |_| recube_runs::read(&body.bytes)).await??;
     let id = recube_runs::submit(&state.store, &state.catalog, bundle, &job).await?;
     drop(job);

@@ -121,11 +121,12 @@ fn parse_json(text: &str) -> Result<Value, AppError> {
 
 pub(crate) async fn upload(
     State(state): State<AppState>,
+    client: super::Client,
     request: axum::extract::Request,
 ) -> Result<Response, AppError> {
     let body = upload_body(&state, request).await?;
     // Reading (inflating) and scoring take one slot of the work pool, or a 503 at once.
-    let job = state.work.try_job()?;
+    let job = state.work.try_job(client.0)?;
     // The body's share of the memory budget goes back once it is read (the read bundle is
     // bounded by the work pool's size and core's limits).
     let bundle = job
@@ -713,6 +714,7 @@ pub(crate) async fn turn(
 /// each cut for a step list (the trajectory's summary and actions are in the turn's case).
 pub(crate) async fn turn_observations(
     State(state): State<AppState>,
+    client: super::Client,
     Path((id, chain, turn)): Path<(String, String, String)>,
     Query(params): Query<BTreeMap<String, String>>,
 ) -> Result<Json<TurnObservations>, AppError> {
@@ -724,7 +726,7 @@ pub(crate) async fn turn_observations(
     // Loading (up to a bundle's largest trajectory, inflated) and parsing it take one slot
     // of the work pool, or a 503 at once: requests for large trajectories cannot pile up
     // outside the pool, whoever sends them.
-    let job = state.work.try_job()?;
+    let job = state.work.try_job(client.0)?;
     // A turn without a trajectory has no observations: an empty list saying why (the
     // turn itself exists, so this is not a 404).
     let Some(stored) = state
