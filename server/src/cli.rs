@@ -540,6 +540,10 @@ pub struct TestArgs {
     /// without one, cancelling is refused.
     #[arg(long, env = "WHEELWRIGHT_MAINTAINER_TOKEN", hide_env_values = true)]
     pub maintainer_token: Option<String>,
+    /// Hidden-test jobs one client (IP address; an IPv6 client by its /64) may have queued
+    /// or running at once; over it, queueing answers 429 with Retry-After.
+    #[arg(long, env = "WHEELWRIGHT_MAX_JOBS_PER_CLIENT", default_value_t = crate::jobs::DEFAULT_JOBS_PER_CLIENT)]
+    pub max_jobs_per_client: usize,
 }
 
 /// One RepoReuse turn, and the run whose earlier turns it builds on.
@@ -605,6 +609,7 @@ impl TestArgs {
             turn_budget: std::time::Duration::from_secs(self.turn_budget.max(1)),
             maintainer_token: self.maintainer_token.clone().filter(|t| !t.is_empty()),
             retry_delay: crate::jobs::DEFAULT_RETRY_DELAY,
+            jobs_per_client: self.max_jobs_per_client.max(1),
         }
     }
 }

@@ -1,14 +1,16 @@
-//! The hidden-test job queue: jobs persisted in SQLite, served turn by turn round robin over runs, within a time budget per run, retried, cancellable, resumed after a restart.
+//! The hidden-test job queue: jobs persisted in SQLite, served turn by turn, submitters in turn and each one's runs in turn, within a time budget per run, retried, cancellable, resumed after a restart.
 //!
 //! A job runs the hidden tests of every turn of one stored run. Its state lives in the
 //! database, never only in memory:
 //! - `POST /api/v1/runs/{id}/tests` inserts it `queued` (one job per run), with a budget of
 //!   sandbox seconds (the run's turns times `--turn-budget`); a job that `failed` or was
 //!   `cancelled` can be queued again and resumes where it stopped;
-//! - a worker claims ONE TURN at a time, of the job served least recently (never-served jobs
-//!   first), with a single `UPDATE ... RETURNING` that also marks the job busy, so two
-//!   workers never take the same job and a run of 3,000 slow turns cannot hold the queue:
-//!   every other run gets a turn in between;
+//! - a worker claims ONE TURN at a time with a single `UPDATE ... RETURNING` that also marks
+//!   the job busy, so two workers never take the same job: of the submitter (the client
+//!   that queued it) holding the fewest workers and then served least recently, that
+//!   submitter's job served least recently. So a run of 3,000 slow turns cannot hold the
+//!   queue, and neither can one client's many runs: every other submitter gets a turn in
+//!   between; a client has at most `--max-jobs-per-client` jobs waiting (429 beyond);
 //! - each finished turn is committed with its per-test results and the time it spent in
 //!   one transaction, keyed by (job, chain, turn): after a crash the job is re-queued at
 //!   start and resumes after the last committed turn, and no turn can have two results;
@@ -26,6 +28,7 @@
 //! server-sent-events route forwards to browsers.
 
 use std::collections::{BTreeMap, HashMap};
+use std::net::IpAddr;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -34,12 +37,13 @@ use wheelwright_core::benchmark::Benchmark;
 use wheelwright_core::hidden_tests::{ExpectedTest, TestOutcome, Verdict};
 use wheelwright_sandbox::{Sandbox, StopFlag};
 
+use crate::clients::ClientKey;
 use crate::dataset::catalog::{Catalog, LoadedDataset};
 use crate::dataset::recube::LoadedRecube;
 use crate::hidden_tests::{Environments, RunError, TurnTest, expected_tests, run_turn};
 use crate::recube_runs;
 use crate::recube_tests::{InstanceTest, run_instance};
-use crate::store::{Claim, Rescore, Scores, Store};
+use crate::store::{Claim, Queued, Rescore, Scores, Store};
 
 pub(crate) use wheelwright_core::hidden_tests::JobProgress as Progress;
 
@@ -48,6 +52,34 @@ pub(crate) const DEFAULT_TURN_BUDGET: Duration = Duration::from_secs(30);
 
 /// Default wait before the first retry of a failed attempt.
 pub(crate) const DEFAULT_RETRY_DELAY: Duration = Duration::from_secs(5);
+
+/// Default jobs one client may have queued or running at once.
+pub(crate) const DEFAULT_JOBS_PER_CLIENT: usize = 8;
+
+/// How long a client over its job limit is told to wait: about what a short run takes.
+const JOBS_RETRY_AFTER: Duration = Duration::from_secs(60);
+
+/// Who queues a run's hidden tests: the queue serves submitters in turn and limits how
+/// many jobs each has waiting.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Submitter {
+    /// A client of the API, by address (`None`: unknown, as in tests through the router
+    /// alone).
+    Client(Option<IpAddr>),
+    /// The server itself, testing the baselines at start: no limit.
+    Server,
+}
+
+impl Submitter {
+    /// What the queue stores: the client (an IPv6 client by its /64), or `server`.
+    fn key(self) -> String {
+        match self {
+            Self::Client(Some(ip)) => ClientKey::of(ip).to_string(),
+            Self::Client(None) => String::new(),
+            Self::Server => "server".to_owned(),
+        }
+    }
+}
 
 /// Failed attempts in a row after which a job fails.
 const MAX_ATTEMPTS: i64 = 3;
@@ -78,8 +110,17 @@ pub(crate) enum QueueError {
         "this server has no sandbox to run hidden tests in (its log says why); its operator has to start it as root on Linux with bubblewrap or podman installed, without --backend none"
     )]
     NoSandbox,
+    #[error(
+        "this client has {0} hidden-test jobs queued or running, its limit; queue more once one of them is done (GET /api/v1/jobs/{{id}} shows their progress)"
+    )]
+    TooMany(i64),
     #[error(transparent)]
     Internal(#[from] anyhow::Error),
+}
+
+impl QueueError {
+    /// How long a client refused with [`QueueError::TooMany`] should wait.
+    pub(crate) const RETRY_AFTER: Duration = JOBS_RETRY_AFTER;
 }
 
 /// The queue and its workers.
@@ -94,6 +135,7 @@ pub(crate) struct Queue {
     turn_budget: Duration,
     maintainer_token: Option<String>,
     retry_delay: Duration,
+    jobs_per_client: i64,
     /// The stop flag of each job whose turn runs now, so cancelling stops the sandbox.
     running: Mutex<HashMap<i64, StopFlag>>,
 }
@@ -111,6 +153,8 @@ pub(crate) struct QueueConfig {
     pub(crate) turn_budget: Duration,
     pub(crate) maintainer_token: Option<String>,
     pub(crate) retry_delay: Duration,
+    /// Jobs one client may have queued or running at once.
+    pub(crate) jobs_per_client: usize,
 }
 
 /// Default workers: one core is left for the server itself.
@@ -156,6 +200,7 @@ impl Queue {
             turn_budget: config.turn_budget,
             maintainer_token: config.maintainer_token,
             retry_delay: config.retry_delay,
+            jobs_per_client: i64::try_from(config.jobs_per_client.max(1)).unwrap_or(i64::MAX),
             running: Mutex::new(HashMap::new()),
         });
         if queue.sandbox.is_ok() {
@@ -167,26 +212,27 @@ impl Queue {
         Ok(queue)
     }
 
-    /// Queues the hidden tests of `run`, or queues its failed or cancelled job again (it
-    /// resumes after its last committed turn); the job's id.
-    pub(crate) async fn enqueue(&self, run: i64) -> Result<i64, QueueError> {
+    /// Queues the hidden tests of `run` for `submitter`, or queues its failed or cancelled
+    /// job again (it resumes after its last committed turn); the job's id.
+    pub(crate) async fn enqueue(&self, run: i64, submitter: Submitter) -> Result<i64, QueueError> {
         if self.sandbox.is_err() {
             return Err(QueueError::NoSandbox);
         }
         let turns = self.store.run_turn_total(run).await?;
         let turns = turns.ok_or(QueueError::UnknownRun(run))?;
         let budget = self.turn_budget.as_secs_f64() * turns as f64;
-        let job = match self.store.insert_job(run, turns, budget).await? {
-            Some(job) => job,
-            None => match self.store.requeue_job(run).await? {
-                Some(job) => job,
-                None => {
-                    let job = self.store.job_of_run(run).await?.ok_or_else(|| {
-                        anyhow::anyhow!("the job of run {run} vanished while it was queued")
-                    })?;
-                    return Err(QueueError::Exists { run, job });
-                }
-            },
+        let limit = match submitter {
+            Submitter::Client(_) => Some(self.jobs_per_client),
+            Submitter::Server => None,
+        };
+        let job = match self
+            .store
+            .queue_job(run, turns, budget, &submitter.key(), limit)
+            .await?
+        {
+            Queued::Job(job) => job,
+            Queued::Exists(job) => return Err(QueueError::Exists { run, job }),
+            Queued::Full(active) => return Err(QueueError::TooMany(active)),
         };
         self.wake.notify_waiters();
         self.publish(job, None).await;

@@ -9,6 +9,7 @@ mod body_budget;
 pub mod bundle;
 mod cce;
 pub mod cli;
+mod clients;
 pub mod dataset;
 mod error;
 mod hidden_tests;
@@ -134,6 +135,9 @@ pub struct TestConfig {
     /// unreachable); each further retry waits four times as long, and the third failure in a
     /// row fails the job (which can then be queued again).
     pub retry_delay: std::time::Duration,
+    /// Hidden-test jobs one client (address; an IPv6 client by its /64) may have queued or
+    /// running at once; over it, queueing answers 429.
+    pub jobs_per_client: usize,
 }
 
 /// A sandbox backend.
@@ -159,6 +163,7 @@ impl Default for TestConfig {
             turn_budget: jobs::DEFAULT_TURN_BUDGET,
             maintainer_token: None,
             retry_delay: jobs::DEFAULT_RETRY_DELAY,
+            jobs_per_client: jobs::DEFAULT_JOBS_PER_CLIENT,
         }
     }
 }
@@ -248,12 +253,13 @@ impl AppState {
                 turn_budget: config.tests.turn_budget,
                 maintainer_token: config.tests.maintainer_token.clone(),
                 retry_delay: config.tests.retry_delay,
+                jobs_per_client: config.tests.jobs_per_client,
             },
         )
         .await?;
         if config.tests.test_baselines {
             for run in store.untested_baselines().await? {
-                if let Err(error) = queue.enqueue(run).await {
+                if let Err(error) = queue.enqueue(run, jobs::Submitter::Server).await {
                     tracing::warn!(run, "baseline tests not queued: {error}");
                 }
             }

@@ -28,10 +28,8 @@
 //!
 //! Only HTTP/1.1: browsers speak HTTP/2 only over TLS, which a proxy in front terminates.
 
-use std::collections::HashMap;
 use std::future::Future;
-use std::net::IpAddr;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 use axum::Router;
@@ -42,6 +40,7 @@ use tokio::net::TcpListener;
 use tokio::sync::Semaphore;
 
 use crate::HttpConfig;
+use crate::clients::PerClient;
 
 /// Largest request head (request line and headers): more than any browser sends.
 pub const MAX_HEAD: usize = 32 * 1024;
@@ -60,51 +59,6 @@ pub const LISTEN_BACKLOG: u32 = 1024;
 
 /// The default number of connections one client (IP address) may hold at once.
 pub const DEFAULT_MAX_CONNECTIONS_PER_CLIENT: usize = 64;
-
-/// How many connections each client holds, for [`HttpConfig::max_connections_per_client`].
-#[derive(Clone, Debug, Default)]
-struct Clients(Arc<Mutex<HashMap<IpAddr, usize>>>);
-
-/// One connection counted against its client; uncounted when dropped.
-struct ClientConnection {
-    clients: Clients,
-    ip: IpAddr,
-}
-
-impl Clients {
-    /// Counts a connection of `ip`, or `None` when it already holds `max`.
-    fn enter(&self, ip: IpAddr, max: usize) -> Option<ClientConnection> {
-        let mut open = self
-            .0
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        let count = open.entry(ip).or_insert(0);
-        if *count >= max {
-            return None;
-        }
-        *count += 1;
-        Some(ClientConnection {
-            clients: self.clone(),
-            ip,
-        })
-    }
-}
-
-impl Drop for ClientConnection {
-    fn drop(&mut self) {
-        let mut open = self
-            .clients
-            .0
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        if let Some(count) = open.get_mut(&self.ip) {
-            *count -= 1;
-            if *count == 0 {
-                open.remove(&self.ip);
-            }
-        }
-    }
-}
 
 /// Why the configured limits cannot work on this machine.
 #[derive(Debug, thiserror::Error)]
@@ -177,7 +131,7 @@ pub(crate) async fn serve_connections(
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) {
     let slots = Arc::new(Semaphore::new(config.max_connections.max(1)));
-    let clients = Clients::default();
+    let clients = PerClient::default();
     let graceful = GracefulShutdown::new();
     let mut http = hyper::server::conn::http1::Builder::new();
     http.timer(TokioTimer::new())
@@ -205,7 +159,7 @@ pub(crate) async fn serve_connections(
                 }
             },
         };
-        let Some(counted) = clients.enter(peer.ip(), config.max_connections_per_client.max(1))
+        let Some(counted) = clients.take(peer.ip(), config.max_connections_per_client.max(1))
         else {
             // Closed at once: the slot goes back to clients that hold fewer.
             tracing::debug!(client = %peer.ip(), "connection closed: the client holds its limit");
@@ -268,24 +222,6 @@ async fn accept_failed(error: &std::io::Error) {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_client_holds_at_most_its_limit_and_gets_a_place_back_when_one_closes() {
-        let clients = Clients::default();
-        let (a, b): (IpAddr, IpAddr) = ("127.0.0.2".parse().unwrap(), "127.0.0.1".parse().unwrap());
-        let first = clients.enter(a, 2).expect("one");
-        let _second = clients.enter(a, 2).expect("two");
-        assert!(clients.enter(a, 2).is_none(), "a third is over the limit");
-        assert!(
-            clients.enter(b, 2).is_some(),
-            "another client is counted apart"
-        );
-        drop(first);
-        assert!(
-            clients.enter(a, 2).is_some(),
-            "a closed connection gives its place back"
-        );
-    }
 
     #[test]
     fn connections_leave_room_under_the_open_file_limit() {

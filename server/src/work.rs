@@ -9,14 +9,14 @@
 //! the handler) raises it. The slot is released only when the blocking work itself has
 //! stopped, so the pool counts what really runs.
 
-use std::collections::HashMap;
 use std::net::IpAddr;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use wheelwright_core::budget::Cancel;
 
+use crate::clients::{Held, PerClient};
 use crate::error::AppError;
 
 /// How long a refused client is told to wait before retrying.
@@ -33,36 +33,14 @@ pub(crate) struct WorkPool {
     slots: Arc<Semaphore>,
     size: usize,
     per_client: usize,
-    clients: Arc<Mutex<HashMap<IpAddr, usize>>>,
+    clients: PerClient,
 }
 
 /// A slot taken, and the client it is counted against; both go back when dropped.
 #[derive(Debug)]
 struct Slot {
     _permit: OwnedSemaphorePermit,
-    _client: Option<ClientShare>,
-}
-
-/// One slot counted against a client.
-#[derive(Debug)]
-struct ClientShare {
-    clients: Arc<Mutex<HashMap<IpAddr, usize>>>,
-    ip: IpAddr,
-}
-
-impl Drop for ClientShare {
-    fn drop(&mut self) {
-        let mut held = self
-            .clients
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        if let Some(count) = held.get_mut(&self.ip) {
-            *count -= 1;
-            if *count == 0 {
-                held.remove(&self.ip);
-            }
-        }
-    }
+    _client: Option<Held>,
 }
 
 /// One request's claim on a slot, and the flag that stops its work.
@@ -91,7 +69,7 @@ impl WorkPool {
             per_client: per_client
                 .unwrap_or_else(|| default_per_client(size))
                 .max(1),
-            clients: Arc::default(),
+            clients: PerClient::default(),
         }
     }
 
@@ -129,15 +107,11 @@ pub(crate) fn default_per_client(size: usize) -> usize {
 }
 
 impl WorkPool {
-    /// One more slot counted against `ip`, or a 429 when it holds its share.
-    fn share(&self, ip: IpAddr) -> Result<ClientShare, AppError> {
-        let mut held = self
-            .clients
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        let count = held.entry(ip).or_insert(0);
-        if *count >= self.per_client {
-            return Err(AppError::TooMany {
+    /// One more slot counted against the client of `ip`, or a 429 when it holds its share.
+    fn share(&self, ip: IpAddr) -> Result<Held, AppError> {
+        self.clients
+            .take(ip, self.per_client)
+            .ok_or_else(|| AppError::TooMany {
                 message: format!(
                     "this client already has {} of the server's {} slots for analyses and uploads, its share; retry in {} s, once one of its requests is done",
                     self.per_client,
@@ -145,13 +119,7 @@ impl WorkPool {
                     RETRY_AFTER.as_secs()
                 ),
                 retry_after: RETRY_AFTER,
-            });
-        }
-        *count += 1;
-        Ok(ClientShare {
-            clients: Arc::clone(&self.clients),
-            ip,
-        })
+            })
     }
 }
 

@@ -2,7 +2,7 @@
 
 mod common;
 
-use axum::http::StatusCode;
+use axum::http::{StatusCode, header};
 use common::{TestApp, app, assert_api_error, get, post_bytes, real_dataset};
 use serde_json::Value;
 use wheelwright_core::reporeuse::bundle::RepoReuseBundle;
@@ -257,6 +257,122 @@ async fn turns_of_queued_runs_are_served_round_robin_needs_bwrap() {
         order.windows(2).all(|w| w[0] != w[1]),
         "turns did not alternate: {order:?}"
     );
+}
+
+/// Queues the tests of `run` as the client at `peer`; the reply.
+async fn queue_from(app: &TestApp, peer: &str, run: i64) -> common::Reply {
+    common::post_from(app, peer, &format!("/api/v1/runs/{run}/tests"), Vec::new()).await
+}
+
+#[tokio::test]
+async fn submitters_take_turns_however_many_runs_each_queues_needs_bwrap() {
+    let app = app_with(wheelwright_server::TestConfig {
+        workers: 1,
+        ..wheelwright_server::TestConfig::default()
+    })
+    .await;
+    // One client queues three runs, another one; 20 turns each (19 without a file, which
+    // fail at once).
+    let mut runs = Vec::new();
+    for (peer, model) in [
+        ("10.0.0.1", "many-1"),
+        ("10.0.0.1", "many-2"),
+        ("10.0.0.1", "many-3"),
+        ("10.0.0.2", "one"),
+    ] {
+        let run = upload_module(&app, model, &format!("x = 1  # {model}\n"), 1).await;
+        runs.push((peer, run));
+    }
+    // Queued together (uploads are scored, slower than a turn without a file).
+    let mut jobs = Vec::new();
+    for (peer, run) in runs {
+        let reply = queue_from(&app, peer, run).await;
+        assert_eq!(reply.status, StatusCode::ACCEPTED, "{}", reply.text());
+        jobs.push(reply.json()["job"].as_i64().unwrap());
+    }
+    for &job in &jobs {
+        wait_for(&app, job, std::time::Duration::from_secs(300), |p| {
+            p["state"] == "done"
+        })
+        .await;
+    }
+    let order: Vec<i64> = sqlx::query_scalar("SELECT job_id FROM test_turn ORDER BY rowid")
+        .fetch_all(&database(&app).await)
+        .await
+        .unwrap();
+    assert_eq!(order.len(), 80);
+    let lone = jobs[3];
+    let turns_of_lone: Vec<usize> = order
+        .iter()
+        .enumerate()
+        .filter(|&(_, &job)| job == lone)
+        .map(|(at, _)| at)
+        .collect();
+    // The lone run's submitter is served every other turn, as if the other had one run
+    // (round robin over runs would serve it every fourth turn).
+    assert!(turns_of_lone[0] <= 2, "{order:?}");
+    assert!(
+        turns_of_lone.windows(2).all(|w| w[1] - w[0] == 2),
+        "the lone run waited behind the other client's runs: {order:?}"
+    );
+    // The many runs of one client are served in turn among themselves.
+    let many: Vec<i64> = order.iter().copied().filter(|&job| job != lone).collect();
+    assert!(
+        many[..9]
+            .windows(3)
+            .all(|w| w[0] != w[1] && w[1] != w[2] && w[0] != w[2]),
+        "{many:?}"
+    );
+}
+
+#[tokio::test]
+async fn a_client_has_at_most_its_limit_of_jobs_waiting_needs_bwrap() {
+    let app = app_with(wheelwright_server::TestConfig {
+        workers: 1,
+        jobs_per_client: 2,
+        maintainer_token: Some("s3cret-token".to_owned()),
+        ..wheelwright_server::TestConfig::default()
+    })
+    .await;
+    let mut runs = Vec::new();
+    for model in ["a", "b", "c", "d"] {
+        runs.push(upload_module(&app, model, &format!("{SLEEPS_FOREVER}# {model}\n"), 1).await);
+    }
+    let queued = |peer: &'static str, run: i64| {
+        let app = &app;
+        async move {
+            let reply = queue_from(app, peer, run).await;
+            assert_eq!(reply.status, StatusCode::ACCEPTED, "{}", reply.text());
+            reply.json()["job"].as_i64().unwrap()
+        }
+    };
+    let first = queued("10.0.0.1", runs[0]).await;
+    let second = queued("10.0.0.1", runs[1]).await;
+    let over = queue_from(&app, "10.0.0.1", runs[2]).await;
+    assert_api_error(
+        &over,
+        StatusCode::TOO_MANY_REQUESTS,
+        "this client has 2 hidden-test jobs queued or running, its limit",
+    );
+    assert_eq!(over.headers[header::RETRY_AFTER], "60");
+    // Another client is counted apart.
+    let other = queued("10.0.0.2", runs[2]).await;
+    // A job that ends gives its place back.
+    let cancel = |job: i64| {
+        common::send(
+            &app,
+            axum::http::Request::post(format!("/api/v1/jobs/{job}/cancel"))
+                .header("authorization", "Bearer s3cret-token")
+                .body(axum::body::Body::empty())
+                .unwrap(),
+        )
+    };
+    assert_eq!(cancel(first).await.status, StatusCode::OK);
+    let last = queued("10.0.0.1", runs[3]).await;
+    // End the test without sleeping sandboxes left behind.
+    for job in [second, other, last] {
+        assert_eq!(cancel(job).await.status, StatusCode::OK);
+    }
 }
 
 #[tokio::test]

@@ -1,7 +1,8 @@
 //! Hidden-test jobs: queue a run's tests, read their state and results, follow their progress live (server-sent events).
 //!
 //! - `POST /runs/{id}/tests`: queue the run's hidden tests, or queue its failed or cancelled
-//!   job again (202; 409 while it is queued, running or done).
+//!   job again (202; 409 while it is queued, running or done; 429 when the client has its
+//!   limit of jobs queued or running).
 //! - `GET /runs/{id}/tests`: the job's state, per turn passed/total and whether the report
 //!   was tampered with, and per test its name and outcome. Failure text is never sent: it
 //!   may quote the hidden tests.
@@ -21,9 +22,10 @@ use axum::response::{IntoResponse, Response};
 use futures_util::{Stream, StreamExt};
 use tokio::sync::broadcast::error::RecvError;
 
+use super::Client;
 use crate::AppState;
 use crate::error::AppError;
-use crate::jobs::{Progress, QueueError};
+use crate::jobs::{Progress, QueueError, Submitter};
 use wheelwright_core::api::RunTests;
 
 impl From<QueueError> for AppError {
@@ -33,11 +35,18 @@ impl From<QueueError> for AppError {
             QueueError::Exists { .. } | QueueError::NotCancellable { .. } => StatusCode::CONFLICT,
             QueueError::Unauthorized => StatusCode::UNAUTHORIZED,
             QueueError::NoSandbox => StatusCode::SERVICE_UNAVAILABLE,
+            QueueError::TooMany(_) => StatusCode::TOO_MANY_REQUESTS,
             QueueError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         };
         // The cause itself, not its text, so a full disk is still told apart (507).
         if let QueueError::Internal(error) = error {
             return Self::Internal(error);
+        }
+        if let QueueError::TooMany(_) = error {
+            return Self::TooMany {
+                message: error.to_string(),
+                retry_after: QueueError::RETRY_AFTER,
+            };
         }
         Self::Client {
             status,
@@ -48,10 +57,11 @@ impl From<QueueError> for AppError {
 
 pub(crate) async fn queue(
     State(state): State<AppState>,
+    Client(client): Client,
     Path(run): Path<String>,
 ) -> Result<Response, AppError> {
     let run = super::positive_id(&run, "run")?;
-    let job = state.queue.enqueue(run).await?;
+    let job = state.queue.enqueue(run, Submitter::Client(client)).await?;
     let progress = state
         .queue
         .progress(job)

@@ -240,6 +240,17 @@ pub(crate) struct PartRow {
     pub(crate) data: Vec<u8>,
 }
 
+/// What queueing a run's hidden tests did ([`Store::queue_job`]).
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Queued {
+    /// The job, new or queued again.
+    Job(i64),
+    /// The run's job is queued, running or done already.
+    Exists(i64),
+    /// The submitter has this many jobs queued or running, its limit.
+    Full(i64),
+}
+
 /// A turn of a hidden-test job, claimed by a worker.
 #[derive(sqlx::FromRow)]
 pub(crate) struct Claim {

@@ -256,6 +256,20 @@ pub async fn post_bytes(app: &TestApp, uri: &str, body: impl Into<Body>) -> Repl
     .await
 }
 
+/// Like [`post_bytes`], from the client at address `peer`, as the server's accept loop
+/// records it (per-client limits and the queue's submitters count by it).
+pub async fn post_from(app: &TestApp, peer: &str, uri: &str, body: impl Into<Body>) -> Reply {
+    let peer: std::net::SocketAddr = format!("{peer}:40000").parse().expect("an IPv4 address");
+    let mut request = Request::post(uri)
+        .header(header::CONTENT_TYPE, "application/octet-stream")
+        .body(body.into())
+        .unwrap();
+    request
+        .extensions_mut()
+        .insert(axum::extract::ConnectInfo(peer));
+    send(app, request).await
+}
+
 /// What a browser's `<form enctype="multipart/form-data">` sends: each (field name, file
 /// content) as a file field, in order; the Content-Type (with its boundary) and the body.
 pub fn multipart_form(fields: &[(&str, &[u8])]) -> (String, Vec<u8>) {

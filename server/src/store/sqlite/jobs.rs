@@ -7,7 +7,7 @@ use wheelwright_core::hidden_tests::TestResults;
 use wheelwright_core::hidden_tests::{JobProgress, Verdict};
 
 use super::{NOW, Store};
-use crate::store::{Claim, Rescore, Scores, TestOutcome, TurnTests};
+use crate::store::{Claim, Queued, Rescore, Scores, TestOutcome, TurnTests};
 
 impl Store {
     /// Frees every job from the workers of a previous process and queues again the jobs
@@ -34,43 +34,71 @@ impl Store {
             .await?)
     }
 
-    /// Queues a new job for `run` with `turns` turns and `budget_s` seconds; its id, or
-    /// `None` when the run has a job already.
-    pub(crate) async fn insert_job(
+    /// Queues the hidden tests of `run` (`turns` turns, `budget_s` seconds) for
+    /// `submitter`: a new job, or its failed or cancelled job again; refused when the run's
+    /// job is queued, running or done, or when `submitter` has `limit` jobs queued or
+    /// running already. One immediate transaction, so two requests at once cannot both
+    /// pass the limit.
+    pub(crate) async fn queue_job(
         &self,
         run: i64,
         turns: i64,
         budget_s: f64,
-    ) -> anyhow::Result<Option<i64>> {
+        submitter: &str,
+        limit: Option<i64>,
+    ) -> anyhow::Result<Queued> {
         let mut tx = self.write_tx().await?;
-        let job = sqlx::query_scalar(&format!(
-            "INSERT INTO test_job (run_id, state, turns_total, budget_s, created_at)
-             VALUES (?, 'queued', ?, ?, {NOW})
-             ON CONFLICT (run_id) DO NOTHING RETURNING id"
-        ))
-        .bind(run)
-        .bind(turns)
-        .bind(budget_s)
-        .fetch_optional(&mut *tx)
-        .await?;
+        let existing: Option<(i64, String)> =
+            sqlx::query_as("SELECT id, state FROM test_job WHERE run_id = ?")
+                .bind(run)
+                .fetch_optional(&mut *tx)
+                .await?;
+        if let Some((job, state)) = &existing
+            && !matches!(state.as_str(), "failed" | "cancelled")
+        {
+            return Ok(Queued::Exists(*job));
+        }
+        if let Some(limit) = limit {
+            let active: i64 = sqlx::query_scalar(
+                "SELECT count(*) FROM test_job
+                 WHERE submitter = ? AND state IN ('queued', 'running')",
+            )
+            .bind(submitter)
+            .fetch_one(&mut *tx)
+            .await?;
+            if active >= limit {
+                return Ok(Queued::Full(active));
+            }
+        }
+        let job = match existing {
+            Some((job, _)) => {
+                sqlx::query(
+                    "UPDATE test_job SET state = 'queued', attempts = 0, error = NULL,
+                         retry_at = NULL, finished_at = NULL, submitter = ?
+                     WHERE id = ?",
+                )
+                .bind(submitter)
+                .bind(job)
+                .execute(&mut *tx)
+                .await?;
+                job
+            }
+            None => {
+                sqlx::query_scalar(&format!(
+                    "INSERT INTO test_job (run_id, state, turns_total, budget_s, submitter,
+                         created_at)
+                     VALUES (?, 'queued', ?, ?, ?, {NOW}) RETURNING id"
+                ))
+                .bind(run)
+                .bind(turns)
+                .bind(budget_s)
+                .bind(submitter)
+                .fetch_one(&mut *tx)
+                .await?
+            }
+        };
         tx.commit().await?;
-        Ok(job)
-    }
-
-    /// Queues the job of `run` again if it failed or was cancelled; its id, or `None`
-    /// when it is in another state.
-    pub(crate) async fn requeue_job(&self, run: i64) -> anyhow::Result<Option<i64>> {
-        let mut tx = self.write_tx().await?;
-        let job = sqlx::query_scalar(
-            "UPDATE test_job SET state = 'queued', attempts = 0, error = NULL,
-                 retry_at = NULL, finished_at = NULL
-             WHERE run_id = ? AND state IN ('failed', 'cancelled') RETURNING id",
-        )
-        .bind(run)
-        .fetch_optional(&mut *tx)
-        .await?;
-        tx.commit().await?;
-        Ok(job)
+        Ok(Queued::Job(job))
     }
 
     /// The job of run `run`, if it has one.
@@ -135,19 +163,29 @@ impl Store {
         }))
     }
 
-    /// Takes one turn of the job served least recently (never-served jobs first), if any
-    /// is ready, with a single statement that also marks the job busy: two workers never
-    /// take the same job.
+    /// Takes one turn of a ready job, if any, with a single statement that also marks the
+    /// job busy (two workers never take the same job). Submitters take turns: the one
+    /// holding the fewest workers now, then the one served least recently (never served
+    /// first); within a submitter, its job served least recently. So one submitter's k runs
+    /// wait their turn behind everyone else's instead of taking k turns in every round.
     pub(crate) async fn claim_turn(&self) -> anyhow::Result<Option<Claim>> {
         let mut tx = self.write_tx().await?;
         let claim = sqlx::query_as(&format!(
             "UPDATE test_job SET state = 'running', busy = 1, last_served_at = {NOW},
                  started_at = coalesce(started_at, {NOW})
              WHERE id = (
-                 SELECT id FROM test_job
-                 WHERE state IN ('queued', 'running') AND busy = 0
-                     AND (retry_at IS NULL OR retry_at <= {NOW})
-                 ORDER BY last_served_at IS NOT NULL, last_served_at, id
+                 WITH waiting AS (
+                     SELECT DISTINCT submitter FROM test_job
+                     WHERE state IN ('queued', 'running')),
+                 submitters AS (
+                     SELECT submitter, sum(busy) AS busy, max(last_served_at) AS served
+                     FROM test_job JOIN waiting USING (submitter)
+                     GROUP BY submitter)
+                 SELECT job.id FROM test_job AS job JOIN submitters USING (submitter)
+                 WHERE job.state IN ('queued', 'running') AND job.busy = 0
+                     AND (job.retry_at IS NULL OR job.retry_at <= {NOW})
+                 ORDER BY submitters.busy, submitters.served IS NOT NULL, submitters.served,
+                     job.last_served_at IS NOT NULL, job.last_served_at, job.id
                  LIMIT 1)
              RETURNING id, run_id, spent_s, budget_s, attempts"
         ))
