@@ -2,7 +2,7 @@
 //!
 //! The leaderboard, a run, a turn case and the runs list change only when something is
 //! written, yet each request read SQLite, parsed the stored JSON and serialised it again:
-//! under 200 clients on one core they waited 35 to 85 ms at the median
+//! under 200 clients on one core they waited 21 to 84 ms at the median
 //! (`docs/performance.md`, "Server: read routes under 200 clients"). Here each answer is
 //! kept with the store's write generation ([`Store::generation`]) loaded before it was
 //! built, and served while the generation is unchanged: every committed write moves the
