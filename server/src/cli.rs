@@ -482,6 +482,10 @@ pub struct HttpArgs {
     /// uploads' worth is always allowed).
     #[arg(long, env = "WHEELWRIGHT_UPLOAD_MEMORY", default_value_t = 512, value_parser = clap::value_parser!(u32).range(1..))]
     pub upload_memory: u32,
+    /// MiB of read answers (leaderboards, runs, turn cases, pages of runs) kept in memory
+    /// until the next write; the least recently used go first.
+    #[arg(long, env = "WHEELWRIGHT_READ_CACHE", default_value_t = (crate::DEFAULT_READ_CACHE_BYTES >> 20) as u32, value_parser = clap::value_parser!(u32).range(1..))]
+    pub read_cache: u32,
 }
 
 /// A positive number of seconds, such as `10` or `0.5`.
@@ -509,6 +513,7 @@ impl HttpArgs {
                 .map_or(defaults.workers, |n| n as usize),
             workers_per_client: self.analysis_workers_per_client.map(|n| n as usize),
             body_budget: (self.upload_memory as usize) << 20,
+            read_cache_bytes: (self.read_cache as usize) << 20,
         }
     }
 }

@@ -18,6 +18,7 @@ pub mod listen;
 mod no_follow;
 mod prepare;
 mod published;
+mod read_cache;
 mod recube_command;
 mod recube_prepare;
 mod recube_runs;
@@ -53,8 +54,14 @@ pub struct AppState {
     work: work::WorkPool,
     /// Bytes of upload bodies held at once, across requests.
     bodies: body_budget::BodyBudget,
+    /// Answers of the read routes, kept while nothing has been written since.
+    reads: Arc<read_cache::ReadCache>,
     http: HttpConfig,
 }
+
+/// The default of `HttpConfig::read_cache_bytes`: 64 MiB, some hundred turn cases or
+/// thousands of pages of runs.
+pub const DEFAULT_READ_CACHE_BYTES: usize = 64 << 20;
 
 /// Everything `wheelwright serve` needs to know.
 #[derive(Clone, Debug)]
@@ -91,6 +98,8 @@ pub struct HttpConfig {
     pub workers_per_client: Option<usize>,
     /// Bytes of upload bodies held in memory at once, across requests; more get 503.
     pub body_budget: usize,
+    /// Bytes of read answers kept (the leaderboard, runs, turn cases) until the next write.
+    pub read_cache_bytes: usize,
 }
 
 impl Default for HttpConfig {
@@ -103,6 +112,7 @@ impl Default for HttpConfig {
             workers: work::default_workers(),
             workers_per_client: None,
             body_budget: body_budget::DEFAULT_BODY_BUDGET,
+            read_cache_bytes: DEFAULT_READ_CACHE_BYTES,
         }
     }
 }
@@ -275,8 +285,15 @@ impl AppState {
             bodies: body_budget::BodyBudget::new(
                 config.http.body_budget.max(routes::LARGEST_UPLOAD_HOLDS),
             ),
+            reads: Arc::new(read_cache::ReadCache::new(config.http.read_cache_bytes)),
             http: config.http.clone(),
         })
+    }
+
+    /// How many read answers are kept and the bytes they are counted as (keys, bodies and
+    /// a fixed overhead each): what `HttpConfig::read_cache_bytes` bounds.
+    pub fn read_cache_usage(&self) -> (usize, usize) {
+        self.reads.usage()
     }
 
     /// Closes the database cleanly (checkpointing the WAL).

@@ -1160,3 +1160,273 @@ async fn a_recorded_turn_case_shows_the_evidence_behind_every_number() {
     );
     common::expect::expect_json(std::path::Path::new(pinned), &case);
 }
+
+/// `GET uri` with `If-None-Match: etag`.
+async fn revalidate(app: &TestApp, uri: &str, etag: &str) -> common::Reply {
+    send(
+        app,
+        axum::http::Request::get(uri)
+            .header(axum::http::header::IF_NONE_MATCH, etag)
+            .body(axum::body::Body::empty())
+            .unwrap(),
+    )
+    .await
+}
+
+/// The `ETag` of a reply.
+fn etag(reply: &common::Reply) -> String {
+    reply
+        .headers
+        .get(axum::http::header::ETAG)
+        .unwrap_or_else(|| panic!("no ETag on {}", reply.text()))
+        .to_str()
+        .unwrap()
+        .to_owned()
+}
+
+/// The read routes the cache keeps, for run `run`: the runs list, the run, one turn case
+/// and the leaderboard.
+fn cached_routes(run: i64) -> [String; 4] {
+    [
+        "/api/v1/runs".to_owned(),
+        format!("/api/v1/runs/{run}"),
+        format!("/api/v1/runs/{run}/chains/road-audit/turns/1"),
+        "/api/v1/leaderboard/reporeuse".to_owned(),
+    ]
+}
+
+#[tokio::test]
+async fn cached_reads_show_each_upload_at_once_and_revalidate_by_etag() {
+    let app = app().await;
+    let first = post_bytes(
+        &app,
+        "/api/v1/runs",
+        agent_bundle("model-cache-a").to_jsonl(),
+    )
+    .await;
+    assert_eq!(first.status, StatusCode::CREATED, "{}", first.text());
+    let first = first.json()["id"].as_i64().unwrap();
+
+    // Read twice: the same bytes and tag; a client that has them gets a 304 without a body.
+    let mut tags = Vec::new();
+    for uri in cached_routes(first) {
+        let once = get(&app, &uri).await;
+        let twice = get(&app, &uri).await;
+        assert_eq!(once.status, StatusCode::OK, "{uri}: {}", once.text());
+        assert_eq!(once.body, twice.body, "{uri}");
+        assert_eq!(twice.content_type, "application/json", "{uri}");
+        assert_eq!(etag(&once), etag(&twice), "{uri}");
+        let again = revalidate(&app, &uri, &etag(&once)).await;
+        assert_eq!(again.status, StatusCode::NOT_MODIFIED, "{uri}");
+        assert!(again.body.is_empty(), "{uri}");
+        assert_eq!(etag(&again), etag(&once), "{uri}");
+        // Another tag is another body: answered whole.
+        let other = revalidate(&app, &uri, "W/\"0123\"").await;
+        assert_eq!(other.body, once.body, "{uri}");
+        tags.push(etag(&once));
+    }
+    let total = get(&app, "/api/v1/runs").await.json()["total"]
+        .as_i64()
+        .unwrap();
+
+    // Another upload shows at once in the list and the leaderboard, under a new tag; the
+    // first run's own answers are the same bytes as before.
+    let second = post_bytes(
+        &app,
+        "/api/v1/runs",
+        agent_bundle("model-cache-b").to_jsonl(),
+    )
+    .await;
+    assert_eq!(second.status, StatusCode::CREATED, "{}", second.text());
+    let second = second.json()["id"].as_i64().unwrap();
+    let list = get(&app, "/api/v1/runs").await;
+    assert_eq!(list.json()["total"].as_i64(), Some(total + 1));
+    assert!(
+        list.json()["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|r| r["id"] == second && r["model"] == "model-cache-b"),
+        "{}",
+        list.text()
+    );
+    assert_ne!(etag(&list), tags[0]);
+    let stale = revalidate(&app, "/api/v1/runs", &tags[0]).await;
+    assert_eq!(stale.status, StatusCode::OK, "an old tag gets the new list");
+    let board = get(&app, "/api/v1/leaderboard/reporeuse").await.json();
+    assert!(
+        board["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|r| r["run"] == second),
+        "{board:#}"
+    );
+    let run = get(&app, &format!("/api/v1/runs/{first}")).await;
+    assert_eq!(etag(&run), tags[1], "the first run did not change");
+    let case = get(
+        &app,
+        &format!("/api/v1/runs/{second}/chains/road-audit/turns/1"),
+    )
+    .await;
+    assert_eq!(case.status, StatusCode::OK, "{}", case.text());
+    assert_eq!(case.json()["run"], second);
+
+    // What is not kept answers as ever: a missing run, a missing turn, a bad turn number.
+    let missing = get(&app, "/api/v1/runs/999999").await;
+    assert_api_error(&missing, StatusCode::NOT_FOUND, "no run 999999");
+    assert!(missing.headers.get(axum::http::header::ETAG).is_none());
+    let no_turn = get(
+        &app,
+        &format!("/api/v1/runs/{first}/chains/nowhere/turns/1"),
+    )
+    .await;
+    assert_api_error(&no_turn, StatusCode::NOT_FOUND, "has no turn 1");
+    let bad = get(&app, "/api/v1/runs/999999/chains/road-audit/turns/x").await;
+    assert_api_error(&bad, StatusCode::NOT_FOUND, "no run 999999");
+}
+
+#[tokio::test]
+async fn the_read_cache_stays_within_its_bytes_however_many_pages_are_asked_for() {
+    const CAP: usize = 32 * 1024;
+    let (app, state) = common::app_and_state(wheelwright_server::HttpConfig {
+        read_cache_bytes: CAP,
+        ..wheelwright_server::HttpConfig::default()
+    })
+    .await;
+    let run = post_bytes(
+        &app,
+        "/api/v1/runs",
+        agent_bundle("model-cache-c").to_jsonl(),
+    )
+    .await;
+    let run = run.json()["id"].as_i64().unwrap();
+    let total = run_count(&app).await;
+
+    // Every page size and offset is a key of its own: far more than the cap holds (the
+    // default page, read by `run_count`, is one more).
+    let mut asked = 1;
+    for limit in 1..=total {
+        for offset in 0..=total {
+            let uri = format!("/api/v1/runs?limit={limit}&offset={offset}");
+            let page = get(&app, &uri).await;
+            assert_eq!(page.status, StatusCode::OK, "{uri}: {}", page.text());
+            let items = page.json()["items"].as_array().unwrap().len();
+            assert_eq!(items, limit.min(total - offset.min(total)), "{uri}");
+            asked += 1;
+            let (entries, bytes) = state.read_cache_usage();
+            assert!(bytes <= CAP, "{bytes} bytes kept after {uri}");
+            assert!(entries <= asked);
+        }
+    }
+    let (entries, bytes) = state.read_cache_usage();
+    assert!(
+        entries < asked,
+        "{entries} of {asked} pages kept: some evicted"
+    );
+    assert!(bytes > CAP / 2, "{bytes} bytes: the cache is used");
+
+    // The least recently used went first: the newest page is still kept, and answered the same.
+    let newest = format!("/api/v1/runs?limit={total}&offset={total}");
+    assert_eq!(get(&app, &newest).await.json()["items"], json!([]));
+
+    // A turn case larger than an eighth of the cap is answered but not kept.
+    let case = get(
+        &app,
+        &format!("/api/v1/runs/{run}/chains/road-audit/turns/1"),
+    )
+    .await;
+    assert_eq!(case.status, StatusCode::OK, "{}", case.text());
+    assert!(case.body.len() > CAP / 8, "{} bytes", case.body.len());
+    assert_eq!(state.read_cache_usage().0, entries);
+
+    // A write empties it: the next read keeps only itself.
+    let other = post_bytes(
+        &app,
+        "/api/v1/runs",
+        agent_bundle("model-cache-d").to_jsonl(),
+    )
+    .await;
+    assert_eq!(other.status, StatusCode::CREATED, "{}", other.text());
+    let page = get(&app, "/api/v1/runs?limit=1").await.json();
+    assert_eq!(page["total"].as_u64(), Some(total as u64 + 1));
+    assert_eq!(state.read_cache_usage().0, 1);
+}
+
+#[tokio::test]
+async fn cached_reads_show_a_finished_hidden_test_job_at_once_needs_bwrap() {
+    let app = app().await;
+    // Road-audit's first turn solved with its reference, the other 19 missing (failed at
+    // once): a short job.
+    let dataset = dataset();
+    let reference = &dataset
+        .chains
+        .iter()
+        .find(|c| c.manifest.id == "road-audit")
+        .unwrap()
+        .turns[0]
+        .reference;
+    let run = post_bytes(
+        &app,
+        "/api/v1/runs",
+        common::road_audit_bundle("model-cache-tests", reference, 1),
+    )
+    .await;
+    assert_eq!(run.status, StatusCode::CREATED, "{}", run.text());
+    let run = run.json()["id"].as_i64().unwrap();
+    let before: Vec<common::Reply> = {
+        let mut replies = Vec::new();
+        for uri in cached_routes(run) {
+            replies.push(get(&app, &uri).await);
+        }
+        replies
+    };
+    assert_eq!(before[1].json()["overall"]["pass"]["status"], "undefined");
+
+    let queued = post_bytes(&app, &format!("/api/v1/runs/{run}/tests"), Vec::new()).await;
+    assert_eq!(queued.status, StatusCode::ACCEPTED, "{}", queued.text());
+    let job = queued.json()["job"].as_i64().unwrap();
+    let start = std::time::Instant::now();
+    // Reading while the job runs keeps the answers in use as the queue writes.
+    while get(&app, &format!("/api/v1/jobs/{job}")).await.json()["state"] != "done" {
+        for uri in cached_routes(run) {
+            assert_eq!(get(&app, &uri).await.status, StatusCode::OK, "{uri}");
+        }
+        assert!(start.elapsed().as_secs() < 300, "job {job} not done");
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+
+    // The re-scored run shows at once wherever it appears.
+    let detail = get(&app, &format!("/api/v1/runs/{run}")).await.json();
+    assert_eq!(detail["overall"]["pass"]["status"], "defined", "{detail:#}");
+    let case = get(
+        &app,
+        &format!("/api/v1/runs/{run}/chains/road-audit/turns/1"),
+    )
+    .await;
+    assert_ne!(case.body, before[2].body, "the turn case shows its tests");
+    assert_eq!(
+        case.json()["scores"]["pass"]["status"],
+        "defined",
+        "{}",
+        case.text()
+    );
+    let list = get(&app, "/api/v1/runs").await.json();
+    let listed = list["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["id"] == run)
+        .unwrap()
+        .clone();
+    assert_eq!(listed["overall"], detail["overall"]);
+    let board = get(&app, "/api/v1/leaderboard/reporeuse").await.json();
+    let row = board["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["run"] == run)
+        .unwrap()
+        .clone();
+    assert_eq!(row["metrics"]["pass"], detail["overall"]["pass"]["value"]);
+}

@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 
 use axum::Json;
 use axum::extract::{Path, Query, State};
-use axum::http::header;
+use axum::http::{HeaderMap, header};
 use axum::response::{IntoResponse, Response};
 use wheelwright_core::api::Leaderboard;
 use wheelwright_core::leaderboard::{self, LeaderboardRow, Order, Origin};
@@ -23,6 +23,7 @@ pub(crate) async fn get(
     State(state): State<AppState>,
     Path(id): Path<String>,
     Query(mut params): Query<BTreeMap<String, String>>,
+    headers: HeaderMap,
 ) -> Result<Response, AppError> {
     let benchmark = benchmark(&id)?;
     let mut query = leaderboard::Query::default();
@@ -51,7 +52,32 @@ pub(crate) async fn get(
         }
     };
     query.filters = params;
+    // Label filters take any value, so filtered tables are built each time: only the
+    // unfiltered ones (what the app asks for; it filters in the page) are kept, under a
+    // key of what was parsed.
+    if !query.filters.is_empty() {
+        return build(&state, benchmark, query, csv).await;
+    }
+    let key = format!(
+        "leaderboard/{}?origin={:?}&sort={:?}&order={:?}&csv={csv}",
+        benchmark.id(),
+        query.origin,
+        query.sort,
+        query.order
+    );
+    super::cached(&state, key, &headers, || {
+        build(&state, benchmark, query, csv)
+    })
+    .await
+}
 
+/// The leaderboard of `benchmark` as `query` selects it, as JSON or CSV.
+async fn build(
+    state: &AppState,
+    benchmark: wheelwright_core::benchmark::Benchmark,
+    query: leaderboard::Query,
+    csv: bool,
+) -> Result<Response, AppError> {
     let (table, implicit) = benchmark.leaderboard_table();
     let source = state.store.published_source(benchmark).await?;
     let reported = state
@@ -89,7 +115,7 @@ pub(crate) async fn get(
                 cohort,
             }
         })
-        .chain(run_rows(&state, benchmark).await?)
+        .chain(run_rows(state, benchmark).await?)
         .collect();
     let rows =
         leaderboard::apply(rows, &query).map_err(|e| AppError::bad_request(e.to_string()))?;

@@ -190,6 +190,22 @@ async fn json_errors(request: Request, next: Next) -> Response {
     rewritten
 }
 
+/// The answer of a read that changes only when something is written, named by `key` (built
+/// from the values the route parsed, never the raw URL): the one kept since the last write,
+/// or `build`'s (kept when it is a 200), with an `ETag`; a 304 to a client that has it.
+pub(crate) async fn cached<F, Fut>(
+    state: &AppState,
+    key: String,
+    request: &HeaderMap,
+    build: F,
+) -> Result<Response, AppError>
+where
+    F: FnOnce() -> Fut,
+    Fut: std::future::Future<Output = Result<Response, AppError>>,
+{
+    state.reads.serve(&state.store, key, request, build).await
+}
+
 /// `64 KiB (65536 bytes)`: a size limit as clients read it.
 pub(crate) fn bytes(limit: usize) -> String {
     if limit >= 1 << 20 && limit.is_multiple_of(1 << 20) {

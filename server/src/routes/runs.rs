@@ -25,7 +25,7 @@ use axum::body::{Body, Bytes};
 
 use crate::body_budget::Counted;
 use axum::extract::{Path, Query, State};
-use axum::http::{StatusCode, header};
+use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use futures_util::StreamExt;
 use serde_json::Value;
@@ -314,6 +314,7 @@ fn no_other_params(params: &BTreeMap<String, String>, allowed: &str) -> Result<(
 pub(crate) async fn list(
     State(state): State<AppState>,
     Query(params): Query<BTreeMap<String, String>>,
+    headers: HeaderMap,
 ) -> Result<Response, AppError> {
     let mut params = params;
     let format = Format::parse(params.remove("format").as_deref())?;
@@ -349,18 +350,27 @@ pub(crate) async fn list(
         order.extend(SUMMARY_LAST);
         return stream_csv("runs", order, next).await;
     }
-    let items = state
-        .store
-        .runs_page(&filter, paging.limit, paging.offset)
-        .await?;
-    let total = state.store.run_count(&filter).await?;
-    Ok(Json(Page {
-        items,
-        total,
-        limit: paging.limit,
-        offset: paging.offset,
+    // Every part of the key was checked above: a benchmark and an origin of their few,
+    // numbers as parsed.
+    let key = format!(
+        "runs?benchmark={:?}&origin={:?}&limit={}&offset={}",
+        filter.benchmark, filter.origin, paging.limit, paging.offset
+    );
+    super::cached(&state, key, &headers, || async {
+        let items = state
+            .store
+            .runs_page(&filter, paging.limit, paging.offset)
+            .await?;
+        let total = state.store.run_count(&filter).await?;
+        Ok(Json(Page {
+            items,
+            total,
+            limit: paging.limit,
+            offset: paging.offset,
+        })
+        .into_response())
     })
-    .into_response())
+    .await
 }
 
 /// A run summary as one CSV record: one column per score, not a nested object.
@@ -502,8 +512,13 @@ async fn detail(state: &AppState, id: i64) -> Result<RunDetail, AppError> {
 pub(crate) async fn get(
     State(state): State<AppState>,
     Path(id): Path<String>,
-) -> Result<Json<RunDetail>, AppError> {
-    Ok(Json(detail(&state, super::positive_id(&id, "run")?).await?))
+    headers: HeaderMap,
+) -> Result<Response, AppError> {
+    let id = super::positive_id(&id, "run")?;
+    super::cached(&state, format!("run/{id}"), &headers, || async {
+        Ok(Json(detail(&state, id).await?).into_response())
+    })
+    .await
 }
 
 pub(crate) async fn turn_table(
@@ -637,12 +652,33 @@ async fn turn_score(
 pub(crate) async fn turn(
     State(state): State<AppState>,
     Path((id, chain, turn)): Path<(String, String, String)>,
-) -> Result<Json<TurnDetail>, AppError> {
+    headers: HeaderMap,
+) -> Result<Response, AppError> {
     let id = super::positive_id(&id, "run")?;
-    let run = summary(&state, id).await?;
+    let Ok(number) = turn_number(&turn) else {
+        // Answered as ever (a missing run's 404 before the turn's 400), and never kept.
+        return Ok(Json(case(&state, id, chain, &turn).await?).into_response());
+    };
+    // Only a turn that exists is kept (a 200), so the chain in the key is one the run has.
+    let key = format!("run/{id}/chain/{chain:?}/turn/{number}");
+    super::cached(&state, key, &headers, || async {
+        Ok(Json(case(&state, id, chain, &turn).await?).into_response())
+    })
+    .await
+}
+
+/// The case of turn `turn` of `chain` of run `id`: its score, its files inlined within
+/// [`INLINE_FILE`] and [`INLINE_TOTAL`], the dataset's requirement and reference.
+async fn case(
+    state: &AppState,
+    id: i64,
+    chain: String,
+    turn: &str,
+) -> Result<TurnDetail, AppError> {
+    let run = summary(state, id).await?;
     reporeuse_only(&run)?;
-    let number = turn_number(&turn)?;
-    let score = turn_score(&state, id, &chain, number).await?;
+    let number = turn_number(turn)?;
+    let score = turn_score(state, id, &chain, number).await?;
     let loaded = state
         .catalog
         .get(&run.dataset_name, &run.dataset_version)
@@ -705,9 +741,7 @@ pub(crate) async fn turn(
         trajectory_bytes: trajectory_size.map(|s| u64::try_from(s).unwrap_or(0)),
     };
     // The server wrote the row, so a mismatch is a bug (a 500 that logs it).
-    let detail = TurnDetail::from_scored(parse_json(&score)?, files)
-        .map_err(|e| AppError::Internal(e.into()))?;
-    Ok(Json(detail))
+    TurnDetail::from_scored(parse_json(&score)?, files).map_err(|e| AppError::Internal(e.into()))
 }
 
 /// `GET .../turns/{turn}/observations`: what each action of the turn's trajectory printed,

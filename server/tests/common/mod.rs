@@ -85,6 +85,30 @@ async fn open_with(
     tests: wheelwright_server::TestConfig,
     datasets: &Path,
 ) -> TestApp {
+    open_state(dir, dist, http, tests, datasets).await.0
+}
+
+/// Like [`app_with`], also giving the state the router serves (to ask it what it holds).
+pub async fn app_and_state(http: wheelwright_server::HttpConfig) -> (TestApp, AppState) {
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let datasets = real_dataset().parent().unwrap().to_path_buf();
+    open_state(
+        dir,
+        None,
+        http,
+        wheelwright_server::TestConfig::default(),
+        &datasets,
+    )
+    .await
+}
+
+async fn open_state(
+    dir: TempDir,
+    dist: Option<&Path>,
+    http: wheelwright_server::HttpConfig,
+    tests: wheelwright_server::TestConfig,
+    datasets: &Path,
+) -> (TestApp, AppState) {
     let config = ServeConfig {
         addr: "127.0.0.1:0".parse().unwrap(),
         data_dir: dir.path().join("data"),
@@ -95,10 +119,11 @@ async fn open_with(
         http,
     };
     let state = AppState::open(&config).await.expect("open state");
-    TestApp {
-        router: router(state),
+    let app = TestApp {
+        router: router(state.clone()),
         dir,
-    }
+    };
+    (app, state)
 }
 
 /// A response reduced to what tests compare.

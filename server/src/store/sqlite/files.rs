@@ -3,7 +3,7 @@
 use futures_util::stream::BoxStream;
 use futures_util::{StreamExt, TryStreamExt};
 
-use super::Store;
+use super::{Store, WriteTx};
 use crate::storage::PackedRun;
 use crate::store::{PartRow, StoredPart, StoredText};
 
@@ -13,7 +13,7 @@ pub(crate) type TurnKey<'a> = (i64, &'a str, i64);
 impl Store {
     /// Inserts every text of `packed` for run `run`, inside `tx` (its turns' rows exist).
     pub(super) async fn insert_texts(
-        tx: &mut sqlx::Transaction<'static, sqlx::Sqlite>,
+        tx: &mut WriteTx,
         run: i64,
         packed: &PackedRun,
     ) -> anyhow::Result<()> {
@@ -36,11 +36,7 @@ impl Store {
     }
 
     /// Inserts `parts`, deflated, as the parts of text `id` in order, inside `tx`.
-    async fn insert_parts(
-        tx: &mut sqlx::Transaction<'static, sqlx::Sqlite>,
-        id: i64,
-        parts: &[Vec<u8>],
-    ) -> anyhow::Result<()> {
+    async fn insert_parts(tx: &mut WriteTx, id: i64, parts: &[Vec<u8>]) -> anyhow::Result<()> {
         for (i, part) in parts.iter().enumerate() {
             sqlx::query(
                 "INSERT INTO run_file_part (file_id, part, encoding, data)

@@ -6,7 +6,7 @@ use std::time::Duration;
 use wheelwright_core::hidden_tests::TestResults;
 use wheelwright_core::hidden_tests::{JobProgress, Verdict};
 
-use super::{NOW, Store};
+use super::{NOW, Store, WriteTx};
 use crate::store::{Claim, Queued, Rescore, Scores, TestOutcome, TurnTests};
 
 impl Store {
@@ -121,6 +121,7 @@ impl Store {
         .bind(job)
         .execute(&self.pool)
         .await?;
+        self.wrote();
         Ok(cancelled.rows_affected() > 0)
     }
 
@@ -201,6 +202,7 @@ impl Store {
             .bind(job)
             .execute(&self.pool)
             .await?;
+        self.wrote();
         Ok(())
     }
 
@@ -406,12 +408,7 @@ impl Store {
     }
 
     /// Stores the run re-scored with its test results and marks the job done, inside `tx`.
-    async fn finalise(
-        tx: &mut sqlx::Transaction<'static, sqlx::Sqlite>,
-        job: i64,
-        run: i64,
-        report: &Scores,
-    ) -> anyhow::Result<()> {
+    async fn finalise(tx: &mut WriteTx, job: i64, run: i64, report: &Scores) -> anyhow::Result<()> {
         Self::write_rescore(tx, run, report).await?;
         sqlx::query(&format!(
             "UPDATE test_job SET state = 'done', busy = 0, error = NULL, finished_at = {NOW}

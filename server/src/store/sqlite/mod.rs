@@ -10,8 +10,11 @@ mod files;
 mod jobs;
 mod runs;
 
+use std::ops::{Deref, DerefMut};
 use std::path::Path;
 use std::str::FromStr;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use futures_util::future::BoxFuture;
@@ -111,6 +114,44 @@ fn outside_transaction(conn: &mut SqliteConnection) -> BoxFuture<'_, Result<bool
 #[derive(Clone, Debug)]
 pub struct Store {
     pool: SqlitePool,
+    /// How many writes have been committed since the store was opened (see
+    /// [`Store::generation`]); shared by every clone.
+    generation: Arc<AtomicU64>,
+}
+
+/// A write transaction from [`Store::write_tx`]. Statements run on it as on the
+/// transaction's connection (`&mut *tx`); [`WriteTx::commit`] commits and then moves the
+/// store's [`Store::generation`] on, so no committed write can be missed by what is cached
+/// against it.
+pub(super) struct WriteTx {
+    tx: Transaction<'static, Sqlite>,
+    generation: Arc<AtomicU64>,
+}
+
+impl Deref for WriteTx {
+    type Target = SqliteConnection;
+
+    fn deref(&self) -> &SqliteConnection {
+        &self.tx
+    }
+}
+
+impl DerefMut for WriteTx {
+    fn deref_mut(&mut self) -> &mut SqliteConnection {
+        &mut self.tx
+    }
+}
+
+impl WriteTx {
+    /// Commits, then moves the generation on. Dropped without a commit, the transaction is
+    /// rolled back and nothing has changed, so the generation stays.
+    pub(super) async fn commit(self) -> Result<(), sqlx::Error> {
+        let committed = self.tx.commit().await;
+        // Also after a failed COMMIT (which has changed nothing): a cache emptied for
+        // nothing costs one rebuild, a missed write would serve an old answer.
+        self.generation.fetch_add(1, Ordering::Release);
+        committed
+    }
 }
 
 impl Store {
@@ -153,7 +194,10 @@ impl Store {
                 path: shown.clone(),
                 source,
             })?;
-        let store = Self { pool };
+        let store = Self {
+            pool,
+            generation: Arc::new(AtomicU64::new(0)),
+        };
         // What a migration cannot do in SQL: deflate the run files it moved (idempotent).
         crate::storage::upgrade(&store)
             .await
@@ -185,8 +229,28 @@ impl Store {
     /// a `RETURNING` row read outside a transaction is handed out before the statement
     /// commits, and sqlx drops the commit's error (a full disk): inside one,
     /// [`Transaction::commit`] reports it.
-    pub(super) async fn write_tx(&self) -> Result<Transaction<'static, Sqlite>, sqlx::Error> {
-        self.pool.begin_with("BEGIN IMMEDIATE").await
+    ///
+    /// Its [`WriteTx::commit`] moves [`Store::generation`] on; a write outside a transaction
+    /// (one statement on the pool) calls [`Store::wrote`] once it has run.
+    pub(super) async fn write_tx(&self) -> Result<WriteTx, sqlx::Error> {
+        Ok(WriteTx {
+            tx: self.pool.begin_with("BEGIN IMMEDIATE").await?,
+            generation: Arc::clone(&self.generation),
+        })
+    }
+
+    /// The write generation: how many writes this store has committed since it was opened.
+    /// What is read after it was loaded is at least as new as every write it counts, so an
+    /// answer computed after loading generation `g` may be served again while the
+    /// generation is still `g` (`crate::read_cache`). Every write moves it on: a
+    /// transaction at its commit, a single statement run on the pool by [`Store::wrote`].
+    pub(crate) fn generation(&self) -> u64 {
+        self.generation.load(Ordering::Acquire)
+    }
+
+    /// Moves the generation on after a write that ran outside [`Store::write_tx`].
+    fn wrote(&self) {
+        self.generation.fetch_add(1, Ordering::Release);
     }
 
     /// Remembers when this installation was first created and which version started it last.

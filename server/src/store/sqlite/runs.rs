@@ -1,6 +1,6 @@
 //! Runs: storing one with its turns and texts in one transaction, listing and reading them, re-scoring.
 
-use super::{NOW, Store};
+use super::{NOW, Store, WriteTx};
 use crate::storage::PackedRun;
 use crate::store::{
     ChainTurns, Inserted, LeaderboardRun, NewRun, RunFilter, RunRow, RunSummary, Scores, SlotScore,
@@ -104,7 +104,7 @@ impl Store {
     /// Replaces the stored scores of run `run` (its row, series, diagnostics and every
     /// turn's row) with `report`, inside `tx`.
     pub(super) async fn write_rescore(
-        tx: &mut sqlx::Transaction<'static, sqlx::Sqlite>,
+        tx: &mut WriteTx,
         run: i64,
         report: &Scores,
     ) -> anyhow::Result<()> {
@@ -126,7 +126,7 @@ impl Store {
 
     /// Replaces the stored score of one slot of run `run`, inside `tx`.
     pub(super) async fn write_slot_score(
-        tx: &mut sqlx::Transaction<'static, sqlx::Sqlite>,
+        tx: &mut WriteTx,
         run: i64,
         row: &SlotScore,
     ) -> anyhow::Result<()> {
@@ -148,7 +148,7 @@ impl Store {
         version: &str,
         sha256: &str,
     ) -> anyhow::Result<u64> {
-        Ok(sqlx::query(
+        let deleted = sqlx::query(
             "DELETE FROM run WHERE origin = 'baseline' AND dataset_name = ? AND dataset_version = ?
                  AND dataset_sha256 <> ?",
         )
@@ -157,7 +157,9 @@ impl Store {
         .bind(sha256)
         .execute(&self.pool)
         .await?
-        .rows_affected())
+        .rows_affected();
+        self.wrote();
+        Ok(deleted)
     }
 
     /// The stored run of baseline `baseline` of dataset `name` `version`, if any.
