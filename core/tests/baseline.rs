@@ -9,7 +9,7 @@
 //! copied target, and re-implements exactly the listed ones. `UPDATE_EXPECT=1`
 //! rewrites each `expected.py` from the output (review the diff before committing).
 
-mod common;
+use crate::common;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};

@@ -1,6 +1,6 @@
 //! Run bundles: the directory and JSON Lines spellings agree, bad bundles are refused with clear messages.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

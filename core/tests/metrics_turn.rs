@@ -7,7 +7,7 @@
 //! specification, written by hand; `score.json` pins the whole score as serialised (every
 //! field, so a refactor cannot change one unseen), rewritten by `UPDATE_EXPECT=1`.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};

@@ -7,7 +7,7 @@
 //! `uses` (target -> where the submission uses it: line, import line, rule; exactly).
 //! Each case runs with its repository's index built and with it saved and loaded again.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};

@@ -4,7 +4,7 @@
 //! every reference fixture runs both ways (`python_references.rs`), and every scoring test
 //! scores with a dataset prepared from saved indexes (`score_run.rs`).
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 

@@ -6,7 +6,7 @@
 //! (after a deliberate change: `UPDATE_EXPECT=1 cargo test -p wheelwright-core --test
 //! recube_graph`, then review the diff).
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};

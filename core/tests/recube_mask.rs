@@ -6,7 +6,7 @@
 //! After a deliberate change: `UPDATE_EXPECT=1 cargo test -p wheelwright-core --test
 //! recube_mask`, then review the diff.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 

@@ -2,9 +2,9 @@
 //!
 //! The expected outputs of the runs are under `fixtures/schrodinger/runs-expected/`; to
 //! regenerate them after a deliberate change: `UPDATE_EXPECT=1 cargo test -p
-//! wheelwright-core --test schrodinger_actions`, then review the diff.
+//! wheelwright-core --test it schrodinger_actions::`, then review the diff.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

@@ -1,6 +1,6 @@
 //! Subword splitting (spec 3, level 2): each name of `fixtures/schrodinger/subwords/names.txt` split into its pieces and rebuilt with every word reversed, against `names.json`; rebuilt with every word kept, each name is itself.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 

@@ -1,6 +1,6 @@
 //! SchrodingerRepo's views (spec 3): which names level 2 maps and leaves out (fixture repositories), the translator's cases, level 3's orders and restores, and property tests over real standard-library packages: views parse, go back exactly, and map one-to-one.
 
-mod common;
+use crate::common;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};

@@ -1,6 +1,6 @@
 //! `score_run`: W_{t-1} per chain and turn, trajectories against it, diagnostics, aggregation.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 

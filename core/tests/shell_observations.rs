@@ -6,7 +6,7 @@
 //! and the lines the command really printed. Each case is read here as a one-action
 //! trajectory.
 
-mod common;
+use crate::common;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;

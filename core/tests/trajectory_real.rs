@@ -4,7 +4,7 @@
 //! `../shared` sits beside the repository, again on the full set of 70 (skipped, with a
 //! printed line, when it does not).
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 

@@ -1,6 +1,6 @@
 //! The happy path on each backend: python, and pytest in a venv from `ensure_env` with JUnit XML.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::time::Duration;

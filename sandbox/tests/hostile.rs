@@ -1,7 +1,7 @@
 //! Hostile submissions against each real backend (bwrap, podman): each attack must fail, the
 //! host unharmed.
 
-mod common;
+use crate::common;
 
 use std::fs;
 use std::io::ErrorKind;

@@ -1,6 +1,6 @@
 //! A new sandbox removes what a killed server left: staging directories, cgroups (with their processes) and containers named after a pid that is gone.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};

@@ -1,6 +1,6 @@
 //! `POST /api/v1/analyze`: the server's outline equals core's, and bad bodies are refused.
 
-mod common;
+use crate::common;
 
 use axum::http::StatusCode;
 use common::{app, assert_api_error, post_json};

@@ -8,10 +8,10 @@
 //! is one file `snapshots/<case>.txt`, with the values that change from run to run
 //! (timestamps, and today's date that baselines carry) replaced by placeholders. The files pin the JSON
 //! before a refactor: after it, the same replies must come back. To accept a deliberate
-//! change: `UPDATE_EXPECT=1 cargo test -p wheelwright-server --test api_snapshots`, then
+//! change: `UPDATE_EXPECT=1 cargo test -p wheelwright-server --test it api_snapshots::`, then
 //! review the diff.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};

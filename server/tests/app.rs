@@ -1,7 +1,7 @@
 //! Every path outside `/api`: the built app, with client-side routes falling back to it,
 //! sent precompressed, hashed assets cached for good; and the API's answers compressed.
 
-mod common;
+use crate::common;
 
 use axum::body::Body;
 use axum::http::{Request, StatusCode};

@@ -2,7 +2,7 @@
 //! copy module parses, copies every repo target, and the scorer finds reuse_repo 0; every
 //! repo target the scorer could find re-implemented is, except where D5 or D6 explain why.
 
-mod common;
+use crate::common;
 
 use common::real_dataset;
 

@@ -1,6 +1,6 @@
 //! `GET /api/v1/benchmarks` and `GET /api/v1/benchmarks/{benchmark}/published`.
 
-mod common;
+use crate::common;
 
 use axum::http::StatusCode;
 use common::{app, assert_api_error, get};

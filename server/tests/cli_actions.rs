@@ -1,10 +1,10 @@
 //! `wheelwright actions`: the real binary on the vendored real run (twelve gemini-3-pro trajectories and their SWE-bench reports), alone and against a baseline run, as JSON and as a table; bad arguments refused with what to do.
 //!
 //! The expected outputs are under `fixtures/actions/`. To regenerate them after a
-//! deliberate change: `UPDATE_EXPECT=1 cargo test -p wheelwright-server --test cli_actions`,
+//! deliberate change: `UPDATE_EXPECT=1 cargo test -p wheelwright-server --test it cli_actions::`,
 //! then review the diff.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 

@@ -2,7 +2,7 @@
 //! `pkg/shapes.py`): the context is core's pinned rendering, usages and search as pinned
 //! here (`UPDATE_EXPECT=1` rewrites them from the command), and mistakes name what to fix.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

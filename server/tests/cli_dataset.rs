@@ -4,7 +4,7 @@
 //! venv and pytest) is skipped here; `wheelwright dataset verify datasets/reporeuse-networkx`
 //! runs it.
 
-mod common;
+use crate::common;
 
 use common::{copy_dir, real_dataset, wheelwright};
 

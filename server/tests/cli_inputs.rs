@@ -1,6 +1,6 @@
 //! The command line on inputs that are not regular files: a `.jsonl` link to /dev/zero, FIFOs named `.jsonl`, `.zip` and `.py`, a FIFO inside a bundle directory; each is refused promptly with a clear error and a non-zero exit, instead of read forever or waited on.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};

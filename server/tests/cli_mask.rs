@@ -2,7 +2,7 @@
 //! of a real library (networkx 3.4.2) to files CPython and tree-sitter accept, with no
 //! import and no body left.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

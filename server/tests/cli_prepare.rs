@@ -1,6 +1,6 @@
 //! `wheelwright prepare`: real workspaces from the shipped dataset hold the repository without tests or history, the agent's earlier files and nothing of the judge's, and the package imports from them.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

@@ -2,7 +2,7 @@
 //! the release's `data/README.md` describes it) into a dataset of ours, read back with every
 //! check, and the graph tools working on what it wrote.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

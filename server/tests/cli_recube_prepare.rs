@@ -4,7 +4,7 @@
 //! deliberate change: `UPDATE_EXPECT=1 cargo test -p wheelwright-server --test
 //! cli_recube_prepare`, then review the diff.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

@@ -9,7 +9,7 @@
 //! `click/formatting.py` and `click/shell_completion.py`, of which the second reads two
 //! (66.7 %), as `wheelwright cce context` lists them.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::process::Command;

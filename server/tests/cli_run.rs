@@ -2,9 +2,9 @@
 //!
 //! The expected scores are in `fixtures/run/scores.txt`, written by `wheelwright score` on
 //! the driven bundle; to regenerate it after a deliberate change:
-//! `UPDATE_EXPECT=1 cargo test -p wheelwright-server --test cli_run`, then review the diff.
+//! `UPDATE_EXPECT=1 cargo test -p wheelwright-server --test it cli_run::`, then review the diff.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};

@@ -1,10 +1,10 @@
 //! `wheelwright score`: the real binary on a small dataset and run bundle, as JSON and as tables.
 //!
 //! The expected report is `fixtures/score/expected.json`. To regenerate it after a
-//! deliberate change: `UPDATE_EXPECT=1 cargo test -p wheelwright-server --test cli_score`,
+//! deliberate change: `UPDATE_EXPECT=1 cargo test -p wheelwright-server --test it cli_score::`,
 //! then review the diff.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 

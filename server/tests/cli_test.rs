@@ -3,7 +3,7 @@
 //! The reference resolves every turn, the empty baseline fails every test, and the copy
 //! baseline (the reference calling private copies of its targets) passes every test too.
 
-mod common;
+use crate::common;
 
 use std::process::Command;
 

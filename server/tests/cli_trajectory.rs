@@ -2,10 +2,10 @@
 //! repository) and on a run fixture's trajectory with its repository, as JSON and as a table.
 //!
 //! The expected outputs are under `fixtures/trajectory/`. To regenerate them after a
-//! deliberate change: `UPDATE_EXPECT=1 cargo test -p wheelwright-server --test cli_trajectory`,
+//! deliberate change: `UPDATE_EXPECT=1 cargo test -p wheelwright-server --test it cli_trajectory::`,
 //! then review the diff.
 
-mod common;
+use crate::common;
 
 use std::io::Read;
 use std::path::{Path, PathBuf};

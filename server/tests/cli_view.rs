@@ -3,7 +3,7 @@
 //! The last test needs root, bubblewrap and PyPI the first time (the source releases and
 //! the test environments are cached).
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

@@ -2,7 +2,7 @@
 //! reference every declared target of networkx 3.4.2, and corrupted copies are refused with
 //! messages naming the file.
 
-mod common;
+use crate::common;
 
 use common::{copy_dir, real_dataset};
 

@@ -1,7 +1,7 @@
 //! `GET /api/v1/datasets`, `GET /api/v1/datasets/{name}/{version}`, its `scoring` kit and the
 //! kit's saved `index`: the shipped dataset, imported at start, as its files say.
 
-mod common;
+use crate::common;
 
 use axum::http::StatusCode;
 use common::{app, assert_api_error, get, real_dataset};

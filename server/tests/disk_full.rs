@@ -3,7 +3,7 @@
 //! Mounting takes root (the tests run as root here and in CI). Without root the test says
 //! SKIPPED; as root, a mount that fails fails the test.
 
-mod common;
+use crate::common;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};

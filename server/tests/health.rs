@@ -1,6 +1,6 @@
 //! `GET /api/v1/health` and unknown API paths.
 
-mod common;
+use crate::common;
 
 use axum::http::StatusCode;
 use common::{app, assert_api_error, get};

@@ -1,6 +1,6 @@
 //! Messages that reach clients never contain the server's own paths (data, datasets, cache and environment directories), even when the cause inside the server names them: a failed hidden-test job, refused uploads, a missing repository file.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};

@@ -15,7 +15,7 @@
 //! uids) is also tested one level down, in `sandbox/tests/hostile.rs`; here the point is
 //! the verdict.
 
-mod common;
+use crate::common;
 
 use std::io::ErrorKind;
 use std::net::TcpListener;

@@ -1,6 +1,6 @@
 //! `/api/v1/runs/{id}/tests` and `/api/v1/jobs/{id}[/events]`: queue a run's hidden tests, follow them live, read the results (needs bwrap).
 
-mod common;
+use crate::common;
 
 use axum::http::{StatusCode, header};
 use common::{TestApp, app, assert_api_error, get, post_bytes, real_dataset};
@@ -223,6 +223,15 @@ async fn database(app: &TestApp) -> sqlx::SqlitePool {
     .unwrap()
 }
 
+/// Every job's failed attempts and last error, to say why a turn order was not the expected
+/// one (a failed attempt waits for its retry while other jobs are served).
+async fn attempts_said(app: &TestApp) -> Vec<(i64, i64, Option<String>)> {
+    sqlx::query_as("SELECT id, attempts, error FROM test_job ORDER BY id")
+        .fetch_all(&database(app).await)
+        .await
+        .unwrap()
+}
+
 const SLEEPS_FOREVER: &str = "import time\ntime.sleep(3600)\n";
 
 #[tokio::test]
@@ -255,7 +264,8 @@ async fn turns_of_queued_runs_are_served_round_robin_needs_bwrap() {
     // Then they alternate while both have turns left.
     assert!(
         order.windows(2).all(|w| w[0] != w[1]),
-        "turns did not alternate: {order:?}"
+        "turns did not alternate: {order:?}; jobs {:?}",
+        attempts_said(&app).await
     );
 }
 
@@ -313,7 +323,8 @@ async fn submitters_take_turns_however_many_runs_each_queues_needs_bwrap() {
     assert!(turns_of_lone[0] <= 2, "{order:?}");
     assert!(
         turns_of_lone.windows(2).all(|w| w[1] - w[0] == 2),
-        "the lone run waited behind the other client's runs: {order:?}"
+        "the lone run waited behind the other client's runs: {order:?}; jobs {:?}",
+        attempts_said(&app).await
     );
     // The many runs of one client are served in turn among themselves.
     let many: Vec<i64> = order.iter().copied().filter(|&job| job != lone).collect();

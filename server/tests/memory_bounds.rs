@@ -5,7 +5,7 @@
 //! request (32 at once); each killed a server capped at 6 GiB. Here the server's peak
 //! resident memory must stay within what its limits allow.
 
-mod common;
+use crate::common;
 
 use std::io::{Read, Write};
 use std::net::TcpStream;

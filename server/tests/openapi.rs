@@ -1,7 +1,7 @@
 //! `GET /api/v1/openapi.json`: the document lists exactly the router's endpoints, each one
 //! answers, and answers carry the fields the document says are required.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeSet;
 

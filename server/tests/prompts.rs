@@ -1,10 +1,10 @@
 //! RepoReuse turn prompts (`core::reporeuse::prompt`) for every turn of one shipped chain under each memory setting, as snapshots; an earlier turn that left no file is said so.
 //!
 //! The expected prompts are under `fixtures/prompts/`. To regenerate them after a
-//! deliberate change: `UPDATE_EXPECT=1 cargo test -p wheelwright-server --test prompts`,
+//! deliberate change: `UPDATE_EXPECT=1 cargo test -p wheelwright-server --test it prompts::`,
 //! then review the diff.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 

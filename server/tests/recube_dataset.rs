@@ -2,7 +2,7 @@
 //! reads, hashes the same however its JSON is laid out, and each kind of mistake is
 //! refused with the file and what to fix.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 

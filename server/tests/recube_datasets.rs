@@ -1,6 +1,6 @@
 //! `GET /api/v1/recube/datasets/...`: ReCUBE's shipped dataset served from the datasets directory; an instance's page is the masked and original target, its labelled tests and views computed with the target withheld; its repository's files are looked up in memory.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeSet;
 

@@ -1,6 +1,6 @@
 //! `POST /api/v1/recube/runs` and `GET /api/v1/recube/runs/{id}`: a ReCUBE run bundle scored and stored untested, its hidden tests run through the same queue and sandbox as RepoReuse's, the server agreeing with `wheelwright recube test`; baselines and refusals.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 

@@ -3,7 +3,7 @@
 //! One table of requests and the status and words each answer must have; one helper
 //! checks an answer, that the runs are unchanged, and that the health endpoint answers.
 
-mod common;
+use crate::common;
 
 use axum::body::Body;
 use axum::http::{Request, StatusCode, header};

@@ -1,6 +1,6 @@
 //! A hidden-test job survives the server being killed: after a restart it resumes and completes once (needs bwrap).
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

@@ -1,6 +1,6 @@
 //! How runs are stored: deflated within per-run limits, read back a turn or a part at a time (the real server's memory stays flat under 16 concurrent reads of a large run), and older databases moved over with nothing lost.
 
-mod common;
+use crate::common;
 
 use std::io::{Read, Write};
 use std::path::Path;

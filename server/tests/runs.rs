@@ -1,6 +1,6 @@
 //! `/api/v1/runs`: upload (JSON Lines, zip and a browser form), baselines, run, turn table and turn case, and every kind of bad upload.
 
-mod common;
+use crate::common;
 
 use axum::http::StatusCode;
 use common::{

@@ -8,7 +8,7 @@
 //! their end, so an abandoned upload lets go of its slot within a few seconds here (2 to
 //! 4.5 s measured): [`FREED_WITHIN`] bounds that.
 
-mod common;
+use crate::common;
 
 use std::time::{Duration, Instant};
 

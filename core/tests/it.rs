@@ -1,0 +1,33 @@
+//! Core's integration tests as one binary: each file beside this one is a module of it.
+//!
+//! One binary per crate is linked once instead of once per file (77 binaries took most
+//! of a full test run's build). Cargo's discovery of `tests/*.rs` is off (`autotests =
+//! false`), so a new file must be declared below; `scripts/check-test-modules` (run by
+//! `scripts/test`) fails when one is not.
+
+mod common;
+
+mod api_wire;
+mod baseline;
+mod bundle;
+mod hidden_tests;
+mod hostile;
+mod metrics_aggregation;
+mod metrics_turn;
+mod python_index;
+mod python_references;
+mod python_snapshot;
+mod recube_correlation;
+mod recube_graph;
+mod recube_mask;
+mod recube_neighbourhood;
+mod recube_pass_rates;
+mod schrodinger_actions;
+mod schrodinger_subwords;
+mod schrodinger_views;
+mod score_run;
+mod shell_observations;
+mod table;
+mod trajectory_interpret;
+mod trajectory_real;
+mod trajectory_unparsed;
