@@ -223,6 +223,21 @@ async fn database(app: &TestApp) -> sqlx::SqlitePool {
     .unwrap()
 }
 
+/// Waits until every one of `jobs` is done; the job of each committed turn, in the order
+/// the turns were committed.
+async fn turn_order_once_done(app: &TestApp, jobs: &[i64]) -> Vec<i64> {
+    for &job in jobs {
+        wait_for(app, job, std::time::Duration::from_secs(300), |p| {
+            p["state"] == "done"
+        })
+        .await;
+    }
+    sqlx::query_scalar("SELECT job_id FROM test_turn ORDER BY rowid")
+        .fetch_all(&database(app).await)
+        .await
+        .unwrap()
+}
+
 /// Every job's failed attempts and last error, to say why a turn order was not the expected
 /// one (a failed attempt waits for its retry while other jobs are served).
 async fn attempts_said(app: &TestApp) -> Vec<(i64, i64, Option<String>)> {
@@ -247,16 +262,7 @@ async fn turns_of_queued_runs_are_served_round_robin_needs_bwrap() {
     let b = upload_module(&app, "second", &format!("{slow}# b\n"), 1).await;
     let job_a = queue_tests(&app, a).await;
     let job_b = queue_tests(&app, b).await;
-    for job in [job_a, job_b] {
-        wait_for(&app, job, std::time::Duration::from_secs(300), |p| {
-            p["state"] == "done"
-        })
-        .await;
-    }
-    let order: Vec<i64> = sqlx::query_scalar("SELECT job_id FROM test_turn ORDER BY rowid")
-        .fetch_all(&database(&app).await)
-        .await
-        .unwrap();
+    let order = turn_order_once_done(&app, &[job_a, job_b]).await;
     assert_eq!(order.len(), 40);
     // The second run's first turn did not wait for the first run's twenty.
     let first_b = order.iter().position(|&j| j == job_b).unwrap();
@@ -300,16 +306,7 @@ async fn submitters_take_turns_however_many_runs_each_queues_needs_bwrap() {
         assert_eq!(reply.status, StatusCode::ACCEPTED, "{}", reply.text());
         jobs.push(reply.json()["job"].as_i64().unwrap());
     }
-    for &job in &jobs {
-        wait_for(&app, job, std::time::Duration::from_secs(300), |p| {
-            p["state"] == "done"
-        })
-        .await;
-    }
-    let order: Vec<i64> = sqlx::query_scalar("SELECT job_id FROM test_turn ORDER BY rowid")
-        .fetch_all(&database(&app).await)
-        .await
-        .unwrap();
+    let order = turn_order_once_done(&app, &jobs).await;
     assert_eq!(order.len(), 80);
     let lone = jobs[3];
     let turns_of_lone: Vec<usize> = order

@@ -173,20 +173,21 @@ impl Store {
         let mut tx = self.write_tx().await?;
         let claim = sqlx::query_as(&format!(
             "UPDATE test_job SET state = 'running', busy = 1, last_served_at = {NOW},
+                 served_seq = (SELECT coalesce(max(served_seq), 0) + 1 FROM test_job),
                  started_at = coalesce(started_at, {NOW})
              WHERE id = (
                  WITH waiting AS (
                      SELECT DISTINCT submitter FROM test_job
                      WHERE state IN ('queued', 'running')),
                  submitters AS (
-                     SELECT submitter, sum(busy) AS busy, max(last_served_at) AS served
+                     SELECT submitter, sum(busy) AS busy, max(served_seq) AS served
                      FROM test_job JOIN waiting USING (submitter)
                      GROUP BY submitter)
                  SELECT job.id FROM test_job AS job JOIN submitters USING (submitter)
                  WHERE job.state IN ('queued', 'running') AND job.busy = 0
                      AND (job.retry_at IS NULL OR job.retry_at <= {NOW})
                  ORDER BY submitters.busy, submitters.served IS NOT NULL, submitters.served,
-                     job.last_served_at IS NOT NULL, job.last_served_at, job.id
+                     job.served_seq IS NOT NULL, job.served_seq, job.id
                  LIMIT 1)
              RETURNING id, run_id, spent_s, budget_s, attempts"
         ))
@@ -466,5 +467,70 @@ impl Store {
                 },
             )
             .collect())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Queues one job per entry of `submitters` (each on a run of its own) and lets one
+    /// worker claim `claims` turns, giving each turn back (`release`) or holding it, as a
+    /// second worker would; the jobs claimed, as indexes into `submitters`.
+    async fn claims(submitters: &[&str], claims: usize, release: bool) -> Vec<usize> {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path()).await.unwrap();
+        let mut jobs = Vec::new();
+        for (i, submitter) in submitters.iter().enumerate() {
+            let run: i64 = sqlx::query_scalar(
+                "INSERT INTO run (origin, benchmark, dataset_name, dataset_version,
+                     dataset_sha256, bundle_sha256, model, harness, memory, run_date,
+                     scorer_version, grammar_version, chains, turns, overall, series,
+                     diagnostics, created_at)
+                 VALUES ('verified', 'reporeuse', 'd', '1', '', ?, 'm', 'h', 'none',
+                     '2026-12-06', '1', '1', 1, 1000, '{}', '{}', '[]', '')
+                 RETURNING id",
+            )
+            .bind(format!("bundle {i}"))
+            .fetch_one(&store.pool)
+            .await
+            .unwrap();
+            let queued = store.queue_job(run, 1000, 1e9, submitter, None).await;
+            let Ok(Queued::Job(job)) = queued else {
+                panic!("not queued: {queued:?}");
+            };
+            jobs.push(job);
+        }
+        let mut order = Vec::new();
+        for _ in 0..claims {
+            let Some(claim) = store.claim_turn().await.unwrap() else {
+                break;
+            };
+            order.push(jobs.iter().position(|&job| job == claim.id).unwrap());
+            if release {
+                store.release_job(claim.id).await.unwrap();
+            }
+        }
+        order
+    }
+
+    #[tokio::test]
+    async fn submitters_take_turns_then_each_ones_jobs_take_turns() {
+        // (the submitter of each job, whether turns are given back, the jobs claimed)
+        let cases: [(&[&str], bool, &[usize]); 6] = [
+            (&["a", "b"], true, &[0, 1, 0, 1, 0, 1]),
+            // One submitter's jobs take turns among themselves.
+            (&["a", "a", "a"], true, &[0, 1, 2, 0, 1, 2]),
+            // Three jobs of one submitter and one of another: the lone job every other turn.
+            (&["a", "a", "a", "b"], true, &[0, 3, 1, 3, 2, 3, 0, 3]),
+            (&["a", "b", "b", "c"], true, &[0, 1, 3, 0, 2, 3, 0, 1, 3]),
+            // Turns held by other workers: the submitter holding the fewest goes first.
+            (&["a", "a", "b"], false, &[0, 2, 1]),
+            (&["a", "a", "a", "b", "b"], false, &[0, 3, 1, 4, 2]),
+        ];
+        for (submitters, release, expected) in cases {
+            let order = claims(submitters, expected.len(), release).await;
+            assert_eq!(order, expected, "{submitters:?}, release {release}");
+        }
     }
 }
