@@ -178,11 +178,8 @@ pub(crate) async fn indexed(name: &str, version: &str) -> Result<Rc<Indexed>, St
     let kit = kit.map_err(|e| e.to_string())?;
     let fetched = now_ms();
     next_frame().await;
-    // The scorer's dataset borrows from the kit for as long as the page scores with it:
-    // one per dataset the page indexes, kept for the page's life.
-    let dataset: &'static Dataset = Box::leak(Box::new(
-        kit.dataset.to_score_dataset(kit.repository.clone()),
-    ));
+    // The prepared dataset owns the scorer's dataset, kept for the page's life.
+    let dataset: Dataset = kit.dataset.to_score_dataset(kit.repository.clone());
     let (saved, mut built_because) = match saved {
         // A kit holds one repository.
         Ok(bytes) => match dataset.repositories.keys().next() {

@@ -20,12 +20,13 @@ use std::time::Duration;
 mod real;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use wheelwright_core::budget::Cancel;
 use wheelwright_core::python::facts::DefinitionKind;
 use wheelwright_core::python::index::{IndexOptions, RepoIndex, Resolution};
 use wheelwright_core::python::snapshot;
 use wheelwright_core::recube::graph::Graph;
 use wheelwright_core::reporeuse::scoring::{
-    ChainRun, ChainSpec, Dataset, Repository, Run, TurnRun, TurnSpec, score_run,
+    ChainRun, ChainSpec, Dataset, PreparedDataset, Repository, Run, TurnRun, TurnSpec, score_run,
 };
 use wheelwright_core::workspace::Workspace;
 
@@ -296,6 +297,33 @@ fn scoring(c: &mut Criterion) {
     }
     group.bench_function("score_run_3000_turns_without_trajectories", |b| {
         b.iter(|| score_run(black_box(&dataset), black_box(&bare), &mut |_| {}).unwrap())
+    });
+    group.finish();
+
+    // An upload of the shipped dataset's size (20 turns): W0 indexed in every call, as each
+    // upload did, against the dataset prepared once, as the server now keeps it.
+    let mut small = dataset.clone();
+    small.chains.truncate(20 / TURNS);
+    let small_run = Run {
+        chains: small
+            .chains
+            .iter()
+            .map(|chain| (chain.id.clone(), run.chains[&chain.id].clone()))
+            .collect(),
+    };
+    let prepared = PreparedDataset::new(&small, &Cancel::never()).unwrap();
+    let mut group = c.benchmark_group("core");
+    group.sample_size(20);
+    group.throughput(Throughput::Elements(small.turn_count() as u64));
+    group.bench_function("score_run_20_turns", |b| {
+        b.iter(|| score_run(black_box(&small), black_box(&small_run), &mut |_| {}).unwrap())
+    });
+    group.bench_function("score_run_20_turns_prepared", |b| {
+        b.iter(|| {
+            prepared
+                .score(black_box(&small_run), &mut |_| {}, &Cancel::never())
+                .unwrap()
+        })
     });
     group.finish();
 }

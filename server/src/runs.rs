@@ -14,7 +14,7 @@ use wheelwright_core::hidden_tests::TestResults;
 use wheelwright_core::reporeuse::baseline::Baseline;
 use wheelwright_core::reporeuse::bundle::{RepoReuseBundle, TurnId};
 use wheelwright_core::reporeuse::scoring::{
-    ChainRun, Run, RunDiagnostic, RunReport, ScoreError, TurnRun, score_run, score_run_with,
+    ChainRun, Run, RunDiagnostic, RunReport, ScoreError, TurnRun,
 };
 
 use crate::dataset::catalog::{Catalog, LoadedDataset};
@@ -151,18 +151,17 @@ pub(crate) fn score(
     bundle: &RepoReuseBundle,
     cancel: &Cancel,
 ) -> Result<RunReport, RunError> {
-    let files = loaded
-        .repository()
-        .map_err(|e| RunError::Internal(anyhow::anyhow!(e)))?;
+    let prepared = loaded.prepared().map_err(RunError::Internal)?;
     cancel.check()?;
-    let dataset = loaded.dataset.to_score_dataset((*files).clone());
     let run = bundle.to_run(&loaded.dataset);
-    score_run_with(&dataset, &run, &mut |_| {}, cancel).map_err(|e| match e {
-        ScoreError::Cancelled(cancelled) => RunError::Cancelled(cancelled),
-        ScoreError::Dataset(e) => RunError::Internal(anyhow::anyhow!(e)),
-        // Only `score_chains` reads a bundle as it scores; this run was read whole.
-        ScoreError::Bundle(e) => RunError::Internal(anyhow::anyhow!(e)),
-    })
+    prepared
+        .score(&run, &mut |_| {}, cancel)
+        .map_err(|e| match e {
+            ScoreError::Cancelled(cancelled) => RunError::Cancelled(cancelled),
+            ScoreError::Dataset(e) => RunError::Internal(anyhow::anyhow!(e)),
+            // Only `score_chains` reads a bundle as it scores; this run was read whole.
+            ScoreError::Bundle(e) => RunError::Internal(anyhow::anyhow!(e)),
+        })
 }
 
 /// Stores the run, one row per scored turn and its files and trajectories in a single
@@ -357,9 +356,10 @@ pub(crate) async fn rescored(
                 .collect();
             chains.insert(id.clone(), ChainRun { turns });
         }
-        let files = loaded.repository()?;
-        let dataset = loaded.dataset.to_score_dataset((*files).clone());
-        let mut report = score_run(&dataset, &Run { chains }, &mut |_| {})?;
+        let mut report =
+            loaded
+                .prepared()?
+                .score(&Run { chains }, &mut |_| {}, &Cancel::never())?;
         report.diagnostics = kept_and_new(uploaded, report.diagnostics);
         Ok(report)
     })

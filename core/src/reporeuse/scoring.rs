@@ -32,6 +32,7 @@
 //! the other. Either way the report is the same, byte for byte: rows in the dataset's chain
 //! order, each chain's diagnostics in its place, the same aggregate.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Mutex, PoisonError};
 
@@ -331,27 +332,19 @@ pub fn score_run_with(
     progress: &mut (dyn FnMut(Progress) + Send),
     cancel: &Cancel,
 ) -> Result<RunReport, ScoreError> {
-    let prepared = PreparedDataset::new(dataset, cancel)?;
-    let known: BTreeSet<&str> = dataset.chains.iter().map(|c| c.id.as_str()).collect();
-    let unknown: Vec<&String> = run
-        .chains
-        .keys()
-        .filter(|id| !known.contains(id.as_str()))
-        .collect();
-    let work = prepared.work();
-    let scoring = Scoring::start(dataset, progress);
-    let chains = crate::parallel::try_map(&work, |&(chain, base)| {
-        scoring.chain(chain, run.chains.get(&chain.id), base, cancel)
-    })?;
-    Ok(scoring.finish(unknown, chains))
+    PreparedDataset::new(dataset, cancel)?.score(run, progress, cancel)
 }
 
 /// A dataset ready to score runs on: checked, and W0 of each of its repositories indexed
-/// once. A host that scores several runs, or one run a chain at a time (the browser, which
-/// hands the page back between chains, [`ChainByChain`]), prepares the dataset once.
+/// once. A host that scores several runs (the server, every upload of a dataset version),
+/// or one run a chain at a time (the browser, which hands the page back between chains,
+/// [`ChainByChain`]), prepares the dataset once: indexing W0 is most of scoring a short run.
+///
+/// It borrows the dataset (`PreparedDataset<'d>`, as [`score_run`] does for one run) or
+/// owns it (`PreparedDataset<'static>`, kept by a host for as long as it scores with it).
 pub struct PreparedDataset<'d> {
-    dataset: &'d Dataset,
-    bases: BTreeMap<&'d str, Base>,
+    dataset: Cow<'d, Dataset>,
+    bases: BTreeMap<String, Base>,
 }
 
 impl<'d> PreparedDataset<'d> {
@@ -365,13 +358,17 @@ impl<'d> PreparedDataset<'d> {
     /// name, bytes of [`save_index`]) instead of parsing its files, where the saved index
     /// is of exactly those files and was saved by this build ([`snapshot::load`]); the
     /// others are indexed here. Also returns why each refused saved index was refused.
+    ///
+    /// `dataset` is borrowed (`&Dataset`) or given (`Dataset`, for a `PreparedDataset<'static>`
+    /// a host keeps).
     pub fn with_saved_indexes(
-        dataset: &'d Dataset,
+        dataset: impl Into<Cow<'d, Dataset>>,
         saved: &BTreeMap<String, Vec<u8>>,
         cancel: &Cancel,
     ) -> Result<(Self, BTreeMap<String, SnapshotError>), ScoreError> {
+        let dataset = dataset.into();
         dataset.validate()?;
-        let mut bases: BTreeMap<&str, Base> = BTreeMap::new();
+        let mut bases: BTreeMap<String, Base> = BTreeMap::new();
         let mut refused = BTreeMap::new();
         for chain in &dataset.chains {
             let name = chain.repository.as_str();
@@ -390,14 +387,41 @@ impl<'d> PreparedDataset<'d> {
                 }
                 None => RepoIndex::build_with(&workspace, &options, cancel)?,
             };
-            bases.insert(name, Base { workspace, index });
+            bases.insert(name.to_owned(), Base { workspace, index });
         }
         Ok((Self { dataset, bases }, refused))
     }
 
+    /// The dataset it scores against.
+    pub fn dataset(&self) -> &Dataset {
+        &self.dataset
+    }
+
     /// Each chain of the dataset, in order, with W0 of its repository.
-    fn work(&self) -> Vec<(&'d ChainSpec, &Base)> {
-        work_of(self.dataset, &self.bases)
+    fn work(&self) -> Vec<(&ChainSpec, &Base)> {
+        work_of(&self.dataset, &self.bases)
+    }
+
+    /// [`score_run_with`] on this prepared dataset: the run scored without indexing W0.
+    pub fn score(
+        &self,
+        run: &Run,
+        progress: &mut (dyn FnMut(Progress) + Send),
+        cancel: &Cancel,
+    ) -> Result<RunReport, ScoreError> {
+        let dataset = self.dataset();
+        let known: BTreeSet<&str> = dataset.chains.iter().map(|c| c.id.as_str()).collect();
+        let unknown: Vec<&String> = run
+            .chains
+            .keys()
+            .filter(|id| !known.contains(id.as_str()))
+            .collect();
+        let work = self.work();
+        let scoring = Scoring::start(dataset, progress);
+        let chains = crate::parallel::try_map(&work, |&(chain, base)| {
+            scoring.chain(chain, run.chains.get(&chain.id), base, cancel)
+        })?;
+        Ok(scoring.finish(unknown, chains))
     }
 
     /// Starts scoring one run a chain at a time.
@@ -420,7 +444,7 @@ impl<'d> PreparedDataset<'d> {
 /// The report is [`score_run`]'s for the same run, byte for byte.
 pub struct ChainByChain<'p, 'd> {
     prepared: &'p PreparedDataset<'d>,
-    work: Vec<(&'d ChainSpec, &'p Base)>,
+    work: Vec<(&'p ChainSpec, &'p Base)>,
     /// Each chain of the dataset once scored, in the dataset's order.
     scored: Vec<Option<ScoredChain>>,
     /// The run's chains the dataset does not have.
@@ -446,7 +470,7 @@ impl ChainByChain<'_, '_> {
         };
         let (chain, base) = self.work[at];
         let scored = score_chain(
-            self.prepared.dataset,
+            self.prepared.dataset(),
             chain,
             Some(run),
             base,
@@ -460,12 +484,12 @@ impl ChainByChain<'_, '_> {
 
     /// Turns scored so far (of the chains the dataset has), and in the whole dataset.
     pub fn turns(&self) -> (usize, usize) {
-        (self.turns_done, self.prepared.dataset.turn_count())
+        (self.turns_done, self.prepared.dataset().turn_count())
     }
 
     /// The report: chains never given are scored as missing.
     pub fn finish(self, cancel: &Cancel) -> Result<RunReport, Cancelled> {
-        let dataset = self.prepared.dataset;
+        let dataset = self.prepared.dataset();
         let mut chains = Vec::with_capacity(self.work.len());
         for ((chain, base), scored) in self.work.into_iter().zip(self.scored) {
             chains.push(match scored {
@@ -492,60 +516,86 @@ pub fn score_chains(
     progress: &mut (dyn FnMut(Progress) + Send),
     cancel: &Cancel,
 ) -> Result<RunReport, ScoreError> {
-    let prepared = PreparedDataset::new(dataset, cancel)?;
-    let work = prepared.work();
-    let position: BTreeMap<&str, usize> = work
-        .iter()
-        .enumerate()
-        .map(|(at, (chain, _))| (chain.id.as_str(), at))
-        .collect();
-    let scoring = Scoring::start(dataset, progress);
-    // Read one at a time (rayon's bridge locks the stream), so the checks are in order.
-    let mut seen = BTreeSet::new();
-    let given = chains.map(move |chain| -> Result<_, BundleError> {
-        let (id, run) = chain?;
-        if !seen.insert(id.clone()) {
-            return Err(BundleError::entry(
-                format!("chain {id}"),
-                "is given twice; give each chain once",
-            ));
+    PreparedDataset::new(dataset, cancel)?.score_chains(chains, progress, cancel)
+}
+
+impl PreparedDataset<'_> {
+    /// [`score_chains`] on this prepared dataset: the run scored as it is read, without
+    /// indexing W0.
+    pub fn score_chains(
+        &self,
+        chains: impl Iterator<Item = Result<(String, ChainRun), BundleError>> + Send,
+        progress: &mut (dyn FnMut(Progress) + Send),
+        cancel: &Cancel,
+    ) -> Result<RunReport, ScoreError> {
+        let dataset = self.dataset();
+        let work = self.work();
+        let position: BTreeMap<&str, usize> = work
+            .iter()
+            .enumerate()
+            .map(|(at, (chain, _))| (chain.id.as_str(), at))
+            .collect();
+        let scoring = Scoring::start(dataset, progress);
+        // Read one at a time (rayon's bridge locks the stream), so the checks are in order.
+        let mut seen = BTreeSet::new();
+        let given = chains.map(move |chain| -> Result<_, BundleError> {
+            let (id, run) = chain?;
+            if !seen.insert(id.clone()) {
+                return Err(BundleError::entry(
+                    format!("chain {id}"),
+                    "is given twice; give each chain once",
+                ));
+            }
+            Ok((position.get(id.as_str()).copied(), id, run))
+        });
+        let streamed =
+            crate::parallel::try_map_unordered(given, |given| -> Result<_, ScoreError> {
+                let (at, id, run) = given?;
+                let Some(at) = at else {
+                    return Ok(Err(id));
+                };
+                let (chain, base) = work[at];
+                Ok(Ok((at, scoring.chain(chain, Some(&run), base, cancel)?)))
+            })?;
+        let mut unknown = Vec::new();
+        let mut scored: Vec<Option<ScoredChain>> = work.iter().map(|_| None).collect();
+        for chain in streamed {
+            match chain {
+                Ok((at, chain)) => scored[at] = Some(chain),
+                Err(id) => unknown.push(id),
+            }
         }
-        Ok((position.get(id.as_str()).copied(), id, run))
-    });
-    let streamed = crate::parallel::try_map_unordered(given, |given| -> Result<_, ScoreError> {
-        let (at, id, run) = given?;
-        let Some(at) = at else {
-            return Ok(Err(id));
-        };
-        let (chain, base) = work[at];
-        Ok(Ok((at, scoring.chain(chain, Some(&run), base, cancel)?)))
-    })?;
-    let mut unknown = Vec::new();
-    let mut scored: Vec<Option<ScoredChain>> = work.iter().map(|_| None).collect();
-    for chain in streamed {
-        match chain {
-            Ok((at, chain)) => scored[at] = Some(chain),
-            Err(id) => unknown.push(id),
+        unknown.sort();
+        let missing: Vec<usize> = (0..work.len()).filter(|&at| scored[at].is_none()).collect();
+        let missed = crate::parallel::try_map(&missing, |&at| {
+            let (chain, base) = work[at];
+            scoring.chain(chain, None, base, cancel)
+        })?;
+        for (at, chain) in missing.into_iter().zip(missed) {
+            scored[at] = Some(chain);
         }
+        let chains = scored.into_iter().flatten().collect();
+        Ok(scoring.finish(unknown.iter().collect(), chains))
     }
-    unknown.sort();
-    let missing: Vec<usize> = (0..work.len()).filter(|&at| scored[at].is_none()).collect();
-    let missed = crate::parallel::try_map(&missing, |&at| {
-        let (chain, base) = work[at];
-        scoring.chain(chain, None, base, cancel)
-    })?;
-    for (at, chain) in missing.into_iter().zip(missed) {
-        scored[at] = Some(chain);
-    }
-    let chains = scored.into_iter().flatten().collect();
-    Ok(scoring.finish(unknown.iter().collect(), chains))
 }
 
 /// W0 of every repository the dataset's chains are on.
+impl<'d> From<&'d Dataset> for Cow<'d, Dataset> {
+    fn from(dataset: &'d Dataset) -> Self {
+        Cow::Borrowed(dataset)
+    }
+}
+
+impl From<Dataset> for Cow<'_, Dataset> {
+    fn from(dataset: Dataset) -> Self {
+        Cow::Owned(dataset)
+    }
+}
+
 /// Each chain of the dataset, in order, with W0 of its repository.
 fn work_of<'d, 'b>(
     dataset: &'d Dataset,
-    bases: &'b BTreeMap<&str, Base>,
+    bases: &'b BTreeMap<String, Base>,
 ) -> Vec<(&'d ChainSpec, &'b Base)> {
     // `validate` made sure every chain's repository exists.
     dataset

@@ -8,7 +8,7 @@ use sha2::{Digest, Sha256};
 use wheelwright_core::api::ScoringKit;
 use wheelwright_core::budget::Cancel;
 use wheelwright_core::reporeuse::dataset::RepoReuseDataset;
-use wheelwright_core::reporeuse::scoring::save_index;
+use wheelwright_core::reporeuse::scoring::{PreparedDataset, save_index};
 
 use crate::dataset::DatasetError;
 use crate::dataset::recube::{LoadedRecube, load_recube_dir};
@@ -33,6 +33,9 @@ pub(crate) struct LoadedDataset {
     /// The exception classes of W0 and the built-in ones, what hidden tests judge a raised
     /// exception with; made on first use.
     exceptions: Mutex<Option<Arc<ExceptionClasses>>>,
+    /// The dataset ready to score with, W0 loaded from the saved index above; made on
+    /// first use and shared by every upload and re-score of this dataset version.
+    prepared: Mutex<Option<Arc<PreparedDataset<'static>>>>,
 }
 
 impl LoadedDataset {
@@ -45,7 +48,44 @@ impl LoadedDataset {
             kit: Mutex::new(None),
             saved_index: Mutex::new(None),
             exceptions: Mutex::new(None),
+            prepared: Mutex::new(None),
         }
+    }
+
+    /// The dataset prepared for scoring: checked, with W0's index loaded from the saved
+    /// index the browser also loads ([`Self::saved_index_gzip`]), so W0 is analysed once
+    /// per dataset version in this process, not once per upload. Blocking: the first call
+    /// may index the repository (about a second for networkx); later calls share the same.
+    pub(crate) fn prepared(&self) -> anyhow::Result<Arc<PreparedDataset<'static>>> {
+        use std::io::Read;
+        let mut slot = self
+            .prepared
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(prepared) = slot.as_ref() {
+            return Ok(Arc::clone(prepared));
+        }
+        let dataset = self.dataset.to_score_dataset((*self.repository()?).clone());
+        let (gzip, _) = self.saved_index_gzip()?;
+        let mut saved = Vec::new();
+        flate2::read::GzDecoder::new(&gzip[..]).read_to_end(&mut saved)?;
+        let saved: BTreeMap<String, Vec<u8>> = dataset
+            .repositories
+            .keys()
+            .map(|name| (name.clone(), saved.clone()))
+            .collect();
+        let (prepared, refused) =
+            PreparedDataset::with_saved_indexes(dataset, &saved, &Cancel::never())?;
+        for (repository, why) in refused {
+            // Saved by this build from the same files, so it should always load.
+            tracing::warn!(
+                repository,
+                "W0's saved index was refused, indexed again: {why}"
+            );
+        }
+        let prepared = Arc::new(prepared);
+        *slot = Some(Arc::clone(&prepared));
+        Ok(prepared)
     }
 
     /// The [`ScoringKit`] of this dataset, as gzip-compressed JSON. Blocking (it may need
