@@ -14,7 +14,7 @@ use wheelwright_core::schrodinger::run_actions::{FILE_LIMIT, RunActions, RunRead
 pub(crate) fn run(dir: &Path, baseline: Option<&Path>, json: bool) -> anyhow::Result<()> {
     let run = read_run(dir, "--run")?;
     let baseline = baseline.map(|b| read_run(b, "--baseline")).transpose()?;
-    crate::cli::emit(json, &ActionsReport::new(run, baseline), print)
+    crate::cli::io::emit(json, &ActionsReport::new(run, baseline), print)
 }
 
 /// The run whose files are under `dir`: every `.json` and `.json.gz` file, hidden

@@ -17,7 +17,7 @@ use wheelwright_core::recube::mask::mask;
 use wheelwright_core::recube::views::Context;
 use wheelwright_core::workspace::Workspace;
 
-use crate::cli::emit;
+use crate::cli::io::emit;
 
 #[derive(Debug, Subcommand)]
 pub enum CceCommand {

@@ -197,7 +197,7 @@ fn probe_import(python: &Path, dir: &Path, import: &str) -> anyhow::Result<Probe
 /// `wheelwright prepare`: writes turn `turn` of `chain` into `out`, with the agent's
 /// earlier files read from the run bundle `run` (its turns 1..t-1), and prints a summary.
 pub(crate) fn run(args: &TurnArgs, out: &Path, env_root: &Path) -> anyhow::Result<()> {
-    let (dataset, _) = crate::cli::read_dataset(&args.dataset, None)?;
+    let (dataset, _) = crate::cli::io::read_dataset(&args.dataset, None)?;
     let preparer = Preparer::new(dataset, &crate::dataset::default_cache_dir(), env_root)?;
     let chain = preparer.chain(&args.chain)?;
     let turn = args.turn;
@@ -252,7 +252,7 @@ pub(crate) fn print_prompt(args: &TurnArgs, memory: Memory, json: bool) -> anyho
         })
         .collect();
     let prompt = turn_prompt(chain, turn, memory, &earlier);
-    crate::cli::emit(json, &prompt, |out, p| {
+    crate::cli::io::emit(json, &prompt, |out, p| {
         std::io::Write::write_all(out, p.text.as_bytes())
     })
 }
@@ -265,8 +265,8 @@ fn earlier_turns(
     let Some(run) = &args.run else {
         return Ok(BTreeMap::new());
     };
-    let bundle = crate::cli::read_bundle(run)?;
-    crate::cli::check_bundle(run, &bundle, dataset)?;
+    let bundle = crate::cli::io::read_bundle(run)?;
+    crate::cli::io::check_bundle(run, &bundle, dataset)?;
     Ok(bundle.predictions)
 }
 

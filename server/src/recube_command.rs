@@ -25,7 +25,7 @@ use wheelwright_core::recube::scoring::{InstanceRun, RecubeReport, report, score
 use wheelwright_core::workspace::Workspace;
 
 use crate::TestConfig;
-use crate::cli::emit;
+use crate::cli::io::emit;
 use crate::hidden_tests::Environments;
 use crate::recube_tests::{InstanceTest, run_instance};
 

@@ -169,7 +169,7 @@ pub(crate) fn prompt(dir: &Path, id: &str, setting: Setting, json: bool) -> anyh
         tokens,
         tokenizer: TOKENIZER,
     };
-    crate::cli::emit(json, &printed, |out, p| {
+    crate::cli::io::emit(json, &printed, |out, p| {
         std::io::Write::write_all(out, p.prompt.text.as_bytes())
     })
 }

@@ -151,7 +151,7 @@ pub(crate) fn run(options: &RunOptions, groups: &AgentGroups) -> anyhow::Result<
     if options.agent.trim().is_empty() {
         anyhow::bail!("--agent is empty; give the command that runs your agent on one turn");
     }
-    let (dataset, _) = crate::cli::read_dataset(&options.dataset, None)?;
+    let (dataset, _) = crate::cli::io::read_dataset(&options.dataset, None)?;
     // The chains asked for, checked before anything is written.
     let chain_ids: Vec<String> = if options.chains.is_empty() {
         dataset

@@ -14,7 +14,7 @@ use wheelwright_core::reporeuse::bundle::TurnId;
 use wheelwright_core::reporeuse::scoring::{RunReport, score_run};
 
 use crate::TestConfig;
-use crate::cli::{check_bundle, emit, print_report, read_bundle, read_dataset};
+use crate::cli::io::{check_bundle, emit, print_report, read_bundle, read_dataset};
 use crate::hidden_tests::{Environments, TurnTest, run_turn};
 
 /// One turn's verdict, as printed.

@@ -15,7 +15,7 @@ use serde::Serialize;
 use wheelwright_core::schrodinger::namespace::Reason;
 use wheelwright_core::schrodinger::view::{ViewBundle, make_view_keeping, recover};
 
-use crate::cli::emit;
+use crate::cli::io::emit;
 
 /// Largest number of files a repository given to `view` may have.
 pub(crate) const MAX_VIEW_FILES: usize = 50_000;
