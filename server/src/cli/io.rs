@@ -28,6 +28,12 @@ pub(crate) fn emit<T: serde::Serialize>(
     Ok(())
 }
 
+/// A Python file's text (UTF-8, within core's per-file limit), for `analyze` and `mask`.
+pub(crate) fn read_python(file: &Path) -> anyhow::Result<String> {
+    let bytes = crate::bundle::read_regular(file, wheelwright_core::bundle::LIMITS.file_bytes)?;
+    String::from_utf8(bytes).with_context(|| format!("{} is not UTF-8 text", file.display()))
+}
+
 /// A dataset directory and its repository's sources; `workdir` replaces the dataset's
 /// working directory.
 pub(crate) fn read_dataset(

@@ -1,29 +1,22 @@
 //! The `wheelwright` command line: flags, environment variables and what each command does.
 
-use std::io::{IsTerminal, Write};
+use std::io::IsTerminal;
 use std::net::SocketAddr;
-use std::path::{Path, PathBuf};
-use std::time::Instant;
+use std::path::PathBuf;
 
 use anyhow::Context;
 use clap::{Parser, Subcommand, ValueEnum};
-use indicatif::{ProgressBar, ProgressStyle};
 use tracing_subscriber::EnvFilter;
-use wheelwright_core::budget::Cancel;
-use wheelwright_core::bundle::COMMAND_LINE_LIMITS;
-use wheelwright_core::reporeuse::bundle::{RepoReuseBundle, check_made_on};
-use wheelwright_core::reporeuse::scoring::{
-    DEFAULT_WORKDIR, Phase, Progress, RunReport, ScoreError, score_chains,
-};
-use wheelwright_core::trajectory::{InterpretOptions, TrajectoryReport, parse_trajectory_bytes};
-use wheelwright_core::workspace::Workspace;
+use wheelwright_core::reporeuse::prompt::Memory;
+use wheelwright_core::reporeuse::scoring::DEFAULT_WORKDIR;
 
 use crate::ServeConfig;
-use wheelwright_core::reporeuse::prompt::Memory;
 
+mod analyze;
 pub(crate) mod io;
-
-use io::{check_workdir, emit, print_report, print_unparsed, read_dataset};
+mod mask;
+mod score;
+mod trajectory;
 
 /// Explorer, scorer and leaderboard for coding-agent benchmarks.
 #[derive(Debug, Parser)]
@@ -651,34 +644,15 @@ pub fn init_logging(level: &str, format: LogFormat) -> anyhow::Result<()> {
 pub async fn execute(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
         Command::Serve(args) => crate::run(args.into()).await,
-        Command::Analyze { file, json } => {
-            let bytes =
-                crate::bundle::read_regular(&file, wheelwright_core::bundle::LIMITS.file_bytes)?;
-            let source = String::from_utf8(bytes)
-                .with_context(|| format!("{} is not UTF-8 text", file.display()))?;
-            let outline = wheelwright_core::outline::outline(&source);
-            emit(json, &outline, print_outline)
-        }
-        Command::Mask { file, json } => {
-            let bytes =
-                crate::bundle::read_regular(&file, wheelwright_core::bundle::LIMITS.file_bytes)?;
-            let source = String::from_utf8(bytes)
-                .with_context(|| format!("{} is not UTF-8 text", file.display()))?;
-            let masked = wheelwright_core::recube::mask::mask(&source);
-            if !json {
-                for problem in &masked.diagnostics {
-                    eprintln!("warning: {}: {problem}", file.display());
-                }
-            }
-            emit(json, &masked, |out, m| out.write_all(m.text.as_bytes()))
-        }
+        Command::Analyze { file, json } => analyze::run(&file, json),
+        Command::Mask { file, json } => mask::run(&file, json),
         Command::Score {
             run,
             dataset,
             json,
             timings,
             workdir,
-        } => score(&run, &dataset, workdir.as_deref(), json, timings),
+        } => score::run(&run, &dataset, workdir.as_deref(), json, timings),
         Command::Test {
             run,
             dataset,
@@ -697,7 +671,7 @@ pub async fn execute(cli: Cli) -> anyhow::Result<()> {
             repo,
             workdir,
             json,
-        } => trajectory(&file, repo.as_deref(), &workdir, json),
+        } => trajectory::run(&file, repo.as_deref(), &workdir, json),
         Command::Actions {
             run,
             baseline,
@@ -882,240 +856,4 @@ pub async fn execute(cli: Cli) -> anyhow::Result<()> {
             }
         }
     }
-}
-
-/// Inputs with fewer turns than this score too fast to need a progress bar.
-const PROGRESS_MIN_TURNS: usize = 200;
-
-/// Where the time of `wheelwright score` went, in seconds (`--timings`).
-#[derive(Clone, Copy, Debug, serde::Serialize)]
-struct Timings {
-    /// Opening the bundle (listing and counting its entries, reading its metadata) and
-    /// reading the dataset (with its repository).
-    read: f64,
-    /// Indexing the repositories (W0).
-    index: f64,
-    /// Reading the bundle's turns and scoring them (code and trajectories): the next chain
-    /// is read while one is scored.
-    score: f64,
-    /// Aggregating the chains into the overall row and series.
-    aggregate: f64,
-    /// All of it, from the start of reading to the report.
-    total: f64,
-}
-
-/// The `--json --timings` output: the report with its timings beside.
-#[derive(serde::Serialize)]
-struct TimedReport<'a> {
-    #[serde(flatten)]
-    report: &'a RunReport,
-    timings: Timings,
-}
-
-/// `wheelwright trajectory`: one trajectory's actions as the scorer reads them.
-fn trajectory(file: &Path, repo: Option<&Path>, workdir: &str, json: bool) -> anyhow::Result<()> {
-    check_workdir(workdir)?;
-    let bytes = crate::bundle::read_regular(file, COMMAND_LINE_LIMITS.file_bytes)?;
-    let trajectory = parse_trajectory_bytes(&bytes)
-        .with_context(|| format!("{} is not a trajectory the scorer reads", file.display()))?;
-    let workspace = match repo {
-        Some(dir) => {
-            if !dir.is_dir() {
-                anyhow::bail!(
-                    "--repo {} is not a directory; give the repository the agent worked in, checked out at the commit it started from",
-                    dir.display()
-                );
-            }
-            let mut workspace = Workspace::new();
-            for (path, text) in crate::dataset::read_source_tree(dir, dir, ".")? {
-                workspace.insert(&path, text);
-            }
-            Some(workspace)
-        }
-        None => None,
-    };
-    let options = InterpretOptions::new(workspace.as_ref()).with_workdir(workdir);
-    let report = TrajectoryReport::new(&trajectory, &options);
-    emit(json, &report, print_trajectory)
-}
-
-/// The longest command a row of `wheelwright trajectory`'s table shows.
-const TABLE_COMMAND_CHARS: usize = 60;
-
-fn print_trajectory(out: &mut impl Write, report: &TrajectoryReport) -> std::io::Result<()> {
-    let s = &report.summary;
-    writeln!(
-        out,
-        "{} trajectory, working directory {}{}: {} actions, {} not understood, {} rejected responses; {} files, {} lines shown",
-        serde_json::to_value(report.format)?
-            .as_str()
-            .unwrap_or_default(),
-        report.workdir,
-        if report.workspace {
-            ""
-        } else {
-            " (no --repo: counted from the observations)"
-        },
-        s.actions,
-        s.uninterpreted,
-        s.rejected_responses,
-        s.files,
-        s.lines,
-    )?;
-    writeln!(out)?;
-    writeln!(
-        out,
-        "{:>4}  {:<6} {:<8}  {:<60}  shown (files counted)",
-        "#", "kind", "category", "command"
-    )?;
-    let name = |v: serde_json::Value| v.as_str().unwrap_or_default().to_owned();
-    let mut rejected = report.rejected.iter().peekable();
-    for action in &report.actions {
-        while let Some(r) = rejected.next_if(|r| r.after_action < action.index) {
-            writeln!(out, "{:>4}  rejected response (message {})", "", r.message)?;
-        }
-        let command: String = action.command.replace('\n', " ⏎ ");
-        let command = match command.char_indices().nth(TABLE_COMMAND_CHARS - 1) {
-            Some((at, _)) => format!("{}…", &command[..at]),
-            None => command,
-        };
-        let mut shown = action.shown.describe();
-        let only_counted: Vec<&str> = action
-            .files
-            .iter()
-            .filter(|f| action.shown.lines(f).is_none())
-            .map(String::as_str)
-            .collect();
-        if !only_counted.is_empty() {
-            shown.push(format!("({})", only_counted.join(", ")));
-        }
-        if let Some(reason) = &action.not_understood {
-            shown.push(format!("not understood: {reason}"));
-        }
-        if action.ambiguous {
-            shown.push("(ambiguous: lines of several commands)".to_owned());
-        }
-        let row = format!(
-            "{:>4}  {:<6} {:<8}  {:<60}  {}",
-            action.index,
-            name(serde_json::to_value(action.kind)?),
-            name(serde_json::to_value(action.category)?),
-            command,
-            shown.join(" ")
-        );
-        writeln!(out, "{}", row.trim_end())?;
-    }
-    for r in rejected {
-        writeln!(out, "{:>4}  rejected response (message {})", "", r.message)?;
-    }
-    print_unparsed(out, &report.unparsed)
-}
-
-fn score(
-    run: &Path,
-    dataset: &Path,
-    workdir: Option<&str>,
-    json: bool,
-    timings: bool,
-) -> anyhow::Result<()> {
-    let start = Instant::now();
-    let unusable = || format!("{} is not a usable run bundle", run.display());
-    // Opened (listed, counted, its metadata read) before the dataset is loaded: the bundle's
-    // own errors (not a bundle, a FIFO, too large) come at once. Its turns are read while
-    // the chains are scored, a chain at a time, so a paper-size run is never held whole.
-    let (metadata, turns) =
-        crate::bundle::stream_path(run, COMMAND_LINE_LIMITS).with_context(unusable)?;
-    let (manifest, files) = read_dataset(dataset, workdir)?;
-    check_made_on(&metadata, &manifest)
-        .with_context(|| format!("{} does not fit the dataset", run.display()))?;
-    let dataset = manifest.to_score_dataset(files);
-    let read = Instant::now();
-    let total = dataset.turn_count();
-    let bar = if total >= PROGRESS_MIN_TURNS && std::io::stderr().is_terminal() {
-        let bar = ProgressBar::new(total as u64);
-        bar.set_style(
-            ProgressStyle::with_template("scoring {bar:40} {pos}/{len} turns, {eta} left")
-                .unwrap_or_else(|_| ProgressStyle::default_bar()),
-        );
-        bar
-    } else {
-        ProgressBar::hidden()
-    };
-    // Core has no clock: the phases are timed where its progress reports change phase.
-    let (mut indexed, mut scored) = (None, None);
-    let chains = RepoReuseBundle::chains(&manifest, turns);
-    let report = score_chains(
-        &dataset,
-        chains,
-        &mut |p: Progress| {
-            match p.phase {
-                Phase::Scoring => {
-                    indexed.get_or_insert_with(Instant::now);
-                }
-                Phase::Aggregating => {
-                    scored.get_or_insert_with(Instant::now);
-                }
-            }
-            bar.set_position(p.turns_done as u64);
-        },
-        &Cancel::never(),
-    );
-    let done = Instant::now();
-    bar.finish_and_clear();
-    let report = match report {
-        Ok(report) => report,
-        Err(ScoreError::Bundle(e)) => return Err(anyhow::Error::new(e).context(unusable())),
-        Err(e) => return Err(e.into()),
-    };
-    if !timings {
-        return emit(json, &report, print_report);
-    }
-    let indexed = indexed.unwrap_or(done);
-    let scored = scored.unwrap_or(done);
-    let timings = Timings {
-        read: (read - start).as_secs_f64(),
-        index: (indexed - read).as_secs_f64(),
-        score: (scored - indexed).as_secs_f64(),
-        aggregate: (done - scored).as_secs_f64(),
-        total: (done - start).as_secs_f64(),
-    };
-    eprintln!(
-        "timings: read {:.3} s, index {:.3} s, score {:.3} s, aggregate {:.3} s, total {:.3} s",
-        timings.read, timings.index, timings.score, timings.aggregate, timings.total
-    );
-    let timed = TimedReport {
-        report: &report,
-        timings,
-    };
-    emit(json, &timed, |out, timed| print_report(out, timed.report))
-}
-
-fn print_outline(
-    out: &mut impl Write,
-    outline: &wheelwright_core::outline::Outline,
-) -> std::io::Result<()> {
-    writeln!(out, "{:<8} {:<40} {:>11}  calls", "kind", "name", "lines")?;
-    for d in &outline.definitions {
-        let calls: Vec<&str> = d
-            .calls
-            .iter()
-            .map(|c| c.callee.as_deref().unwrap_or("<expr>"))
-            .collect();
-        let kind = serde_json::to_value(d.kind)?;
-        writeln!(
-            out,
-            "{:<8} {:<40} {:>5}-{:<5}  {}",
-            kind.as_str().unwrap_or(""),
-            d.qualified_name,
-            d.start_line,
-            d.end_line,
-            calls.join(", ")
-        )?;
-    }
-    if outline.syntax_errors {
-        for d in &outline.diagnostics {
-            writeln!(out, "line {}: {}", d.line, d.message)?;
-        }
-    }
-    Ok(())
 }
