@@ -130,7 +130,7 @@ pub(crate) fn prepare(dir: &Path, id: &str, out: &Path) -> anyhow::Result<()> {
             out.display()
         );
     }
-    crate::prepare::write_files(out, &workspace)?;
+    crate::cli::io::write_files(out, &workspace)?;
     println!(
         "wrote instance {id} to {}: {} files, {target} masked ({} bodies replaced, {} imports removed), {removed} test files left out",
         out.display(),

@@ -222,3 +222,16 @@ pub(crate) fn print_unparsed(
     }
     Ok(())
 }
+
+/// Writes `files` (paths relative to `dir`) under `dir`, creating directories. Each file
+/// is new, and nothing below `dir` is reached through a link ([`crate::no_follow`]): a
+/// workspace is written into `wheelwright run`'s output folder.
+pub(crate) fn write_files(dir: &Path, files: &BTreeMap<String, String>) -> anyhow::Result<()> {
+    let tree = crate::no_follow::Tree::create(dir)?;
+    for (path, text) in files {
+        tree.create_new(Path::new(path))?
+            .write_all(text.as_bytes())
+            .with_context(|| format!("writing {}", dir.join(path).display()))?;
+    }
+    Ok(())
+}

@@ -12,11 +12,19 @@ use wheelwright_core::reporeuse::scoring::DEFAULT_WORKDIR;
 
 use crate::ServeConfig;
 
+mod actions;
 mod analyze;
+mod cce;
 pub(crate) mod io;
 mod mask;
+mod prepare;
+mod run;
 mod score;
+mod test;
 mod trajectory;
+mod view;
+
+pub use prepare::TurnArgs;
 
 /// Explorer, scorer and leaderboard for coding-agent benchmarks.
 #[derive(Debug, Parser)]
@@ -229,7 +237,7 @@ pub enum Command {
     /// ReCUBE's caller-centric exploration of a repository around a target file (what a
     /// harness gives an agent): its views, an entity's usages, a name's definitions.
     #[command(subcommand)]
-    Cce(crate::cce::CceCommand),
+    Cce(cce::CceCommand),
     /// ReCUBE datasets.
     #[command(subcommand)]
     Recube(RecubeCommand),
@@ -542,23 +550,6 @@ pub struct TestArgs {
     pub max_jobs_per_client: usize,
 }
 
-/// One RepoReuse turn, and the run whose earlier turns it builds on.
-#[derive(Debug, clap::Args)]
-pub struct TurnArgs {
-    /// The dataset directory (holding dataset.json).
-    #[arg(long)]
-    pub dataset: PathBuf,
-    /// The chain.
-    #[arg(long)]
-    pub chain: String,
-    /// The turn (1-based).
-    #[arg(long)]
-    pub turn: usize,
-    /// A run bundle whose files of turns 1..t-1 of the chain are the agent's earlier files.
-    #[arg(long)]
-    pub run: Option<PathBuf>,
-}
-
 /// A memory setting (spec section 1, "Memory settings").
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum MemoryArg {
@@ -662,7 +653,7 @@ pub async fn execute(cli: Cli) -> anyhow::Result<()> {
         } => {
             let config = tests.config(false);
             tokio::task::spawn_blocking(move || {
-                crate::test_command::run(&run, &dataset, workdir.as_deref(), &config, json)
+                test::run(&run, &dataset, workdir.as_deref(), &config, json)
             })
             .await?
         }
@@ -676,7 +667,7 @@ pub async fn execute(cli: Cli) -> anyhow::Result<()> {
             run,
             baseline,
             json,
-        } => crate::actions_command::run(&run, baseline.as_deref(), json),
+        } => actions::run(&run, baseline.as_deref(), json),
         Command::Prepare {
             turn,
             out,
@@ -684,13 +675,11 @@ pub async fn execute(cli: Cli) -> anyhow::Result<()> {
         } => {
             tokio::task::spawn_blocking(move || {
                 let env_root = std::path::absolute(&env_root)?;
-                crate::prepare::run(&turn, &out, &env_root)
+                prepare::run(&turn, &out, &env_root)
             })
             .await?
         }
-        Command::Prompt { turn, memory, json } => {
-            crate::prepare::print_prompt(&turn, memory.into(), json)
-        }
+        Command::Prompt { turn, memory, json } => prepare::print_prompt(&turn, memory.into(), json),
         Command::Run {
             dataset,
             agent,
@@ -708,7 +697,7 @@ pub async fn execute(cli: Cli) -> anyhow::Result<()> {
             env_root,
         } => {
             // The agent runs in the workspace: every path it is given must be absolute.
-            let options = crate::run_command::RunOptions {
+            let options = run::RunOptions {
                 dataset,
                 agent,
                 out: std::path::absolute(&out)
@@ -726,7 +715,7 @@ pub async fn execute(cli: Cli) -> anyhow::Result<()> {
                     .with_context(|| format!("--env-root {}", env_root.display()))?,
                 keep_workspaces,
             };
-            let groups = crate::run_command::AgentGroups::default();
+            let groups = run::AgentGroups::default();
             let interrupted = groups.clone();
             // Ctrl-C or SIGTERM: kill the running agents (their own process groups do not
             // hear the terminal's signal), then stop; the same command resumes.
@@ -736,9 +725,9 @@ pub async fn execute(cli: Cli) -> anyhow::Result<()> {
                 eprintln!("interrupted; run the same command again to resume");
                 std::process::exit(130);
             });
-            tokio::task::spawn_blocking(move || crate::run_command::run(&options, &groups)).await?
+            tokio::task::spawn_blocking(move || run::run(&options, &groups)).await?
         }
-        Command::Cce(command) => crate::cce::execute(command),
+        Command::Cce(command) => cce::execute(command),
         Command::Recube(RecubeCommand::Import {
             source,
             out,
@@ -767,7 +756,7 @@ pub async fn execute(cli: Cli) -> anyhow::Result<()> {
                 view,
                 bundle,
                 json,
-            }) => crate::view_command::recover_patch(&repo, &view, &bundle, json),
+            }) => view::recover_patch(&repo, &view, &bundle, json),
             Some(ViewCommand::Check {
                 repo,
                 level,
@@ -781,13 +770,13 @@ pub async fn execute(cli: Cli) -> anyhow::Result<()> {
             }) => {
                 let config = test_args.config(false);
                 tokio::task::spawn_blocking(move || {
-                    let suite = crate::view_command::Suite {
+                    let suite = view::Suite {
                         requirements: &requirements,
                         tests: &tests,
                         pythonpath: &pythonpath,
                     };
                     let keep = keep.into_iter().collect();
-                    crate::view_command::check(&repo, &level, seed, &keep, &suite, &config, json)
+                    view::check(&repo, &level, seed, &keep, &suite, &config, json)
                 })
                 .await?
             }
@@ -796,7 +785,7 @@ pub async fn execute(cli: Cli) -> anyhow::Result<()> {
                     anyhow::bail!("give --repo DIR and --out DIR");
                 };
                 let keep = args.keep.into_iter().collect();
-                crate::view_command::make(
+                view::make(
                     &repo,
                     &args.level,
                     args.seed,
