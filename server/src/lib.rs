@@ -16,8 +16,6 @@ pub mod listen;
 mod no_follow;
 mod published;
 mod read_cache;
-mod recube_command;
-mod recube_prepare;
 mod recube_runs;
 mod recube_tests;
 mod routes;

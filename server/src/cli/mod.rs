@@ -18,6 +18,7 @@ mod cce;
 pub(crate) mod io;
 mod mask;
 mod prepare;
+mod recube;
 mod run;
 mod score;
 mod test;
@@ -367,7 +368,7 @@ pub enum RecubeCommand {
         instance: String,
         /// Which prompt.
         #[arg(long, value_enum)]
-        setting: crate::recube_prepare::Setting,
+        setting: recube::prepare::Setting,
         /// Print JSON: the text, its template version and token count.
         #[arg(long)]
         json: bool,
@@ -733,23 +734,7 @@ pub async fn execute(cli: Cli) -> anyhow::Result<()> {
             out,
             name,
             version,
-        }) => {
-            let imported =
-                crate::dataset::recube_import::import_original(&source, &out, &name, &version)?;
-            for note in &imported.notes {
-                eprintln!("note: {note}");
-            }
-            let d = &imported.dataset;
-            let tests: usize = d.instances.iter().map(|i| i.manifest.tests.len()).sum();
-            println!(
-                "wrote {}: {} repositories, {} instances, {tests} tests, sha256 {}",
-                out.display(),
-                d.manifest.repositories.len(),
-                d.instances.len(),
-                d.content_hash()
-            );
-            Ok(())
-        }
+        }) => recube::import::run(&source, &out, &name, &version),
         Command::View(args) => match args.command {
             Some(ViewCommand::Recover {
                 repo,
@@ -800,17 +785,16 @@ pub async fn execute(cli: Cli) -> anyhow::Result<()> {
             dataset,
             instance,
             out,
-        }) => crate::recube_prepare::prepare(&dataset, &instance, &out),
+        }) => recube::prepare::prepare(&dataset, &instance, &out),
         Command::Recube(RecubeCommand::Prompt {
             dataset,
             instance,
             setting,
             json,
-        }) => crate::recube_prepare::prompt(&dataset, &instance, setting, json),
+        }) => recube::prepare::prompt(&dataset, &instance, setting, json),
         Command::Recube(RecubeCommand::Verify { dir, tests, json }) => {
             let config = tests.config(false);
-            tokio::task::spawn_blocking(move || crate::recube_command::verify(&dir, &config, json))
-                .await?
+            tokio::task::spawn_blocking(move || recube::verify::run(&dir, &config, json)).await?
         }
         Command::Recube(RecubeCommand::Test {
             run,
@@ -821,7 +805,7 @@ pub async fn execute(cli: Cli) -> anyhow::Result<()> {
         }) => {
             let config = tests.config(false);
             tokio::task::spawn_blocking(move || {
-                crate::recube_command::test(&run, &dataset, &workdir, &config, json)
+                recube::test::run(&run, &dataset, &workdir, &config, json)
             })
             .await?
         }
