@@ -1,6 +1,5 @@
 //! The `wheelwright` command line: flags, environment variables and what each command does.
 
-use std::io::IsTerminal;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 
@@ -15,6 +14,7 @@ use crate::ServeConfig;
 mod actions;
 mod analyze;
 mod cce;
+mod dataset;
 pub(crate) mod io;
 mod mask;
 mod prepare;
@@ -814,19 +814,6 @@ pub async fn execute(cli: Cli) -> anyhow::Result<()> {
             python,
             cache_dir,
             skip_execution,
-        }) => {
-            let options = crate::dataset::verify::VerifyOptions {
-                python,
-                cache_dir: cache_dir.unwrap_or_else(crate::dataset::default_cache_dir),
-                execute: !skip_execution,
-                progress: std::io::stderr().is_terminal(),
-            };
-            let mut out = std::io::stdout().lock();
-            if crate::dataset::verify::verify_dir(&dir, &options, &mut out)? {
-                Ok(())
-            } else {
-                anyhow::bail!("the dataset in {} failed verification", dir.display())
-            }
-        }
+        }) => dataset::verify(&dir, python, cache_dir, skip_execution),
     }
 }
