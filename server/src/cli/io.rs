@@ -13,7 +13,7 @@ use wheelwright_core::reporeuse::scoring::RunReport;
 use wheelwright_core::trajectory::UnparsedReport;
 
 /// Prints `value` to standard output as pretty JSON, or as text with `print`.
-pub(crate) fn emit<T: serde::Serialize>(
+pub(super) fn emit<T: serde::Serialize>(
     json: bool,
     value: &T,
     print: impl FnOnce(&mut std::io::StdoutLock<'static>, &T) -> std::io::Result<()>,
@@ -29,14 +29,14 @@ pub(crate) fn emit<T: serde::Serialize>(
 }
 
 /// A Python file's text (UTF-8, within core's per-file limit), for `analyze` and `mask`.
-pub(crate) fn read_python(file: &Path) -> anyhow::Result<String> {
+pub(super) fn read_python(file: &Path) -> anyhow::Result<String> {
     let bytes = crate::bundle::read_regular(file, wheelwright_core::bundle::LIMITS.file_bytes)?;
     String::from_utf8(bytes).with_context(|| format!("{} is not UTF-8 text", file.display()))
 }
 
 /// A dataset directory and its repository's sources; `workdir` replaces the dataset's
 /// working directory.
-pub(crate) fn read_dataset(
+pub(super) fn read_dataset(
     path: &Path,
     workdir: Option<&str>,
 ) -> anyhow::Result<(RepoReuseDataset, BTreeMap<String, String>)> {
@@ -61,7 +61,7 @@ pub(crate) fn read_dataset(
 
 /// The run bundle at `path`, read before the dataset: its errors (not a bundle, a FIFO,
 /// too large) come at once instead of after the repository is loaded.
-pub(crate) fn read_bundle(
+pub(super) fn read_bundle(
     path: &Path,
 ) -> anyhow::Result<wheelwright_core::reporeuse::bundle::RepoReuseBundle> {
     crate::bundle::read_path(path, COMMAND_LINE_LIMITS)
@@ -69,7 +69,7 @@ pub(crate) fn read_bundle(
 }
 
 /// Checks a bundle read from `path` against `dataset`.
-pub(crate) fn check_bundle(
+pub(super) fn check_bundle(
     path: &Path,
     bundle: &wheelwright_core::reporeuse::bundle::RepoReuseBundle,
     dataset: &RepoReuseDataset,
@@ -80,7 +80,7 @@ pub(crate) fn check_bundle(
 }
 
 /// Refuses a `--workdir` the scorer cannot read paths against.
-pub(crate) fn check_workdir(workdir: &str) -> anyhow::Result<()> {
+pub(super) fn check_workdir(workdir: &str) -> anyhow::Result<()> {
     match workdir_problem(workdir) {
         Some(problem) => anyhow::bail!("--workdir: {problem}"),
         None => Ok(()),
@@ -89,7 +89,7 @@ pub(crate) fn check_workdir(workdir: &str) -> anyhow::Result<()> {
 
 /// Prints a scored run: per turn, re-implemented targets, overall, the per-turn series,
 /// unparsed actions and diagnostics.
-pub(crate) fn print_report(out: &mut impl Write, report: &RunReport) -> std::io::Result<()> {
+pub(super) fn print_report(out: &mut impl Write, report: &RunReport) -> std::io::Result<()> {
     let width = report
         .turns
         .iter()
@@ -184,7 +184,7 @@ fn write_header(out: &mut impl Write, first: &str) -> std::io::Result<()> {
 }
 
 /// The report of unparsed actions, by reason; nothing when every action was understood.
-pub(crate) fn print_unparsed(
+pub(super) fn print_unparsed(
     out: &mut impl Write,
     unparsed: &UnparsedReport,
 ) -> std::io::Result<()> {
@@ -226,7 +226,7 @@ pub(crate) fn print_unparsed(
 /// Writes `files` (paths relative to `dir`) under `dir`, creating directories. Each file
 /// is new, and nothing below `dir` is reached through a link ([`crate::no_follow`]): a
 /// workspace is written into `wheelwright run`'s output folder.
-pub(crate) fn write_files(dir: &Path, files: &BTreeMap<String, String>) -> anyhow::Result<()> {
+pub(super) fn write_files(dir: &Path, files: &BTreeMap<String, String>) -> anyhow::Result<()> {
     let tree = crate::no_follow::Tree::create(dir)?;
     for (path, text) in files {
         tree.create_new(Path::new(path))?

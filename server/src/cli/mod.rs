@@ -15,7 +15,7 @@ mod actions;
 mod analyze;
 mod cce;
 mod dataset;
-pub(crate) mod io;
+mod io;
 mod mask;
 mod prepare;
 mod recube;

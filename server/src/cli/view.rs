@@ -18,9 +18,9 @@ use wheelwright_core::schrodinger::view::{ViewBundle, make_view_keeping, recover
 use super::io::emit;
 
 /// Largest number of files a repository given to `view` may have.
-pub(super) const MAX_VIEW_FILES: usize = 50_000;
+const MAX_VIEW_FILES: usize = 50_000;
 /// Largest total size of a repository given to `view`.
-pub(super) const MAX_VIEW_BYTES: u64 = 512 << 20;
+const MAX_VIEW_BYTES: u64 = 512 << 20;
 
 /// A repository directory read: text files for core, other files as bytes.
 struct Tree {
