@@ -1,4 +1,4 @@
-//! The `wheelwright` command line: flags, environment variables and what each command does.
+//! The `wheelwright` command line: its flags and environment variables, and the dispatch to a module per command (what the commands share is in `io`).
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -716,25 +716,9 @@ pub async fn execute(cli: Cli) -> anyhow::Result<()> {
                     .with_context(|| format!("--env-root {}", env_root.display()))?,
                 keep_workspaces,
             };
-            let groups = run::AgentGroups::default();
-            let interrupted = groups.clone();
-            // Ctrl-C or SIGTERM: kill the running agents (their own process groups do not
-            // hear the terminal's signal), then stop; the same command resumes.
-            tokio::spawn(async move {
-                crate::shutdown_signal().await;
-                interrupted.kill_all();
-                eprintln!("interrupted; run the same command again to resume");
-                std::process::exit(130);
-            });
-            tokio::task::spawn_blocking(move || run::run(&options, &groups)).await?
+            run::execute(options).await
         }
         Command::Cce(command) => cce::execute(command),
-        Command::Recube(RecubeCommand::Import {
-            source,
-            out,
-            name,
-            version,
-        }) => recube::import::run(&source, &out, &name, &version),
         Command::View(args) => match args.command {
             Some(ViewCommand::Recover {
                 repo,
@@ -781,6 +765,12 @@ pub async fn execute(cli: Cli) -> anyhow::Result<()> {
                 )
             }
         },
+        Command::Recube(RecubeCommand::Import {
+            source,
+            out,
+            name,
+            version,
+        }) => recube::import::run(&source, &out, &name, &version),
         Command::Recube(RecubeCommand::Prepare {
             dataset,
             instance,

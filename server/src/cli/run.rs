@@ -90,7 +90,7 @@ struct TurnOutcome {
 
 /// The process groups of the agents running now, killed when the driver is interrupted.
 #[derive(Clone, Default)]
-pub(super) struct AgentGroups(Arc<Mutex<BTreeSet<i32>>>);
+struct AgentGroups(Arc<Mutex<BTreeSet<i32>>>);
 
 impl AgentGroups {
     fn add(&self, pgid: i32) {
@@ -103,7 +103,7 @@ impl AgentGroups {
     }
 
     /// Kills every running agent's process group (Ctrl-C, SIGTERM).
-    pub(super) fn kill_all(&self) {
+    fn kill_all(&self) {
         for pgid in std::mem::take(&mut *self.lock()) {
             kill_group(pgid);
         }
@@ -146,8 +146,24 @@ fn kill_group(pgid: i32) {
     );
 }
 
+/// `wheelwright run`, from the runtime: the run in a blocking task, with Ctrl-C and SIGTERM
+/// handled.
+pub(super) async fn execute(options: RunOptions) -> anyhow::Result<()> {
+    let groups = AgentGroups::default();
+    let interrupted = groups.clone();
+    // Ctrl-C or SIGTERM: kill the running agents (their own process groups do not
+    // hear the terminal's signal), then stop; the same command resumes.
+    tokio::spawn(async move {
+        crate::shutdown_signal().await;
+        interrupted.kill_all();
+        eprintln!("interrupted; run the same command again to resume");
+        std::process::exit(130);
+    });
+    tokio::task::spawn_blocking(move || run(&options, &groups)).await?
+}
+
 /// Runs every unfinished turn of the chosen chains and writes `run.jsonl.gz` at the end.
-pub(super) fn run(options: &RunOptions, groups: &AgentGroups) -> anyhow::Result<()> {
+fn run(options: &RunOptions, groups: &AgentGroups) -> anyhow::Result<()> {
     if options.agent.trim().is_empty() {
         anyhow::bail!("--agent is empty; give the command that runs your agent on one turn");
     }
