@@ -4,10 +4,8 @@
 //! it with `oneshot` and the binary, the end-to-end tests and any embedding serve the same
 //! thing through [`serve`].
 
-mod actions_command;
 mod body_budget;
 pub mod bundle;
-mod cce;
 pub mod cli;
 mod clients;
 pub mod dataset;
@@ -16,20 +14,14 @@ mod hidden_tests;
 mod jobs;
 pub mod listen;
 mod no_follow;
-mod prepare;
 mod published;
 mod read_cache;
-mod recube_command;
-mod recube_prepare;
 mod recube_runs;
 mod recube_tests;
 mod routes;
-mod run_command;
 mod runs;
 pub mod storage;
 pub mod store;
-mod test_command;
-mod view_command;
 mod work;
 
 use std::future::Future;

@@ -1,4 +1,4 @@
-//! `wheelwright recube import`: the original ReCUBE data (its Hugging Face layout) as a dataset of ours.
+//! The conversion behind `wheelwright recube import`: the original ReCUBE data (its Hugging Face layout) as a dataset of ours.
 //!
 //! The original layout (`data/README.md` of the ReCUBE release) is read as it is:
 //!

@@ -13,8 +13,8 @@ use wheelwright_core::hidden_tests::Verdict;
 use wheelwright_core::reporeuse::bundle::TurnId;
 use wheelwright_core::reporeuse::scoring::{RunReport, score_run};
 
+use super::io::{check_bundle, emit, print_report, read_bundle, read_dataset};
 use crate::TestConfig;
-use crate::cli::{check_bundle, emit, print_report, read_bundle, read_dataset};
 use crate::hidden_tests::{Environments, TurnTest, run_turn};
 
 /// One turn's verdict, as printed.
@@ -37,7 +37,7 @@ struct Output {
 /// Runs the hidden tests of the bundle at `run` against the dataset at `dataset` and
 /// prints the verdicts and the scored report; `workdir` replaces the dataset's working
 /// directory.
-pub(crate) fn run(
+pub(super) fn run(
     run: &Path,
     dataset: &Path,
     workdir: Option<&str>,

@@ -15,12 +15,12 @@ use serde::Serialize;
 use wheelwright_core::schrodinger::namespace::Reason;
 use wheelwright_core::schrodinger::view::{ViewBundle, make_view_keeping, recover};
 
-use crate::cli::emit;
+use super::io::emit;
 
 /// Largest number of files a repository given to `view` may have.
-pub(crate) const MAX_VIEW_FILES: usize = 50_000;
+const MAX_VIEW_FILES: usize = 50_000;
 /// Largest total size of a repository given to `view`.
-pub(crate) const MAX_VIEW_BYTES: u64 = 512 << 20;
+const MAX_VIEW_BYTES: u64 = 512 << 20;
 
 /// A repository directory read: text files for core, other files as bytes.
 struct Tree {
@@ -124,7 +124,7 @@ fn reason_name(reason: Reason) -> String {
 }
 
 /// `wheelwright view --repo DIR --level 2,3 --seed N --out DIR [--bundle FILE]`.
-pub(crate) fn make(
+pub(super) fn make(
     repo: &Path,
     levels: &[u8],
     seed: u64,
@@ -235,7 +235,7 @@ pub(crate) fn make(
 
 /// `wheelwright view recover --repo ORIGINAL --view FINAL --bundle FILE`: the patch on
 /// standard output, what could not be undone on standard error.
-pub(crate) fn recover_patch(
+pub(super) fn recover_patch(
     repo: &Path,
     final_view: &Path,
     bundle: &Path,
@@ -264,13 +264,13 @@ pub(crate) fn recover_patch(
 const REPORT: &str = ".wheelwright-junit.xml";
 
 /// What `view check` compares: how to run the repository's own test suite.
-pub(crate) struct Suite<'a> {
+pub(super) struct Suite<'a> {
     /// Requirements of the test environment (`pytest==8.3.5`, `hypothesis`).
-    pub(crate) requirements: &'a [String],
+    pub(super) requirements: &'a [String],
     /// The tests to run, a path in the original repository (`tests`).
-    pub(crate) tests: &'a str,
+    pub(super) tests: &'a str,
     /// Directories of the original put on `PYTHONPATH` (`src`, `.`).
-    pub(crate) pythonpath: &'a [String],
+    pub(super) pythonpath: &'a [String],
 }
 
 /// Runs the suite on one tree of files in the sandbox; test id (`classname::name`) to outcome.
@@ -336,7 +336,7 @@ struct Checked {
 /// `wheelwright view check`: makes the view in memory, runs the repository's own tests on
 /// the original and on the view in the sandbox, and compares them by test id (the view's ids
 /// mapped back). Fails unless the view is valid.
-pub(crate) fn check(
+pub(super) fn check(
     repo: &Path,
     levels: &[u8],
     seed: u64,

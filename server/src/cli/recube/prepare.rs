@@ -13,8 +13,10 @@ use wheelwright_core::recube::prompt::{
 use wheelwright_core::reporeuse::dataset::RepositorySource;
 use wheelwright_core::workspace::why_removed;
 
+use crate::cli::io::{emit, write_files};
+
 /// The encoding token counts are given in: the GPT-4o family's (`tiktoken`'s `o200k_base`).
-pub(crate) const TOKENIZER: &str = "o200k_base";
+const TOKENIZER: &str = "o200k_base";
 
 /// Which prompt (ReCUBE's settings: full context, with or without asking for reasoning
 /// first, or an agent exploring the workspace).
@@ -36,7 +38,7 @@ struct Printed<'a> {
 }
 
 /// How many `o200k_base` tokens `text` is (special-token text counted as ordinary text).
-pub(crate) fn count_tokens(text: &str) -> usize {
+fn count_tokens(text: &str) -> usize {
     tiktoken_rs::o200k_base_singleton()
         .encode_ordinary(text)
         .len()
@@ -101,7 +103,7 @@ fn load(dir: &Path, id: &str) -> anyhow::Result<(RecubeDataset, usize)> {
 
 /// `recube prepare`: writes the instance's repository into `out` (new or empty) with its
 /// target masked and its test files left out.
-pub(crate) fn prepare(dir: &Path, id: &str, out: &Path) -> anyhow::Result<()> {
+pub(in crate::cli) fn prepare(dir: &Path, id: &str, out: &Path) -> anyhow::Result<()> {
     let (dataset, index) = load(dir, id)?;
     let instance = &dataset.instances[index];
     let target = &instance.manifest.target;
@@ -130,7 +132,7 @@ pub(crate) fn prepare(dir: &Path, id: &str, out: &Path) -> anyhow::Result<()> {
             out.display()
         );
     }
-    crate::prepare::write_files(out, &workspace)?;
+    write_files(out, &workspace)?;
     println!(
         "wrote instance {id} to {}: {} files, {target} masked ({} bodies replaced, {} imports removed), {removed} test files left out",
         out.display(),
@@ -143,7 +145,12 @@ pub(crate) fn prepare(dir: &Path, id: &str, out: &Path) -> anyhow::Result<()> {
 
 /// `recube prompt`: prints the instance's prompt under `setting`, with its token count on
 /// standard error (or everything as JSON).
-pub(crate) fn prompt(dir: &Path, id: &str, setting: Setting, json: bool) -> anyhow::Result<()> {
+pub(in crate::cli) fn prompt(
+    dir: &Path,
+    id: &str,
+    setting: Setting,
+    json: bool,
+) -> anyhow::Result<()> {
     let (dataset, index) = load(dir, id)?;
     let instance = &dataset.instances[index];
     let target = &instance.manifest.target;
@@ -169,7 +176,7 @@ pub(crate) fn prompt(dir: &Path, id: &str, setting: Setting, json: bool) -> anyh
         tokens,
         tokenizer: TOKENIZER,
     };
-    crate::cli::emit(json, &printed, |out, p| {
+    emit(json, &printed, |out, p| {
         std::io::Write::write_all(out, p.prompt.text.as_bytes())
     })
 }

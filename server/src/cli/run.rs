@@ -1,6 +1,6 @@
 //! `wheelwright run`: drives an agent command through a RepoReuse dataset's chains turn by turn and writes the run bundle; resumable, chains in parallel.
 //!
-//! For each turn the driver writes the workspace W_{t-1} ([`crate::prepare`]) and the
+//! For each turn the driver writes the workspace W_{t-1} ([`super::prepare`]) and the
 //! prompt (`core::reporeuse::prompt`), runs the agent command in the workspace with the
 //! prompt on standard input and a wall-time budget, and reads back the file at the turn's
 //! module path and the trajectory. The agent's own file goes into the next turn's
@@ -41,34 +41,34 @@ use wheelwright_core::bundle::{COMMAND_LINE_LIMITS, DatasetRef, Metadata};
 use wheelwright_core::reporeuse::dataset::Chain;
 use wheelwright_core::reporeuse::prompt::{Memory, TEMPLATE_VERSION, turn_prompt};
 
+use super::prepare::Preparer;
 use crate::no_follow::{Kind, Refused, Tree};
-use crate::prepare::Preparer;
 
 /// Largest file or trajectory read back from a turn (the bundle's limit for one file).
 const READ_BACK_LIMIT: u64 = 16 << 20;
 
 /// What `wheelwright run` was asked to do.
-pub(crate) struct RunOptions {
-    pub(crate) dataset: PathBuf,
+pub(super) struct RunOptions {
+    pub(super) dataset: PathBuf,
     /// The agent command, run with `sh -c` in each turn's workspace.
-    pub(crate) agent: String,
-    pub(crate) out: PathBuf,
-    pub(crate) model: String,
-    pub(crate) harness: String,
-    pub(crate) memory: Memory,
+    pub(super) agent: String,
+    pub(super) out: PathBuf,
+    pub(super) model: String,
+    pub(super) harness: String,
+    pub(super) memory: Memory,
     /// `YYYY-MM-DD`; today (UTC) when not given.
-    pub(crate) date: Option<String>,
-    pub(crate) scaffold_version: Option<String>,
-    pub(crate) notes: Option<String>,
+    pub(super) date: Option<String>,
+    pub(super) scaffold_version: Option<String>,
+    pub(super) notes: Option<String>,
     /// Wall time one turn's agent may take.
-    pub(crate) budget: Duration,
+    pub(super) budget: Duration,
     /// Chains run at once.
-    pub(crate) jobs: usize,
+    pub(super) jobs: usize,
     /// Only these chains (all when empty).
-    pub(crate) chains: Vec<String>,
-    pub(crate) env_root: PathBuf,
+    pub(super) chains: Vec<String>,
+    pub(super) env_root: PathBuf,
     /// Keep each turn's workspace under `work/` after the turn.
-    pub(crate) keep_workspaces: bool,
+    pub(super) keep_workspaces: bool,
 }
 
 /// How one turn went, written to `work/<chain>/turn-<t>/outcome.json` and printed.
@@ -90,7 +90,7 @@ struct TurnOutcome {
 
 /// The process groups of the agents running now, killed when the driver is interrupted.
 #[derive(Clone, Default)]
-pub(crate) struct AgentGroups(Arc<Mutex<BTreeSet<i32>>>);
+struct AgentGroups(Arc<Mutex<BTreeSet<i32>>>);
 
 impl AgentGroups {
     fn add(&self, pgid: i32) {
@@ -103,7 +103,7 @@ impl AgentGroups {
     }
 
     /// Kills every running agent's process group (Ctrl-C, SIGTERM).
-    pub(crate) fn kill_all(&self) {
+    fn kill_all(&self) {
         for pgid in std::mem::take(&mut *self.lock()) {
             kill_group(pgid);
         }
@@ -146,12 +146,28 @@ fn kill_group(pgid: i32) {
     );
 }
 
+/// `wheelwright run`, from the runtime: the run in a blocking task, with Ctrl-C and SIGTERM
+/// handled.
+pub(super) async fn execute(options: RunOptions) -> anyhow::Result<()> {
+    let groups = AgentGroups::default();
+    let interrupted = groups.clone();
+    // Ctrl-C or SIGTERM: kill the running agents (their own process groups do not
+    // hear the terminal's signal), then stop; the same command resumes.
+    tokio::spawn(async move {
+        crate::shutdown_signal().await;
+        interrupted.kill_all();
+        eprintln!("interrupted; run the same command again to resume");
+        std::process::exit(130);
+    });
+    tokio::task::spawn_blocking(move || run(&options, &groups)).await?
+}
+
 /// Runs every unfinished turn of the chosen chains and writes `run.jsonl.gz` at the end.
-pub(crate) fn run(options: &RunOptions, groups: &AgentGroups) -> anyhow::Result<()> {
+fn run(options: &RunOptions, groups: &AgentGroups) -> anyhow::Result<()> {
     if options.agent.trim().is_empty() {
         anyhow::bail!("--agent is empty; give the command that runs your agent on one turn");
     }
-    let (dataset, _) = crate::cli::read_dataset(&options.dataset, None)?;
+    let (dataset, _) = super::io::read_dataset(&options.dataset, None)?;
     // The chains asked for, checked before anything is written.
     let chain_ids: Vec<String> = if options.chains.is_empty() {
         dataset

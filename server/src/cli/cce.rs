@@ -17,7 +17,7 @@ use wheelwright_core::recube::mask::mask;
 use wheelwright_core::recube::views::Context;
 use wheelwright_core::workspace::Workspace;
 
-use crate::cli::emit;
+use super::io::emit;
 
 #[derive(Debug, Subcommand)]
 pub enum CceCommand {
@@ -82,7 +82,7 @@ impl RepoArgs {
 }
 
 /// Runs one `cce` command.
-pub(crate) fn execute(command: CceCommand) -> anyhow::Result<()> {
+pub(super) fn execute(command: CceCommand) -> anyhow::Result<()> {
     match command {
         CceCommand::Context { repo, json } => {
             let (workspace, graph) = repo.load()?;

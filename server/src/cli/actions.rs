@@ -11,10 +11,10 @@ use wheelwright_core::schrodinger::action_shift::ActionsReport;
 use wheelwright_core::schrodinger::run_actions::{FILE_LIMIT, RunActions, RunReader, is_run_file};
 
 /// Reads the run in `dir` (and the baseline in `baseline`) and prints the report.
-pub(crate) fn run(dir: &Path, baseline: Option<&Path>, json: bool) -> anyhow::Result<()> {
+pub(super) fn run(dir: &Path, baseline: Option<&Path>, json: bool) -> anyhow::Result<()> {
     let run = read_run(dir, "--run")?;
     let baseline = baseline.map(|b| read_run(b, "--baseline")).transpose()?;
-    crate::cli::emit(json, &ActionsReport::new(run, baseline), print)
+    super::io::emit(json, &ActionsReport::new(run, baseline), print)
 }
 
 /// The run whose files are under `dir`: every `.json` and `.json.gz` file, hidden

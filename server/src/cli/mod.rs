@@ -1,31 +1,31 @@
-//! The `wheelwright` command line: flags, environment variables and what each command does.
+//! The `wheelwright` command line: its flags and environment variables, and the dispatch to a module per command (what the commands share is in `io`).
 
-use std::collections::BTreeMap;
-use std::io::{IsTerminal, Write};
 use std::net::SocketAddr;
-use std::path::{Path, PathBuf};
-use std::time::Instant;
+use std::path::PathBuf;
 
 use anyhow::Context;
 use clap::{Parser, Subcommand, ValueEnum};
-use indicatif::{ProgressBar, ProgressStyle};
 use tracing_subscriber::EnvFilter;
-use wheelwright_core::budget::Cancel;
-use wheelwright_core::bundle::COMMAND_LINE_LIMITS;
-use wheelwright_core::metric::{Score, format_score};
-use wheelwright_core::reporeuse::bundle::{RepoReuseBundle, check_made_on};
-use wheelwright_core::reporeuse::dataset::{RepoReuseDataset, workdir_problem};
-use wheelwright_core::reporeuse::metrics::run::{COLUMNS, RunColumns};
-use wheelwright_core::reporeuse::scoring::{
-    DEFAULT_WORKDIR, Phase, Progress, RunReport, ScoreError, score_chains,
-};
-use wheelwright_core::trajectory::{
-    InterpretOptions, TrajectoryReport, UnparsedReport, parse_trajectory_bytes,
-};
-use wheelwright_core::workspace::Workspace;
+use wheelwright_core::reporeuse::prompt::Memory;
+use wheelwright_core::reporeuse::scoring::DEFAULT_WORKDIR;
 
 use crate::ServeConfig;
-use wheelwright_core::reporeuse::prompt::Memory;
+
+mod actions;
+mod analyze;
+mod cce;
+mod dataset;
+mod io;
+mod mask;
+mod prepare;
+mod recube;
+mod run;
+mod score;
+mod test;
+mod trajectory;
+mod view;
+
+pub use prepare::TurnArgs;
 
 /// Explorer, scorer and leaderboard for coding-agent benchmarks.
 #[derive(Debug, Parser)]
@@ -238,7 +238,7 @@ pub enum Command {
     /// ReCUBE's caller-centric exploration of a repository around a target file (what a
     /// harness gives an agent): its views, an entity's usages, a name's definitions.
     #[command(subcommand)]
-    Cce(crate::cce::CceCommand),
+    Cce(cce::CceCommand),
     /// ReCUBE datasets.
     #[command(subcommand)]
     Recube(RecubeCommand),
@@ -368,7 +368,7 @@ pub enum RecubeCommand {
         instance: String,
         /// Which prompt.
         #[arg(long, value_enum)]
-        setting: crate::recube_prepare::Setting,
+        setting: recube::prepare::Setting,
         /// Print JSON: the text, its template version and token count.
         #[arg(long)]
         json: bool,
@@ -551,23 +551,6 @@ pub struct TestArgs {
     pub max_jobs_per_client: usize,
 }
 
-/// One RepoReuse turn, and the run whose earlier turns it builds on.
-#[derive(Debug, clap::Args)]
-pub struct TurnArgs {
-    /// The dataset directory (holding dataset.json).
-    #[arg(long)]
-    pub dataset: PathBuf,
-    /// The chain.
-    #[arg(long)]
-    pub chain: String,
-    /// The turn (1-based).
-    #[arg(long)]
-    pub turn: usize,
-    /// A run bundle whose files of turns 1..t-1 of the chain are the agent's earlier files.
-    #[arg(long)]
-    pub run: Option<PathBuf>,
-}
-
 /// A memory setting (spec section 1, "Memory settings").
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum MemoryArg {
@@ -653,34 +636,15 @@ pub fn init_logging(level: &str, format: LogFormat) -> anyhow::Result<()> {
 pub async fn execute(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
         Command::Serve(args) => crate::run(args.into()).await,
-        Command::Analyze { file, json } => {
-            let bytes =
-                crate::bundle::read_regular(&file, wheelwright_core::bundle::LIMITS.file_bytes)?;
-            let source = String::from_utf8(bytes)
-                .with_context(|| format!("{} is not UTF-8 text", file.display()))?;
-            let outline = wheelwright_core::outline::outline(&source);
-            emit(json, &outline, print_outline)
-        }
-        Command::Mask { file, json } => {
-            let bytes =
-                crate::bundle::read_regular(&file, wheelwright_core::bundle::LIMITS.file_bytes)?;
-            let source = String::from_utf8(bytes)
-                .with_context(|| format!("{} is not UTF-8 text", file.display()))?;
-            let masked = wheelwright_core::recube::mask::mask(&source);
-            if !json {
-                for problem in &masked.diagnostics {
-                    eprintln!("warning: {}: {problem}", file.display());
-                }
-            }
-            emit(json, &masked, |out, m| out.write_all(m.text.as_bytes()))
-        }
+        Command::Analyze { file, json } => analyze::run(&file, json),
+        Command::Mask { file, json } => mask::run(&file, json),
         Command::Score {
             run,
             dataset,
             json,
             timings,
             workdir,
-        } => score(&run, &dataset, workdir.as_deref(), json, timings),
+        } => score::run(&run, &dataset, workdir.as_deref(), json, timings),
         Command::Test {
             run,
             dataset,
@@ -690,7 +654,7 @@ pub async fn execute(cli: Cli) -> anyhow::Result<()> {
         } => {
             let config = tests.config(false);
             tokio::task::spawn_blocking(move || {
-                crate::test_command::run(&run, &dataset, workdir.as_deref(), &config, json)
+                test::run(&run, &dataset, workdir.as_deref(), &config, json)
             })
             .await?
         }
@@ -699,12 +663,12 @@ pub async fn execute(cli: Cli) -> anyhow::Result<()> {
             repo,
             workdir,
             json,
-        } => trajectory(&file, repo.as_deref(), &workdir, json),
+        } => trajectory::run(&file, repo.as_deref(), &workdir, json),
         Command::Actions {
             run,
             baseline,
             json,
-        } => crate::actions_command::run(&run, baseline.as_deref(), json),
+        } => actions::run(&run, baseline.as_deref(), json),
         Command::Prepare {
             turn,
             out,
@@ -712,13 +676,11 @@ pub async fn execute(cli: Cli) -> anyhow::Result<()> {
         } => {
             tokio::task::spawn_blocking(move || {
                 let env_root = std::path::absolute(&env_root)?;
-                crate::prepare::run(&turn, &out, &env_root)
+                prepare::run(&turn, &out, &env_root)
             })
             .await?
         }
-        Command::Prompt { turn, memory, json } => {
-            crate::prepare::print_prompt(&turn, memory.into(), json)
-        }
+        Command::Prompt { turn, memory, json } => prepare::print_prompt(&turn, memory.into(), json),
         Command::Run {
             dataset,
             agent,
@@ -736,7 +698,7 @@ pub async fn execute(cli: Cli) -> anyhow::Result<()> {
             env_root,
         } => {
             // The agent runs in the workspace: every path it is given must be absolute.
-            let options = crate::run_command::RunOptions {
+            let options = run::RunOptions {
                 dataset,
                 agent,
                 out: std::path::absolute(&out)
@@ -754,48 +716,16 @@ pub async fn execute(cli: Cli) -> anyhow::Result<()> {
                     .with_context(|| format!("--env-root {}", env_root.display()))?,
                 keep_workspaces,
             };
-            let groups = crate::run_command::AgentGroups::default();
-            let interrupted = groups.clone();
-            // Ctrl-C or SIGTERM: kill the running agents (their own process groups do not
-            // hear the terminal's signal), then stop; the same command resumes.
-            tokio::spawn(async move {
-                crate::shutdown_signal().await;
-                interrupted.kill_all();
-                eprintln!("interrupted; run the same command again to resume");
-                std::process::exit(130);
-            });
-            tokio::task::spawn_blocking(move || crate::run_command::run(&options, &groups)).await?
+            run::execute(options).await
         }
-        Command::Cce(command) => crate::cce::execute(command),
-        Command::Recube(RecubeCommand::Import {
-            source,
-            out,
-            name,
-            version,
-        }) => {
-            let imported =
-                crate::dataset::recube_import::import_original(&source, &out, &name, &version)?;
-            for note in &imported.notes {
-                eprintln!("note: {note}");
-            }
-            let d = &imported.dataset;
-            let tests: usize = d.instances.iter().map(|i| i.manifest.tests.len()).sum();
-            println!(
-                "wrote {}: {} repositories, {} instances, {tests} tests, sha256 {}",
-                out.display(),
-                d.manifest.repositories.len(),
-                d.instances.len(),
-                d.content_hash()
-            );
-            Ok(())
-        }
+        Command::Cce(command) => cce::execute(command),
         Command::View(args) => match args.command {
             Some(ViewCommand::Recover {
                 repo,
                 view,
                 bundle,
                 json,
-            }) => crate::view_command::recover_patch(&repo, &view, &bundle, json),
+            }) => view::recover_patch(&repo, &view, &bundle, json),
             Some(ViewCommand::Check {
                 repo,
                 level,
@@ -809,13 +739,13 @@ pub async fn execute(cli: Cli) -> anyhow::Result<()> {
             }) => {
                 let config = test_args.config(false);
                 tokio::task::spawn_blocking(move || {
-                    let suite = crate::view_command::Suite {
+                    let suite = view::Suite {
                         requirements: &requirements,
                         tests: &tests,
                         pythonpath: &pythonpath,
                     };
                     let keep = keep.into_iter().collect();
-                    crate::view_command::check(&repo, &level, seed, &keep, &suite, &config, json)
+                    view::check(&repo, &level, seed, &keep, &suite, &config, json)
                 })
                 .await?
             }
@@ -824,7 +754,7 @@ pub async fn execute(cli: Cli) -> anyhow::Result<()> {
                     anyhow::bail!("give --repo DIR and --out DIR");
                 };
                 let keep = args.keep.into_iter().collect();
-                crate::view_command::make(
+                view::make(
                     &repo,
                     &args.level,
                     args.seed,
@@ -835,21 +765,26 @@ pub async fn execute(cli: Cli) -> anyhow::Result<()> {
                 )
             }
         },
+        Command::Recube(RecubeCommand::Import {
+            source,
+            out,
+            name,
+            version,
+        }) => recube::import::run(&source, &out, &name, &version),
         Command::Recube(RecubeCommand::Prepare {
             dataset,
             instance,
             out,
-        }) => crate::recube_prepare::prepare(&dataset, &instance, &out),
+        }) => recube::prepare::prepare(&dataset, &instance, &out),
         Command::Recube(RecubeCommand::Prompt {
             dataset,
             instance,
             setting,
             json,
-        }) => crate::recube_prepare::prompt(&dataset, &instance, setting, json),
+        }) => recube::prepare::prompt(&dataset, &instance, setting, json),
         Command::Recube(RecubeCommand::Verify { dir, tests, json }) => {
             let config = tests.config(false);
-            tokio::task::spawn_blocking(move || crate::recube_command::verify(&dir, &config, json))
-                .await?
+            tokio::task::spawn_blocking(move || recube::verify::run(&dir, &config, json)).await?
         }
         Command::Recube(RecubeCommand::Test {
             run,
@@ -860,7 +795,7 @@ pub async fn execute(cli: Cli) -> anyhow::Result<()> {
         }) => {
             let config = tests.config(false);
             tokio::task::spawn_blocking(move || {
-                crate::recube_command::test(&run, &dataset, &workdir, &config, json)
+                recube::test::run(&run, &dataset, &workdir, &config, json)
             })
             .await?
         }
@@ -869,454 +804,6 @@ pub async fn execute(cli: Cli) -> anyhow::Result<()> {
             python,
             cache_dir,
             skip_execution,
-        }) => {
-            let options = crate::dataset::verify::VerifyOptions {
-                python,
-                cache_dir: cache_dir.unwrap_or_else(crate::dataset::default_cache_dir),
-                execute: !skip_execution,
-                progress: std::io::stderr().is_terminal(),
-            };
-            let mut out = std::io::stdout().lock();
-            if crate::dataset::verify::verify_dir(&dir, &options, &mut out)? {
-                Ok(())
-            } else {
-                anyhow::bail!("the dataset in {} failed verification", dir.display())
-            }
-        }
+        }) => dataset::verify(&dir, python, cache_dir, skip_execution),
     }
-}
-
-/// Inputs with fewer turns than this score too fast to need a progress bar.
-const PROGRESS_MIN_TURNS: usize = 200;
-
-/// A dataset directory and its repository's sources; `workdir` replaces the dataset's
-/// working directory.
-pub(crate) fn read_dataset(
-    path: &Path,
-    workdir: Option<&str>,
-) -> anyhow::Result<(RepoReuseDataset, BTreeMap<String, String>)> {
-    if !path.is_dir() {
-        anyhow::bail!(
-            "{} is not a directory; a dataset is a directory holding dataset.json and chains/ (see docs/formats.md, \"Dataset (RepoReuse)\")",
-            path.display()
-        );
-    }
-    let mut dataset = crate::dataset::load_dir(path)?;
-    if let Some(workdir) = workdir {
-        check_workdir(workdir)?;
-        workdir.clone_into(&mut dataset.manifest.workdir);
-    }
-    let files = crate::dataset::repository_source(
-        &dataset,
-        &crate::dataset::default_cache_dir(),
-        Path::new("python3"),
-    )?;
-    Ok((dataset, files))
-}
-
-/// The run bundle at `path`, read before the dataset: its errors (not a bundle, a FIFO,
-/// too large) come at once instead of after the repository is loaded.
-pub(crate) fn read_bundle(
-    path: &Path,
-) -> anyhow::Result<wheelwright_core::reporeuse::bundle::RepoReuseBundle> {
-    crate::bundle::read_path(path, COMMAND_LINE_LIMITS)
-        .with_context(|| format!("{} is not a usable run bundle", path.display()))
-}
-
-/// Checks a bundle read from `path` against `dataset`.
-pub(crate) fn check_bundle(
-    path: &Path,
-    bundle: &wheelwright_core::reporeuse::bundle::RepoReuseBundle,
-    dataset: &RepoReuseDataset,
-) -> anyhow::Result<()> {
-    bundle
-        .check_against(dataset)
-        .with_context(|| format!("{} does not fit the dataset", path.display()))
-}
-
-/// Where the time of `wheelwright score` went, in seconds (`--timings`).
-#[derive(Clone, Copy, Debug, serde::Serialize)]
-struct Timings {
-    /// Opening the bundle (listing and counting its entries, reading its metadata) and
-    /// reading the dataset (with its repository).
-    read: f64,
-    /// Indexing the repositories (W0).
-    index: f64,
-    /// Reading the bundle's turns and scoring them (code and trajectories): the next chain
-    /// is read while one is scored.
-    score: f64,
-    /// Aggregating the chains into the overall row and series.
-    aggregate: f64,
-    /// All of it, from the start of reading to the report.
-    total: f64,
-}
-
-/// The `--json --timings` output: the report with its timings beside.
-#[derive(serde::Serialize)]
-struct TimedReport<'a> {
-    #[serde(flatten)]
-    report: &'a RunReport,
-    timings: Timings,
-}
-
-fn check_workdir(workdir: &str) -> anyhow::Result<()> {
-    match workdir_problem(workdir) {
-        Some(problem) => anyhow::bail!("--workdir: {problem}"),
-        None => Ok(()),
-    }
-}
-
-/// `wheelwright trajectory`: one trajectory's actions as the scorer reads them.
-fn trajectory(file: &Path, repo: Option<&Path>, workdir: &str, json: bool) -> anyhow::Result<()> {
-    check_workdir(workdir)?;
-    let bytes = crate::bundle::read_regular(file, COMMAND_LINE_LIMITS.file_bytes)?;
-    let trajectory = parse_trajectory_bytes(&bytes)
-        .with_context(|| format!("{} is not a trajectory the scorer reads", file.display()))?;
-    let workspace = match repo {
-        Some(dir) => {
-            if !dir.is_dir() {
-                anyhow::bail!(
-                    "--repo {} is not a directory; give the repository the agent worked in, checked out at the commit it started from",
-                    dir.display()
-                );
-            }
-            let mut workspace = Workspace::new();
-            for (path, text) in crate::dataset::read_source_tree(dir, dir, ".")? {
-                workspace.insert(&path, text);
-            }
-            Some(workspace)
-        }
-        None => None,
-    };
-    let options = InterpretOptions::new(workspace.as_ref()).with_workdir(workdir);
-    let report = TrajectoryReport::new(&trajectory, &options);
-    emit(json, &report, print_trajectory)
-}
-
-/// The longest command a row of `wheelwright trajectory`'s table shows.
-const TABLE_COMMAND_CHARS: usize = 60;
-
-fn print_trajectory(out: &mut impl Write, report: &TrajectoryReport) -> std::io::Result<()> {
-    let s = &report.summary;
-    writeln!(
-        out,
-        "{} trajectory, working directory {}{}: {} actions, {} not understood, {} rejected responses; {} files, {} lines shown",
-        serde_json::to_value(report.format)?
-            .as_str()
-            .unwrap_or_default(),
-        report.workdir,
-        if report.workspace {
-            ""
-        } else {
-            " (no --repo: counted from the observations)"
-        },
-        s.actions,
-        s.uninterpreted,
-        s.rejected_responses,
-        s.files,
-        s.lines,
-    )?;
-    writeln!(out)?;
-    writeln!(
-        out,
-        "{:>4}  {:<6} {:<8}  {:<60}  shown (files counted)",
-        "#", "kind", "category", "command"
-    )?;
-    let name = |v: serde_json::Value| v.as_str().unwrap_or_default().to_owned();
-    let mut rejected = report.rejected.iter().peekable();
-    for action in &report.actions {
-        while let Some(r) = rejected.next_if(|r| r.after_action < action.index) {
-            writeln!(out, "{:>4}  rejected response (message {})", "", r.message)?;
-        }
-        let command: String = action.command.replace('\n', " ⏎ ");
-        let command = match command.char_indices().nth(TABLE_COMMAND_CHARS - 1) {
-            Some((at, _)) => format!("{}…", &command[..at]),
-            None => command,
-        };
-        let mut shown = action.shown.describe();
-        let only_counted: Vec<&str> = action
-            .files
-            .iter()
-            .filter(|f| action.shown.lines(f).is_none())
-            .map(String::as_str)
-            .collect();
-        if !only_counted.is_empty() {
-            shown.push(format!("({})", only_counted.join(", ")));
-        }
-        if let Some(reason) = &action.not_understood {
-            shown.push(format!("not understood: {reason}"));
-        }
-        if action.ambiguous {
-            shown.push("(ambiguous: lines of several commands)".to_owned());
-        }
-        let row = format!(
-            "{:>4}  {:<6} {:<8}  {:<60}  {}",
-            action.index,
-            name(serde_json::to_value(action.kind)?),
-            name(serde_json::to_value(action.category)?),
-            command,
-            shown.join(" ")
-        );
-        writeln!(out, "{}", row.trim_end())?;
-    }
-    for r in rejected {
-        writeln!(out, "{:>4}  rejected response (message {})", "", r.message)?;
-    }
-    print_unparsed(out, &report.unparsed)
-}
-
-/// The report of unparsed actions, by reason; nothing when every action was understood.
-fn print_unparsed(out: &mut impl Write, unparsed: &UnparsedReport) -> std::io::Result<()> {
-    if unparsed.not_understood == 0 {
-        return Ok(());
-    }
-    writeln!(out)?;
-    writeln!(
-        out,
-        "Not understood: {} of {} actions (they showed nothing)",
-        unparsed.not_understood, unparsed.actions
-    )?;
-    for reason in &unparsed.reasons {
-        let examples: Vec<String> = reason
-            .examples
-            .iter()
-            .map(|e| {
-                if e.turn.is_empty() {
-                    format!("#{}", e.action)
-                } else {
-                    format!("{} #{}", e.turn, e.action)
-                }
-            })
-            .collect();
-        writeln!(
-            out,
-            "{:>6}  {} (e.g. {})",
-            reason.count,
-            reason.message,
-            examples.join(", ")
-        )?;
-    }
-    if unparsed.other_reasons > 0 {
-        writeln!(out, "{:>6}  other reasons", unparsed.other_reasons)?;
-    }
-    Ok(())
-}
-
-fn score(
-    run: &Path,
-    dataset: &Path,
-    workdir: Option<&str>,
-    json: bool,
-    timings: bool,
-) -> anyhow::Result<()> {
-    let start = Instant::now();
-    let unusable = || format!("{} is not a usable run bundle", run.display());
-    // Opened (listed, counted, its metadata read) before the dataset is loaded: the bundle's
-    // own errors (not a bundle, a FIFO, too large) come at once. Its turns are read while
-    // the chains are scored, a chain at a time, so a paper-size run is never held whole.
-    let (metadata, turns) =
-        crate::bundle::stream_path(run, COMMAND_LINE_LIMITS).with_context(unusable)?;
-    let (manifest, files) = read_dataset(dataset, workdir)?;
-    check_made_on(&metadata, &manifest)
-        .with_context(|| format!("{} does not fit the dataset", run.display()))?;
-    let dataset = manifest.to_score_dataset(files);
-    let read = Instant::now();
-    let total = dataset.turn_count();
-    let bar = if total >= PROGRESS_MIN_TURNS && std::io::stderr().is_terminal() {
-        let bar = ProgressBar::new(total as u64);
-        bar.set_style(
-            ProgressStyle::with_template("scoring {bar:40} {pos}/{len} turns, {eta} left")
-                .unwrap_or_else(|_| ProgressStyle::default_bar()),
-        );
-        bar
-    } else {
-        ProgressBar::hidden()
-    };
-    // Core has no clock: the phases are timed where its progress reports change phase.
-    let (mut indexed, mut scored) = (None, None);
-    let chains = RepoReuseBundle::chains(&manifest, turns);
-    let report = score_chains(
-        &dataset,
-        chains,
-        &mut |p: Progress| {
-            match p.phase {
-                Phase::Scoring => {
-                    indexed.get_or_insert_with(Instant::now);
-                }
-                Phase::Aggregating => {
-                    scored.get_or_insert_with(Instant::now);
-                }
-            }
-            bar.set_position(p.turns_done as u64);
-        },
-        &Cancel::never(),
-    );
-    let done = Instant::now();
-    bar.finish_and_clear();
-    let report = match report {
-        Ok(report) => report,
-        Err(ScoreError::Bundle(e)) => return Err(anyhow::Error::new(e).context(unusable())),
-        Err(e) => return Err(e.into()),
-    };
-    if !timings {
-        return emit(json, &report, print_report);
-    }
-    let indexed = indexed.unwrap_or(done);
-    let scored = scored.unwrap_or(done);
-    let timings = Timings {
-        read: (read - start).as_secs_f64(),
-        index: (indexed - read).as_secs_f64(),
-        score: (scored - indexed).as_secs_f64(),
-        aggregate: (done - scored).as_secs_f64(),
-        total: (done - start).as_secs_f64(),
-    };
-    eprintln!(
-        "timings: read {:.3} s, index {:.3} s, score {:.3} s, aggregate {:.3} s, total {:.3} s",
-        timings.read, timings.index, timings.score, timings.aggregate, timings.total
-    );
-    let timed = TimedReport {
-        report: &report,
-        timings,
-    };
-    emit(json, &timed, |out, timed| print_report(out, timed.report))
-}
-
-/// Prints `value` to standard output as pretty JSON, or as text with `print`.
-pub(crate) fn emit<T: serde::Serialize>(
-    json: bool,
-    value: &T,
-    print: impl FnOnce(&mut std::io::StdoutLock<'static>, &T) -> std::io::Result<()>,
-) -> anyhow::Result<()> {
-    let mut out = std::io::stdout().lock();
-    if json {
-        serde_json::to_writer_pretty(&mut out, value)?;
-        writeln!(out)?;
-    } else {
-        print(&mut out, value)?;
-    }
-    Ok(())
-}
-
-/// Writes one row: every column's value in the order and unit the metric registry gives.
-fn write_values(out: &mut impl Write, values: &RunColumns<Score>) -> std::io::Result<()> {
-    for (metric, &value) in values.iter() {
-        write!(out, " {:>11}", format_score(metric.id, value))?;
-    }
-    writeln!(out)
-}
-
-fn write_header(out: &mut impl Write, first: &str) -> std::io::Result<()> {
-    write!(out, "{first}")?;
-    for name in COLUMNS {
-        write!(out, " {name:>11}")?;
-    }
-    writeln!(out)
-}
-
-pub(crate) fn print_report(out: &mut impl Write, report: &RunReport) -> std::io::Result<()> {
-    let width = report
-        .turns
-        .iter()
-        .map(|t| t.chain.chars().count())
-        .max()
-        .unwrap_or(0)
-        .max("chain".len());
-    writeln!(
-        out,
-        "Per turn (rates in percent, files and lines as counts, — undefined)"
-    )?;
-    write_header(out, &format!("{:<width$} {:>4}", "chain", "turn"))?;
-    for row in &report.turns {
-        write!(out, "{:<width$} {:>4}", row.chain, row.turn)?;
-        write_values(out, &row.scores)?;
-    }
-    let reimplemented: Vec<_> = report
-        .turns
-        .iter()
-        .flat_map(|row| row.reimplemented.iter().map(move |r| (row, r)))
-        .collect();
-    if !reimplemented.is_empty() {
-        writeln!(out)?;
-        writeln!(out, "Re-implemented targets")?;
-        for (row, r) in reimplemented {
-            writeln!(
-                out,
-                "{} turn {}: {} ({} of {} callees: {})",
-                row.chain,
-                row.turn,
-                r.canonical,
-                r.evidence.matched.len(),
-                r.evidence.callees.len(),
-                r.evidence.matched.join(", ")
-            )?;
-        }
-    }
-    writeln!(out)?;
-    writeln!(
-        out,
-        "Overall ({} chains, {} turns)",
-        report.chains,
-        report.turns.len()
-    )?;
-    write_header(out, &format!("{:<width$} {:>4}", "", ""))?;
-    write!(out, "{:<width$} {:>4}", "run", "")?;
-    write_values(out, &report.overall)?;
-    let turns = report.series.reuse_repo.len();
-    if turns > 0 {
-        writeln!(out)?;
-        writeln!(out, "Per-turn series (mean over chains)")?;
-        write_header(out, &format!("{:<width$} {:>4}", "", "turn"))?;
-        let s = &report.series;
-        for t in 0..turns {
-            let at = |v: &Vec<Score>| {
-                v.get(t).copied().unwrap_or(Score::Undefined {
-                    reason: wheelwright_core::metric::Undefined::NoDefinedValue,
-                })
-            };
-            write!(out, "{:<width$} {:>4}", "", format!("T{}", t + 1))?;
-            write_values(out, &s.map(at))?;
-        }
-    }
-    print_unparsed(out, &report.unparsed)?;
-    if !report.diagnostics.is_empty() {
-        writeln!(out)?;
-        writeln!(out, "Diagnostics")?;
-        for d in &report.diagnostics {
-            match d.turn {
-                Some(turn) => writeln!(out, "{} turn {}: {}", d.chain, turn, d.message)?,
-                None => writeln!(out, "{}: {}", d.chain, d.message)?,
-            }
-        }
-    }
-    Ok(())
-}
-
-fn print_outline(
-    out: &mut impl Write,
-    outline: &wheelwright_core::outline::Outline,
-) -> std::io::Result<()> {
-    writeln!(out, "{:<8} {:<40} {:>11}  calls", "kind", "name", "lines")?;
-    for d in &outline.definitions {
-        let calls: Vec<&str> = d
-            .calls
-            .iter()
-            .map(|c| c.callee.as_deref().unwrap_or("<expr>"))
-            .collect();
-        let kind = serde_json::to_value(d.kind)?;
-        writeln!(
-            out,
-            "{:<8} {:<40} {:>5}-{:<5}  {}",
-            kind.as_str().unwrap_or(""),
-            d.qualified_name,
-            d.start_line,
-            d.end_line,
-            calls.join(", ")
-        )?;
-    }
-    if outline.syntax_errors {
-        for d in &outline.diagnostics {
-            writeln!(out, "line {}: {}", d.line, d.message)?;
-        }
-    }
-    Ok(())
 }

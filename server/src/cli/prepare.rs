@@ -1,4 +1,4 @@
-//! `wheelwright prepare`: writes the workspace an agent gets for a RepoReuse turn (W_{t-1}) and checks that the package still imports from it.
+//! `wheelwright prepare` and `wheelwright prompt`: writes the workspace an agent gets for a RepoReuse turn (W_{t-1}) and checks that the package still imports from it; prints the turn's prompt.
 //!
 //! The workspace is the pinned repository's sources without tests or history
 //! (`core::reporeuse::turn_workspace`) plus the agent's own files of earlier turns. The
@@ -8,7 +8,6 @@
 //! environment is what the hidden tests of ReCUBE use, built once under `--env-root`.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -20,8 +19,25 @@ use wheelwright_core::reporeuse::dataset::{Chain, RepoReuseDataset, RepositorySo
 use wheelwright_core::reporeuse::prompt::{Memory, turn_prompt};
 use wheelwright_core::reporeuse::turn_workspace::{TurnWorkspace, turn_workspace};
 
-use crate::cli::TurnArgs;
+use super::io::{check_bundle, emit, read_bundle, read_dataset, write_files};
 use crate::hidden_tests::Environments;
+
+/// One RepoReuse turn, and the run whose earlier turns it builds on.
+#[derive(Debug, clap::Args)]
+pub struct TurnArgs {
+    /// The dataset directory (holding dataset.json).
+    #[arg(long)]
+    pub dataset: PathBuf,
+    /// The chain.
+    #[arg(long)]
+    pub chain: String,
+    /// The turn (1-based).
+    #[arg(long)]
+    pub turn: usize,
+    /// A run bundle whose files of turns 1..t-1 of the chain are the agent's earlier files.
+    #[arg(long)]
+    pub run: Option<PathBuf>,
+}
 
 /// Imports the package named by argv[2] with the directory argv[1] first on the path and
 /// prints where it came from and which of that directory's files were imported.
@@ -47,28 +63,28 @@ struct Probe {
 /// Everything needed to write any turn's workspace of one dataset: its repository's
 /// sources, the environment the agent runs in, and which test-named files the package
 /// imports.
-pub(crate) struct Preparer {
-    pub(crate) dataset: RepoReuseDataset,
+pub(super) struct Preparer {
+    pub(super) dataset: RepoReuseDataset,
     repository: BTreeMap<String, String>,
     imported: BTreeSet<String>,
     /// The environment's Python.
-    pub(crate) python: PathBuf,
+    pub(super) python: PathBuf,
     /// The environment's `bin/`, put first on the agent's `PATH`.
-    pub(crate) bin: PathBuf,
+    pub(super) bin: PathBuf,
     import: String,
 }
 
 /// What writing one turn's workspace left out, for the user.
-pub(crate) struct Prepared {
-    pub(crate) files: usize,
-    pub(crate) removed: usize,
-    pub(crate) kept_imported: Vec<String>,
+pub(super) struct Prepared {
+    pub(super) files: usize,
+    pub(super) removed: usize,
+    pub(super) kept_imported: Vec<String>,
 }
 
 impl Preparer {
     /// Reads `dataset`'s repository (cached under `cache_dir`) and builds or reuses its
     /// environment under `env_root`; blocking (pip may run for a minute the first time).
-    pub(crate) fn new(
+    pub(super) fn new(
         dataset: RepoReuseDataset,
         cache_dir: &Path,
         env_root: &Path,
@@ -106,13 +122,13 @@ impl Preparer {
 
     /// The files of a turn's workspace: the repository without its tests, then `earlier`,
     /// the agent's own files of turns 1..t-1 in order.
-    pub(crate) fn files(&self, earlier: &[(String, String)]) -> TurnWorkspace {
+    pub(super) fn files(&self, earlier: &[(String, String)]) -> TurnWorkspace {
         turn_workspace(&self.repository, &self.imported, earlier)
     }
 
     /// Writes the workspace of turn `turn` of `chain` into `dir` (created; it must not
     /// exist or be empty) and checks that the package imports from it.
-    pub(crate) fn write(
+    pub(super) fn write(
         &self,
         chain: &Chain,
         turn: usize,
@@ -154,22 +170,9 @@ impl Preparer {
     }
 
     /// The chain `id` of the dataset.
-    pub(crate) fn chain(&self, id: &str) -> anyhow::Result<&Chain> {
+    pub(super) fn chain(&self, id: &str) -> anyhow::Result<&Chain> {
         find_chain(&self.dataset, id)
     }
-}
-
-/// Writes `files` (paths relative to `dir`) under `dir`, creating directories. Each file
-/// is new, and nothing below `dir` is reached through a link ([`crate::no_follow`]): a
-/// workspace is written into `wheelwright run`'s output folder.
-pub(crate) fn write_files(dir: &Path, files: &BTreeMap<String, String>) -> anyhow::Result<()> {
-    let tree = crate::no_follow::Tree::create(dir)?;
-    for (path, text) in files {
-        tree.create_new(Path::new(path))?
-            .write_all(text.as_bytes())
-            .with_context(|| format!("writing {}", dir.join(path).display()))?;
-    }
-    Ok(())
 }
 
 /// Imports `import` with `python` from `dir` (first on the path, no bytecode written).
@@ -196,8 +199,8 @@ fn probe_import(python: &Path, dir: &Path, import: &str) -> anyhow::Result<Probe
 
 /// `wheelwright prepare`: writes turn `turn` of `chain` into `out`, with the agent's
 /// earlier files read from the run bundle `run` (its turns 1..t-1), and prints a summary.
-pub(crate) fn run(args: &TurnArgs, out: &Path, env_root: &Path) -> anyhow::Result<()> {
-    let (dataset, _) = crate::cli::read_dataset(&args.dataset, None)?;
+pub(super) fn run(args: &TurnArgs, out: &Path, env_root: &Path) -> anyhow::Result<()> {
+    let (dataset, _) = read_dataset(&args.dataset, None)?;
     let preparer = Preparer::new(dataset, &crate::dataset::default_cache_dir(), env_root)?;
     let chain = preparer.chain(&args.chain)?;
     let turn = args.turn;
@@ -237,7 +240,7 @@ pub(crate) fn run(args: &TurnArgs, out: &Path, env_root: &Path) -> anyhow::Resul
 /// `wheelwright prompt`: prints the prompt of turn `turn` of `chain` under `memory`; the
 /// agent's earlier files (memory "source") come from the run bundle `run`. With `json`, the
 /// prompt with its template version and memory setting.
-pub(crate) fn print_prompt(args: &TurnArgs, memory: Memory, json: bool) -> anyhow::Result<()> {
+pub(super) fn print_prompt(args: &TurnArgs, memory: Memory, json: bool) -> anyhow::Result<()> {
     let dataset = crate::dataset::load_dir(&args.dataset)?;
     let chain = find_chain(&dataset, &args.chain)?;
     let turn = args.turn;
@@ -252,7 +255,7 @@ pub(crate) fn print_prompt(args: &TurnArgs, memory: Memory, json: bool) -> anyho
         })
         .collect();
     let prompt = turn_prompt(chain, turn, memory, &earlier);
-    crate::cli::emit(json, &prompt, |out, p| {
+    emit(json, &prompt, |out, p| {
         std::io::Write::write_all(out, p.text.as_bytes())
     })
 }
@@ -265,8 +268,8 @@ fn earlier_turns(
     let Some(run) = &args.run else {
         return Ok(BTreeMap::new());
     };
-    let bundle = crate::cli::read_bundle(run)?;
-    crate::cli::check_bundle(run, &bundle, dataset)?;
+    let bundle = read_bundle(run)?;
+    check_bundle(run, &bundle, dataset)?;
     Ok(bundle.predictions)
 }
 
