@@ -9,7 +9,6 @@
 //! imports or bases that fan out (`from a import *` twice in each of 33 modules would be
 //! 2^33 lookups) cannot cost more than [`MAX_RESOLUTION_STEPS`].
 
-use std::cell::Cell;
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::sync::{Arc, Mutex, PoisonError};
 
@@ -17,74 +16,14 @@ use serde::{Deserialize, Serialize};
 
 use super::builtins::is_builtin;
 use super::facts::DefinitionKind;
+use super::fuel::Fuel;
+pub use super::fuel::MAX_RESOLUTION_STEPS;
 use super::scope::{self, CallSite, Callee, FileAnalysis, ImportTarget, NameRef, TopKind};
 use crate::budget::{Cancel, Cancelled};
 use crate::workspace::Workspace;
 
 /// Re-export chains are followed at most this many import hops (D4).
 const MAX_DEPTH: u32 = 32;
-
-/// Lookups (a name in a module's namespace, an attribute in a class and its bases, a
-/// check of the attribute rules) one analysis may make: scoring one turn, or answering one
-/// public query. Real turns need a few hundred at most (149 for the networkx dataset's
-/// references, 103 for the scoring benchmark's 3,000 turns); past it, resolution gives up
-/// as it does past [`MAX_DEPTH`], and the turn says so in a diagnostic.
-pub const MAX_RESOLUTION_STEPS: u64 = 1 << 16;
-
-/// The resolution steps left to one analysis (see [`MAX_RESOLUTION_STEPS`]).
-#[derive(Debug)]
-pub(crate) struct Fuel {
-    left: Cell<u64>,
-    exhausted: Cell<bool>,
-}
-
-impl Default for Fuel {
-    fn default() -> Self {
-        Fuel {
-            left: Cell::new(MAX_RESOLUTION_STEPS),
-            exhausted: Cell::new(false),
-        }
-    }
-}
-
-impl Fuel {
-    /// Takes one step; `false` (and exhausted from now on) when none is left.
-    pub(crate) fn take(&self) -> bool {
-        match self.left.get() {
-            0 => {
-                self.exhausted.set(true);
-                false
-            }
-            n => {
-                self.left.set(n - 1);
-                true
-            }
-        }
-    }
-
-    /// Whether some resolution gave up for lack of steps.
-    pub(crate) fn exhausted(&self) -> bool {
-        self.exhausted.get()
-    }
-
-    /// The steps left.
-    fn left(&self) -> u64 {
-        self.left.get()
-    }
-
-    /// Takes `steps` at once, as a remembered lookup that took them does; `false`, taking
-    /// nothing, when fewer are left (the lookup is then made step by step, and gives up
-    /// where it gave up before).
-    fn take_many(&self, steps: u64) -> bool {
-        match self.left.get().checked_sub(steps) {
-            Some(left) => {
-                self.left.set(left);
-                true
-            }
-            None => false,
-        }
-    }
-}
 
 /// What a remembered lookup found, and the steps of [`Fuel`] it took.
 #[derive(Clone, Debug)]

@@ -8,6 +8,7 @@
 
 pub(crate) mod builtins;
 pub mod facts;
+pub(crate) mod fuel;
 pub mod index;
 pub mod references;
 pub mod rewrite;

@@ -16,7 +16,8 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use serde::{Deserialize, Serialize};
 
-use super::index::{Entity, Fuel, RepoIndex};
+use super::fuel::Fuel;
+use super::index::{Entity, RepoIndex};
 use super::scope::{self, AttrObject, AttrUse, Binding, FileAnalysis, ImportTarget, NameRef};
 use crate::budget::{Cancel, Cancelled};
 

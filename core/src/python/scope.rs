@@ -14,7 +14,7 @@ use std::collections::{HashMap, HashSet};
 use serde::{Deserialize, Serialize};
 
 use super::facts::{self, DefinitionKind, Definitions};
-use super::index::Fuel;
+use super::fuel::Fuel;
 use crate::budget::{Cancel, Cancelled};
 use crate::syntax::{self, Field, Kind, NodeId, SyntaxTree};
 

@@ -8,10 +8,10 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::python::index::{Fuel, RepoIndex};
+use crate::python::fuel::Fuel;
+use crate::python::index::RepoIndex;
 use crate::workspace::ShownLines;
 
-use super::turn::TargetOutcome;
 use super::{Score, Undefined};
 
 /// Whether any span of the canonical definition was shown (`false` for unknown targets).
@@ -49,12 +49,14 @@ pub(crate) fn definition_of(index: &RepoIndex, canonical: &str, fuel: &Fuel) -> 
 }
 
 /// Recalled share of the targets; undefined without targets or without shown lines.
-pub fn recall(targets: &[TargetOutcome], shown_available: bool) -> Score {
-    if !shown_available && !targets.is_empty() {
+/// `recalled` says, per target of the kind, whether it was recalled (`None`: no shown lines
+/// were given).
+pub fn recall(recalled: &[Option<bool>], shown_available: bool) -> Score {
+    if !shown_available && !recalled.is_empty() {
         return Score::Undefined {
             reason: Undefined::NoShownLines,
         };
     }
-    let recalled = targets.iter().filter(|t| t.recalled == Some(true)).count();
-    Score::ratio(recalled, targets.len(), Undefined::NoTargets)
+    let count = recalled.iter().filter(|&&r| r == Some(true)).count();
+    Score::ratio(count, recalled.len(), Undefined::NoTargets)
 }

@@ -6,11 +6,11 @@
 //! the rate is undefined. Example: targets `pkg.io.load` and `pkg.io.save`, submission
 //! `from pkg.io import load; data = load(p)`: reuse = 1/2.
 
-use super::turn::TargetOutcome;
 use super::{Score, Undefined};
 
-/// `|referenced targets| / |targets|`, undefined without targets.
-pub fn reuse_rate(targets: &[TargetOutcome]) -> Score {
-    let referenced = targets.iter().filter(|t| t.referenced).count();
-    Score::ratio(referenced, targets.len(), Undefined::NoTargets)
+/// `|referenced targets| / |targets|`, undefined without targets: `referenced` says, per
+/// target of the kind, whether the submission references it.
+pub fn reuse_rate(referenced: &[bool]) -> Score {
+    let count = referenced.iter().filter(|&&r| r).count();
+    Score::ratio(count, referenced.len(), Undefined::NoTargets)
 }

@@ -10,7 +10,8 @@ use std::collections::BTreeSet;
 use serde::Serialize;
 
 use crate::budget::{Cancel, Cancelled};
-use crate::python::index::{Fuel, RepoIndex, Resolution};
+use crate::python::fuel::Fuel;
+use crate::python::index::{RepoIndex, Resolution};
 use crate::python::references::{SubmissionAnalysis, UseSite, analyse_parsed, analyse_submission};
 use crate::python::scope::{self, FileAnalysis};
 use crate::workspace::ShownLines;
@@ -291,8 +292,11 @@ fn score_kind(
         .collect();
     KindScore {
         kind,
-        reuse: reuse_rate(&outcomes),
-        recall: recall(&outcomes, input.shown.is_some()),
+        reuse: reuse_rate(&outcomes.iter().map(|t| t.referenced).collect::<Vec<_>>()),
+        recall: recall(
+            &outcomes.iter().map(|t| t.recalled).collect::<Vec<_>>(),
+            input.shown.is_some(),
+        ),
         targets: outcomes,
     }
 }
