@@ -8,7 +8,7 @@ use leptos::prelude::*;
 
 use crate::api::{self, Target, TurnDetail};
 use crate::components::source_view::{LineMark, SourceView};
-use crate::pages::turn_case::{CaseNav, CaseOrigin};
+use crate::pages::case_nav::{CaseNav, CaseOrigin};
 use wheelwright_core::outline::outline;
 use wheelwright_core::present::source::module_of;
 

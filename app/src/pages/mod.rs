@@ -1,6 +1,7 @@
 //! One module per page of the site.
 
 pub(crate) mod analyze;
+pub(crate) mod case_nav;
 pub(crate) mod case_study;
 pub(crate) mod compare;
 pub(crate) mod home;

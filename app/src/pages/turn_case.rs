@@ -11,68 +11,17 @@ use leptos::prelude::*;
 use leptos_meta::Title;
 use leptos_router::hooks::{use_navigate, use_params_map};
 
-use crate::api::{self, ApiError, RunDetail, Target, TurnDetail};
+use crate::api::{self, ApiError, Target, TurnDetail};
 use crate::components::diff_view::DiffView;
 use crate::components::loaded::loaded;
 use crate::components::score::{COLUMNS, ScoreCell, score_headers, score_text};
 use crate::components::source_view::{LineMark, SourceView};
+use crate::pages::case_nav::{CaseNav, CaseOrigin};
 use crate::pages::case_study::CaseStudy;
 use wheelwright_core::api::TurnObservations;
 use wheelwright_core::present::markdown::markdown_html;
 use wheelwright_core::python::references::UseRule;
 use wheelwright_core::trajectory::{ActionRecord, Observation, Rejected};
-
-/// Where a case sits and where what it links to lives.
-#[derive(Clone, Debug)]
-pub(crate) struct CaseNav {
-    /// The run's page: a turn's case is `{base}/{chain}/{turn}`.
-    pub(crate) base: String,
-    /// How many turns the case's chain has.
-    pub(crate) turn_count: i64,
-    /// The dataset's name and version, for links into its repository's source.
-    pub(crate) dataset: (String, String),
-    pub(crate) origin: CaseOrigin,
-}
-
-/// Whether the case is of a stored run (its hidden tests and observations are on the
-/// server) or of one scored in this page (the bundle's trajectory is here).
-#[derive(Clone, Debug)]
-pub(crate) enum CaseOrigin {
-    Stored(i64),
-    Local {
-        observations: Option<TurnObservations>,
-        /// The agent's files of the turn before, by path (where its own targets are).
-        earlier_files: BTreeMap<String, String>,
-    },
-}
-
-impl CaseNav {
-    /// The nav of a turn of `run` (a stored run, or the one scored here).
-    pub(crate) fn of(run: &RunDetail, chain: &str, base: String, origin: CaseOrigin) -> Self {
-        let turn_count = run
-            .chains
-            .iter()
-            .find(|c| c.chain == chain)
-            .map_or(0, |c| c.turn_count);
-        Self {
-            base,
-            turn_count,
-            dataset: (
-                run.summary.dataset_name.clone(),
-                run.summary.dataset_version.clone(),
-            ),
-            origin,
-        }
-    }
-
-    fn turn_href(&self, chain: &str, turn: i64) -> String {
-        format!(
-            "{}/{}/{turn}",
-            self.base,
-            js_sys::encode_uri_component(chain)
-        )
-    }
-}
 
 /// The longest command an actions row shows (the whole one is its tooltip).
 const ROW_COMMAND_CHARS: usize = 160;
