@@ -14,7 +14,6 @@
 //! least recently used going first, so a client asking for many distinct pages only
 //! evicts; a write empties the whole cache at once.
 
-use std::collections::{BTreeMap, HashMap};
 use std::future::Future;
 use std::hash::{Hash, Hasher};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -22,6 +21,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use axum::body::{Body, Bytes};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::Response;
+use hashlink::LinkedHashMap;
 use sha2::{Digest, Sha256};
 
 use crate::error::AppError;
@@ -53,19 +53,10 @@ pub(crate) struct ReadCache {
 struct Inner {
     /// The generation every entry was built at; entries of an older one are dropped.
     generation: u64,
-    entries: HashMap<String, Entry>,
-    /// Keys by when they were last used, least recent first.
-    recency: BTreeMap<u64, String>,
-    /// Counts uses, for `recency`.
-    clock: u64,
-    /// What the entries are counted as, in bytes ([`Entry::cost`]).
+    /// The answers with what each is counted as, least recently used first.
+    entries: LinkedHashMap<String, (Arc<Answer>, usize)>,
+    /// What the entries are counted as, in bytes ([`Answer::cost`]).
     bytes: usize,
-}
-
-struct Entry {
-    answer: Arc<Answer>,
-    used: u64,
-    cost: usize,
 }
 
 /// A kept answer: a 200's headers and body, and the body's tag.
@@ -134,9 +125,7 @@ impl ReadCache {
         Self {
             inner: Mutex::new(Inner {
                 generation: 0,
-                entries: HashMap::new(),
-                recency: BTreeMap::new(),
-                clock: 0,
+                entries: LinkedHashMap::new(),
                 bytes: 0,
             }),
             builds: (0..BUILD_STRIPES)
@@ -193,7 +182,6 @@ impl ReadCache {
         let mut inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
         if generation > inner.generation {
             inner.entries.clear();
-            inner.recency.clear();
             inner.bytes = 0;
             inner.generation = generation;
         }
@@ -201,14 +189,9 @@ impl ReadCache {
     }
 
     fn get(&self, generation: u64, key: &str) -> Option<Arc<Answer>> {
-        let mut guard = self.at(generation)?;
-        let inner = &mut *guard;
-        inner.clock += 1;
-        let entry = inner.entries.get_mut(key)?;
-        inner.recency.remove(&entry.used);
-        entry.used = inner.clock;
-        inner.recency.insert(entry.used, key.to_owned());
-        Some(Arc::clone(&entry.answer))
+        let mut inner = self.at(generation)?;
+        let (answer, _) = inner.entries.to_back(key)?;
+        Some(Arc::clone(answer))
     }
 
     fn insert(&self, generation: u64, key: String, answer: Arc<Answer>) {
@@ -220,28 +203,16 @@ impl ReadCache {
             return;
         };
         let inner = &mut *guard;
-        inner.clock += 1;
-        if let Some(old) = inner.entries.remove(&key) {
-            inner.recency.remove(&old.used);
-            inner.bytes -= old.cost;
+        if let Some((_, old)) = inner.entries.remove(&key) {
+            inner.bytes -= old;
         }
-        inner.recency.insert(inner.clock, key.clone());
         inner.bytes += cost;
-        inner.entries.insert(
-            key,
-            Entry {
-                answer,
-                used: inner.clock,
-                cost,
-            },
-        );
+        inner.entries.insert(key, (answer, cost));
         while inner.bytes > self.max_bytes || inner.entries.len() > MAX_ENTRIES {
-            let Some((_, oldest)) = inner.recency.pop_first() else {
+            let Some((_, (_, evicted))) = inner.entries.pop_front() else {
                 break;
             };
-            if let Some(evicted) = inner.entries.remove(&oldest) {
-                inner.bytes -= evicted.cost;
-            }
+            inner.bytes -= evicted;
         }
     }
 
