@@ -58,34 +58,27 @@ impl LoadedDataset {
     /// may index the repository (about a second for networkx); later calls share the same.
     pub(crate) fn prepared(&self) -> anyhow::Result<Arc<PreparedDataset<'static>>> {
         use std::io::Read;
-        let mut slot = self
-            .prepared
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        if let Some(prepared) = slot.as_ref() {
-            return Ok(Arc::clone(prepared));
-        }
-        let dataset = self.dataset.to_score_dataset((*self.repository()?).clone());
-        let (gzip, _) = self.saved_index_gzip()?;
-        let mut saved = Vec::new();
-        flate2::read::GzDecoder::new(&gzip[..]).read_to_end(&mut saved)?;
-        let saved: BTreeMap<String, Vec<u8>> = dataset
-            .repositories
-            .keys()
-            .map(|name| (name.clone(), saved.clone()))
-            .collect();
-        let (prepared, refused) =
-            PreparedDataset::with_saved_indexes(dataset, &saved, &Cancel::never())?;
-        for (repository, why) in refused {
-            // Saved by this build from the same files, so it should always load.
-            tracing::warn!(
-                repository,
-                "W0's saved index was refused, indexed again: {why}"
-            );
-        }
-        let prepared = Arc::new(prepared);
-        *slot = Some(Arc::clone(&prepared));
-        Ok(prepared)
+        once(&self.prepared, || {
+            let dataset = self.dataset.to_score_dataset((*self.repository()?).clone());
+            let (gzip, _) = self.saved_index_gzip()?;
+            let mut saved = Vec::new();
+            flate2::read::GzDecoder::new(&gzip[..]).read_to_end(&mut saved)?;
+            let saved: BTreeMap<String, Vec<u8>> = dataset
+                .repositories
+                .keys()
+                .map(|name| (name.clone(), saved.clone()))
+                .collect();
+            let (prepared, refused) =
+                PreparedDataset::with_saved_indexes(dataset, &saved, &Cancel::never())?;
+            for (repository, why) in refused {
+                // Saved by this build from the same files, so it should always load.
+                tracing::warn!(
+                    repository,
+                    "W0's saved index was refused, indexed again: {why}"
+                );
+            }
+            Ok(Arc::new(prepared))
+        })
     }
 
     /// The [`ScoringKit`] of this dataset, as gzip-compressed JSON. Blocking (it may need
@@ -93,25 +86,20 @@ impl LoadedDataset {
     /// bytes.
     pub(crate) fn scoring_kit_gzip(&self) -> anyhow::Result<axum::body::Bytes> {
         use std::io::Write;
-        let mut slot = self
-            .kit
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        if let Some(kit) = slot.as_ref() {
-            return Ok(kit.clone());
-        }
-        let repository = self.repository()?;
-        let kit = ScoringKit {
-            content_sha256: self.content_sha256.clone(),
-            dataset: self.dataset.without_hidden_tests(),
-            repository: (*repository).clone(),
-        };
-        let mut gzip = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
-        serde_json::to_writer(&mut gzip, &kit)?;
-        gzip.flush()?;
-        let bytes = axum::body::Bytes::from(gzip.finish()?);
-        *slot = Some(bytes.clone());
-        Ok(bytes)
+        once(&self.kit, || {
+            let repository = self.repository()?;
+            let kit = ScoringKit {
+                content_sha256: self.content_sha256.clone(),
+                dataset: self.dataset.without_hidden_tests(),
+                repository: (*repository).clone(),
+            };
+            let mut gzip =
+                flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+            serde_json::to_writer(&mut gzip, &kit)?;
+            gzip.flush()?;
+            let bytes = axum::body::Bytes::from(gzip.finish()?);
+            Ok(bytes)
+        })
     }
 
     /// W0's index as core saves it ([`save_index`]: what the browser loads instead of
@@ -120,63 +108,60 @@ impl LoadedDataset {
     /// (about a second for networkx); later calls return the same bytes.
     pub(crate) fn saved_index_gzip(&self) -> anyhow::Result<(axum::body::Bytes, String)> {
         use std::io::Write;
-        let mut slot = self
-            .saved_index
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        if let Some(saved) = slot.as_ref() {
-            return Ok(saved.clone());
-        }
-        // The repository exactly as the browser's scorer gets it from the kit.
-        let dataset = self.dataset.to_score_dataset((*self.repository()?).clone());
-        let repository = dataset
-            .repositories
-            .values()
-            .next()
-            .ok_or_else(|| anyhow::anyhow!("a scoring dataset has its repository"))?;
-        let saved = save_index(repository, &Cancel::never())?;
-        let sha256 = hex::encode(Sha256::digest(&saved));
-        let mut gzip = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
-        gzip.write_all(&saved)?;
-        let entry = (axum::body::Bytes::from(gzip.finish()?), sha256);
-        *slot = Some(entry.clone());
-        Ok(entry)
+        once(&self.saved_index, || {
+            // The repository exactly as the browser's scorer gets it from the kit.
+            let dataset = self.dataset.to_score_dataset((*self.repository()?).clone());
+            let repository = dataset
+                .repositories
+                .values()
+                .next()
+                .ok_or_else(|| anyhow::anyhow!("a scoring dataset has its repository"))?;
+            let saved = save_index(repository, &Cancel::never())?;
+            let sha256 = hex::encode(Sha256::digest(&saved));
+            let mut gzip =
+                flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+            gzip.write_all(&saved)?;
+            let entry = (axum::body::Bytes::from(gzip.finish()?), sha256);
+            Ok(entry)
+        })
     }
 
     /// The exception classes the host knows for this dataset ([`ExceptionClasses`]: W0's
     /// and the built-in ones). Blocking: the first call indexes the repository (about a
     /// second for networkx); later calls share the same.
     pub(crate) fn exceptions(&self) -> Result<Arc<ExceptionClasses>, DatasetError> {
-        let mut slot = self
-            .exceptions
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        if let Some(classes) = slot.as_ref() {
-            return Ok(Arc::clone(classes));
-        }
-        let classes = Arc::new(self.dataset.exception_classes(&*self.repository()?));
-        *slot = Some(Arc::clone(&classes));
-        Ok(classes)
+        once(&self.exceptions, || {
+            Ok(Arc::new(
+                self.dataset.exception_classes(&*self.repository()?),
+            ))
+        })
     }
 
     /// The repository's Python sources by path. Blocking: the first call may download
     /// the pinned wheel; the lock keeps concurrent first calls from doing it twice.
     pub(crate) fn repository(&self) -> Result<Arc<BTreeMap<String, String>>, DatasetError> {
-        let mut slot = self
-            .repository
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        if let Some(files) = slot.as_ref() {
-            return Ok(Arc::clone(files));
-        }
-        let files = Arc::new(crate::dataset::repository_source(
-            &self.dataset,
-            &self.cache_dir,
-            Path::new("python3"),
-        )?);
-        *slot = Some(Arc::clone(&files));
-        Ok(files)
+        once(&self.repository, || {
+            Ok(Arc::new(crate::dataset::repository_source(
+                &self.dataset,
+                &self.cache_dir,
+                Path::new("python3"),
+            )?))
+        })
     }
+}
+
+/// The value in `slot`, made by `make` on first use (when it fails, the next call tries
+/// again); the lock keeps concurrent first calls from making it twice.
+fn once<T: Clone, E>(slot: &Mutex<Option<T>>, make: impl FnOnce() -> Result<T, E>) -> Result<T, E> {
+    let mut slot = slot
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if let Some(value) = slot.as_ref() {
+        return Ok(value.clone());
+    }
+    let value = make()?;
+    *slot = Some(value.clone());
+    Ok(value)
 }
 
 /// The loaded datasets by (name, version).
