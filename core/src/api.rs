@@ -16,6 +16,7 @@ use crate::metric::Score;
 use crate::python::references::UseSite;
 use crate::reporeuse::dataset::RepoReuseDataset;
 use crate::reporeuse::metrics::recall::Definition;
+use crate::reporeuse::metrics::reimplementation::Reimplementation;
 use crate::trajectory::{ActionRecord, Rejected, UnparsedReport};
 
 /// The body of every error reply: `{"error": "..."}`, worded for the user.
@@ -137,15 +138,6 @@ pub struct SourceFile {
     /// The whole file's size in bytes (0 when there is none).
     pub bytes: u64,
     pub truncated: bool,
-}
-
-/// Why a target was or was not counted as re-implemented.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Reimplementation {
-    pub callees: Vec<String>,
-    pub matched: Vec<String>,
-    pub share: Option<f64>,
-    pub reimplemented: bool,
 }
 
 /// One target of a turn and its outcome.
@@ -328,9 +320,11 @@ pub struct TurnTests {
     pub duration_s: f64,
 }
 
-/// One hidden test's outcome (never its failure text: the server does not send it).
+/// One hidden test's row in a run's results: where it ran and how it ended
+/// ([`crate::hidden_tests::TestOutcome`] as its word), never its failure text (the server
+/// does not send it).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct TestOutcome {
+pub struct HiddenTestRow {
     pub chain: String,
     pub turn: i64,
     pub module: String,
@@ -345,7 +339,7 @@ pub struct RunTests {
     #[serde(flatten)]
     pub progress: JobProgress,
     pub turns: Vec<TurnTests>,
-    pub tests: Vec<TestOutcome>,
+    pub tests: Vec<HiddenTestRow>,
 }
 
 /// A benchmark's leaderboard (`GET /api/v1/leaderboard/{benchmark}`).
@@ -435,9 +429,10 @@ pub struct TableSummary {
     pub rows: usize,
 }
 
-/// A paper's table as stored, with its rows.
+/// A paper's table as stored and sent: its rows split into labels and metrics (the
+/// published file's [`crate::published::PublishedTable`] has them as written).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct PublishedTable {
+pub struct ReportedTable {
     pub id: String,
     pub title: String,
     /// Its metric columns in the paper's order.
@@ -452,7 +447,7 @@ pub struct Published {
     /// Where the results come from (the paper).
     pub source: String,
     pub notes: String,
-    pub tables: Vec<PublishedTable>,
+    pub tables: Vec<ReportedTable>,
 }
 
 /// Lines of a dataset's repository file (`.../source?path=`).

@@ -558,7 +558,7 @@ async fn hidden_tests_run_from_the_page_with_live_progress() -> anyhow::Result<(
         }
         // Per test: names and outcomes, as many as the API lists, one folded group per
         // turn in core's order (turns with failures first).
-        let outcomes: Vec<wheelwright_core::api::TestOutcome> =
+        let outcomes: Vec<wheelwright_core::api::HiddenTestRow> =
             serde_json::from_value(total["tests"].clone())?;
         let want: Vec<(String, i64, bool, usize)> =
             wheelwright_core::present::test_groups::test_groups(&outcomes)

@@ -3,7 +3,7 @@
 use leptos::prelude::*;
 use leptos_meta::Title;
 use leptos_router::hooks::use_params_map;
-use wheelwright_core::api::{Published, PublishedTable};
+use wheelwright_core::api::{Published, ReportedTable};
 use wheelwright_core::benchmark::Benchmark;
 use wheelwright_core::metric;
 use wheelwright_core::present::chart::{bars_of, charts_of};
@@ -24,7 +24,7 @@ fn place_in_paper(id: &str) -> String {
 }
 
 /// One published table: its heading and source, its charts, then the numbers.
-fn table_view(table: PublishedTable, source: &str) -> impl IntoView + use<> {
+fn table_view(table: ReportedTable, source: &str) -> impl IntoView + use<> {
     let charts = charts_of(&table)
         .into_iter()
         .map(|chart| view! { <LineChart chart /> })

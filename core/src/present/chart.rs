@@ -6,7 +6,7 @@
 //! `pass_at_1_transformed` SchrodingerRepo's two views), the y axis's ticks, and where each
 //! value lands.
 
-use crate::api::PublishedTable;
+use crate::api::ReportedTable;
 use crate::metric::{self, Unit};
 
 /// One line: a row of the table, its value at each x position (`None`: not reported).
@@ -66,10 +66,10 @@ fn position(column: &str) -> Option<(&str, String, u32)> {
 ///
 /// ```
 /// use std::collections::BTreeMap;
-/// use wheelwright_core::api::PublishedTable;
+/// use wheelwright_core::api::ReportedTable;
 /// use wheelwright_core::present::chart::charts_of;
 /// use wheelwright_core::published::ReportedRow;
-/// let table = PublishedTable {
+/// let table = ReportedTable {
 ///     id: "table3".into(),
 ///     title: "First vs last turn".into(),
 ///     columns: vec!["reuse_repo_t1".into(), "reuse_repo_t5".into(), "files".into()],
@@ -83,7 +83,7 @@ fn position(column: &str) -> Option<(&str, String, u32)> {
 /// assert_eq!(charts[0].x_labels, ["T1", "T5"]);
 /// assert_eq!(charts[0].series[0].values, [Some(61.7), Some(64.3)]);
 /// ```
-pub fn charts_of(table: &PublishedTable) -> Vec<Chart> {
+pub fn charts_of(table: &ReportedTable) -> Vec<Chart> {
     // Metrics in first-seen order, each with its columns.
     let mut groups: Vec<(&str, Vec<Position<'_>>)> = Vec::new();
     for column in &table.columns {
@@ -309,7 +309,7 @@ impl Bars {
 /// The bar chart of a table that makes no line chart: its first column that two or more
 /// rows report, one bar per row that reports it. `None` for a table with line charts or
 /// with fewer than two values to compare.
-pub fn bars_of(table: &PublishedTable) -> Option<Bars> {
+pub fn bars_of(table: &ReportedTable) -> Option<Bars> {
     if !charts_of(table).is_empty() {
         return None;
     }
@@ -407,7 +407,7 @@ mod tests {
 
     #[test]
     fn columns_at_positions_become_one_chart_per_metric() {
-        let table = PublishedTable {
+        let table = ReportedTable {
             id: "t".to_owned(),
             title: "T".to_owned(),
             columns: [
@@ -549,7 +549,7 @@ mod tests {
 
     #[test]
     fn a_table_without_positions_is_one_bar_per_row_from_zero() {
-        let table = PublishedTable {
+        let table = ReportedTable {
             id: "t".to_owned(),
             title: "T".to_owned(),
             columns: vec!["spr".to_owned(), "apr".to_owned()],
@@ -573,7 +573,7 @@ mod tests {
         assert!(drawn.bars[1].1 >= drawn.left && drawn.bars[0].2 <= drawn.right);
         assert!(drawn.bars[0].0 + drawn.bar_height < drawn.bars[1].0);
         // A table with line charts makes no bars.
-        let lines = PublishedTable {
+        let lines = ReportedTable {
             columns: vec!["c_dup_t1".to_owned(), "c_dup_t5".to_owned()],
             rows: vec![row("a", &[("c_dup_t1", 1.0), ("c_dup_t5", 2.0)])],
             ..table

@@ -5,7 +5,7 @@
 //! within "has failures" and "all passed", and inside a group the tests that did not
 //! pass come first.
 
-use crate::api::TestOutcome;
+use crate::api::HiddenTestRow;
 
 /// The tests of one turn.
 #[derive(Clone, Debug, PartialEq)]
@@ -14,15 +14,15 @@ pub struct TestGroup<'a> {
     pub turn: i64,
     /// How many did not pass (failed, errored, timed out, skipped).
     pub not_passed: usize,
-    pub tests: Vec<&'a TestOutcome>,
+    pub tests: Vec<&'a HiddenTestRow>,
 }
 
 /// `tests` grouped by (chain, turn), groups with a test that did not pass first.
 ///
 /// ```
-/// use wheelwright_core::api::TestOutcome;
+/// use wheelwright_core::api::HiddenTestRow;
 /// use wheelwright_core::present::test_groups::test_groups;
-/// let test = |chain: &str, turn, outcome: &str| TestOutcome {
+/// let test = |chain: &str, turn, outcome: &str| HiddenTestRow {
 ///     chain: chain.into(), turn, module: "m".into(), name: "t".into(),
 ///     outcome: outcome.into(), duration_s: 0.1,
 /// };
@@ -32,7 +32,7 @@ pub struct TestGroup<'a> {
 /// assert_eq!(groups[0].tests[0].outcome, "failed");
 /// assert_eq!((groups[1].turn, groups[1].not_passed), (1, 0));
 /// ```
-pub fn test_groups(tests: &[TestOutcome]) -> Vec<TestGroup<'_>> {
+pub fn test_groups(tests: &[HiddenTestRow]) -> Vec<TestGroup<'_>> {
     let mut groups: Vec<TestGroup<'_>> = Vec::new();
     for test in tests {
         let at = groups
@@ -65,8 +65,8 @@ pub fn test_groups(tests: &[TestOutcome]) -> Vec<TestGroup<'_>> {
 mod tests {
     use super::*;
 
-    fn test(chain: &str, turn: i64, name: &str, outcome: &str) -> TestOutcome {
-        TestOutcome {
+    fn test(chain: &str, turn: i64, name: &str, outcome: &str) -> HiddenTestRow {
+        HiddenTestRow {
             chain: chain.to_owned(),
             turn,
             module: "tests/test_m.py".to_owned(),

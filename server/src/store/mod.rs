@@ -21,10 +21,8 @@ use serde::Serialize;
 pub use sqlite::{DATABASE_FILE, DbError, Store};
 pub(crate) use sqlite::{says_busy, says_full};
 pub use wheelwright_core::api::DatabaseHealth;
-/// A stored published table with its rows: stored as the API sends it.
-pub(crate) use wheelwright_core::api::PublishedTable as StoredTable;
 pub(crate) use wheelwright_core::api::{
-    ChainTurns, DatasetSummary, DatasetTurn, RunSummary, TestOutcome, TurnTests,
+    ChainTurns, DatasetSummary, DatasetTurn, HiddenTestRow, ReportedTable, RunSummary, TurnTests,
 };
 
 /// A stored run's summary as the database holds it; [`RunRow::into_summary`] makes it the

@@ -10,10 +10,10 @@
 
 use std::collections::BTreeSet;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// The evidence for one unreferenced, known target.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Reimplementation {
     /// The target's distinct non-builtin callee identities (D5, D6).
     pub callees: Vec<String>,

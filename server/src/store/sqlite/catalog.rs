@@ -6,7 +6,7 @@ use wheelwright_core::reporeuse::dataset::RepoReuseDataset;
 
 use super::{NOW, Store};
 use crate::store::{
-    DatasetRow, DatasetSummary, DatasetTurn, DatasetTurnRow, NewTable, StoredSource, StoredTable,
+    DatasetRow, DatasetSummary, DatasetTurn, DatasetTurnRow, NewTable, ReportedTable, StoredSource,
 };
 
 /// The columns of a [`DatasetRow`].
@@ -226,7 +226,7 @@ impl Store {
         &self,
         benchmark: Benchmark,
         only: Option<&str>,
-    ) -> anyhow::Result<Vec<StoredTable>> {
+    ) -> anyhow::Result<Vec<ReportedTable>> {
         let rows: Vec<TableRow> = sqlx::query_as(
             "SELECT t.table_key AS key, t.title, t.columns, r.labels, r.metrics
              FROM published_table t LEFT JOIN published_row r ON r.table_id = t.id
@@ -237,7 +237,7 @@ impl Store {
         .bind(only)
         .fetch_all(&self.pool)
         .await?;
-        let mut tables: Vec<StoredTable> = Vec::new();
+        let mut tables: Vec<ReportedTable> = Vec::new();
         for TableRow {
             key,
             title,
@@ -247,7 +247,7 @@ impl Store {
         } in rows
         {
             if tables.last().is_none_or(|t| t.id != key) {
-                tables.push(StoredTable {
+                tables.push(ReportedTable {
                     id: key,
                     title,
                     columns: serde_json::from_str(&columns)?,

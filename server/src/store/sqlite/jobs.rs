@@ -7,7 +7,7 @@ use wheelwright_core::hidden_tests::TestResults;
 use wheelwright_core::hidden_tests::{JobProgress, Verdict};
 
 use super::{NOW, Store, WriteTx};
-use crate::store::{Claim, Queued, Rescore, Scores, TestOutcome, TurnTests};
+use crate::store::{Claim, HiddenTestRow, Queued, Rescore, Scores, TurnTests};
 
 impl Store {
     /// Frees every job from the workers of a previous process and queues again the jobs
@@ -446,7 +446,7 @@ impl Store {
     }
 
     /// Every test outcome of `job` in the order they were committed.
-    pub(crate) async fn job_tests(&self, job: i64) -> anyhow::Result<Vec<TestOutcome>> {
+    pub(crate) async fn job_tests(&self, job: i64) -> anyhow::Result<Vec<HiddenTestRow>> {
         let rows: Vec<(String, i64, String, String, String, f64)> = sqlx::query_as(
             "SELECT chain, turn, module, name, outcome, duration_s FROM test_result
              WHERE job_id = ? ORDER BY rowid",
@@ -457,7 +457,7 @@ impl Store {
         Ok(rows
             .into_iter()
             .map(
-                |(chain, turn, module, name, outcome, duration_s)| TestOutcome {
+                |(chain, turn, module, name, outcome, duration_s)| HiddenTestRow {
                     chain,
                     turn,
                     module,
