@@ -34,7 +34,8 @@ pub(crate) async fn analyze(source: &str) -> Result<Outline, ApiError> {
 
 // The replies, as core declares them for the server and the app alike.
 pub(crate) use wheelwright_core::api::{
-    Leaderboard, Page, RunDetail, RunSummary, RunTests, SourceFile, Target, TurnDetail, TurnRow,
+    Leaderboard, Page, RunDetail, RunSummary, RunTests, SourceFile, Target, TurnDetail,
+    TurnTableRow,
 };
 pub(crate) use wheelwright_core::metric::Score;
 
@@ -114,7 +115,7 @@ pub(crate) async fn run(id: i64) -> Result<RunDetail, ApiError> {
 }
 
 /// The run's turn rows from `offset` on, in order (`GET /api/v1/runs/{id}/turns`).
-pub(crate) async fn turns(run: i64, offset: usize) -> Result<Page<TurnRow>, ApiError> {
+pub(crate) async fn turns(run: i64, offset: usize) -> Result<Page<TurnTableRow>, ApiError> {
     get_json(&format!(
         "/api/v1/runs/{run}/turns?limit={TURNS_PAGE}&offset={offset}"
     ))
@@ -377,7 +378,7 @@ fn duplicate_of(message: &str) -> Option<i64> {
 }
 
 /// Every turn row of run `run`, page after page.
-pub(crate) async fn all_turns(run: i64) -> Result<Vec<TurnRow>, ApiError> {
+pub(crate) async fn all_turns(run: i64) -> Result<Vec<TurnTableRow>, ApiError> {
     let mut rows = Vec::new();
     loop {
         let page = turns(run, rows.len()).await?;

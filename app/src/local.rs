@@ -17,7 +17,7 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 use wheelwright_core::api::{
     CaseFiles, ChainTurns, RunDetail, RunSummary, ScoringKit, SourceFile, TurnDetail,
-    TurnObservations, TurnRow,
+    TurnObservations, TurnTableRow,
 };
 use wheelwright_core::budget::Cancel;
 use wheelwright_core::bundle::{Budget, BundleError, LIMITS};
@@ -321,12 +321,8 @@ impl LocalRun {
     }
 
     /// Every turn's row, as the run's turn table shows it.
-    pub(crate) fn rows(&self) -> Vec<TurnRow> {
-        self.report
-            .turns
-            .iter()
-            .filter_map(|row| TurnRow::from_scored(serde_json::to_value(row).ok()?).ok())
-            .collect()
+    pub(crate) fn rows(&self) -> Vec<TurnTableRow> {
+        self.report.turns.iter().map(TurnTableRow::from).collect()
     }
 
     /// The agent's files of turn `turn` of `chain` by path (none for turn 0, or a turn the

@@ -2,13 +2,13 @@
 //!
 //! The server serialises these and the app deserialises them, so the compiler checks that
 //! the two agree (before, the app re-declared each reply by hand). They are plain data, in
-//! the shapes `server/tests/api_snapshots.rs` pins; where a reply carries a benchmark's
-//! open-ended row (a turn's score columns) it stays a JSON map rather than a fixed struct,
-//! so a new metric column needs no change here.
+//! the shapes `server/tests/api_snapshots.rs` pins. A turn's score columns are the
+//! scorer's own typed columns ([`RunColumns`]), flattened into the row as the scorer
+//! writes them, so the wire and the scorer cannot disagree on a column.
 
 use std::collections::BTreeMap;
 
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize};
 
 use crate::hidden_tests::JobProgress;
 use crate::leaderboard::LeaderboardRow;
@@ -17,6 +17,9 @@ use crate::python::references::UseSite;
 use crate::reporeuse::dataset::RepoReuseDataset;
 use crate::reporeuse::metrics::recall::Definition;
 use crate::reporeuse::metrics::reimplementation::Reimplementation;
+use crate::reporeuse::metrics::run::RunColumns;
+use crate::reporeuse::metrics::turn::SubmissionStatus;
+use crate::reporeuse::scoring::{self, TrajectoryCounts};
 use crate::trajectory::{ActionRecord, Rejected, UnparsedReport};
 
 /// The body of every error reply: `{"error": "..."}`, worded for the user.
@@ -72,7 +75,7 @@ pub struct ChainTurns {
 }
 
 /// One run (`GET /api/v1/runs/{id}`); its turns come a page at a time
-/// (`GET /api/v1/runs/{id}/turns`, a [`Page`] of [`TurnRow`]).
+/// (`GET /api/v1/runs/{id}/turns`, a [`Page`] of [`TurnTableRow`]).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RunDetail {
     #[serde(flatten)]
@@ -87,46 +90,65 @@ pub struct RunDetail {
     pub chains: Vec<ChainTurns>,
 }
 
-/// One row of a run's turn table: a few fixed fields and one score per column.
+/// One row of a run's turn table: the scorer's row of the turn ([`scoring::TurnRow`])
+/// without its bulky evidence (targets, actions, rejected responses), with the
+/// re-implemented targets by name.
+///
+/// The browser makes it from the scorer's row ([`From`]); the server reads it from the row
+/// it stored (the scorer's row as JSON: the evidence is skipped, and `reimplemented` reads
+/// the scorer's targets by their `target` as well as plain names), so a run scored in the
+/// page shows as the stored run does.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct TurnRow {
+pub struct TurnTableRow {
     pub chain: String,
     pub turn: i64,
     pub path: String,
-    /// `present` or `missing`.
-    pub submission: String,
+    pub submission: SubmissionStatus,
     pub syntax_errors: bool,
-    /// The targets re-implemented at this turn, by name.
-    pub reimplemented: Vec<String>,
-    /// The score columns and anything else the row carries, by column name.
+    /// The turn's score columns, each a field of the row (`reuse_repo`, ..., `c_dup`).
     #[serde(flatten)]
-    pub columns: BTreeMap<String, serde_json::Value>,
+    pub scores: RunColumns<Score>,
+    /// The targets re-implemented at this turn, by name.
+    #[serde(deserialize_with = "target_names")]
+    pub reimplemented: Vec<String>,
+    /// Targets naming no definition in W_{t-1}.
+    pub unknown_targets: Vec<String>,
+    /// The trajectory's counts; `None` without a (readable) trajectory.
+    pub trajectory: Option<TrajectoryCounts>,
 }
 
-impl TurnRow {
-    /// A run's turn-table row from the scorer's row of the turn as JSON (what a report's
-    /// `turns` hold and the server stores): without the bulky evidence (targets, actions),
-    /// the re-implemented targets by name. The server and the browser both make their rows
-    /// this way, so a run scored in the page shows as the stored run does.
-    pub fn from_scored(mut score: serde_json::Value) -> Result<Self, serde_json::Error> {
-        if let Some(map) = score.as_object_mut() {
-            map.remove("targets");
-            map.remove("actions");
-            map.remove("rejected");
-            let reimplemented: Vec<serde_json::Value> = map
-                .remove("reimplemented")
-                .and_then(|v| v.as_array().cloned())
-                .unwrap_or_default()
-                .into_iter()
-                .filter_map(|r| r.get("target").cloned())
-                .collect();
-            map.insert(
-                "reimplemented".to_owned(),
-                serde_json::Value::Array(reimplemented),
-            );
+impl From<&scoring::TurnRow> for TurnTableRow {
+    fn from(row: &scoring::TurnRow) -> Self {
+        Self {
+            chain: row.chain.clone(),
+            turn: i64::try_from(row.turn).unwrap_or(i64::MAX),
+            path: row.path.clone(),
+            submission: row.submission,
+            syntax_errors: row.syntax_errors,
+            scores: row.scores.clone(),
+            reimplemented: row.reimplemented.iter().map(|r| r.target.clone()).collect(),
+            unknown_targets: row.unknown_targets.clone(),
+            trajectory: row.trajectory,
         }
-        serde_json::from_value(score)
     }
+}
+
+/// Targets by name: names as the wire sends them, or the scorer's re-implemented targets
+/// ([`scoring::ReimplementedTarget`], as the server stores them) by their `target`.
+fn target_names<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Vec<String>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Named {
+        Name(String),
+        Target { target: String },
+    }
+    let named = Vec::<Named>::deserialize(deserializer)?;
+    Ok(named
+        .into_iter()
+        .map(|n| match n {
+            Named::Name(name) | Named::Target { target: name } => name,
+        })
+        .collect())
 }
 
 /// A file of a case; `text` is `None` when the agent left no file there, and only the

@@ -7,8 +7,7 @@
 //! about how the differences are distributed (rates per turn are often 0 or 100), and its
 //! p-value is exact, so it is the same in the browser and on the command line.
 
-use crate::api::TurnRow;
-use crate::metric::Score;
+use crate::api::TurnTableRow;
 
 /// One (chain, turn) in either run: each run's value of the compared column, `None` where
 /// the run lacks the turn or the column is undefined there.
@@ -28,14 +27,13 @@ impl TurnPair {
 }
 
 /// The value of `column` in a turn row (`None` when absent or undefined).
-fn value(row: &TurnRow, column: &str) -> Option<f64> {
-    let score: Score = serde_json::from_value(row.columns.get(column)?.clone()).ok()?;
-    score.value()
+fn value(row: &TurnTableRow, column: &str) -> Option<f64> {
+    row.scores.get(column)?.value()
 }
 
 /// The turns of runs `a` and `b` matched by (chain, turn): `a`'s turns in its order, then
 /// those only `b` has, in `b`'s order.
-pub fn pairs(a: &[TurnRow], b: &[TurnRow], column: &str) -> Vec<TurnPair> {
+pub fn pairs(a: &[TurnTableRow], b: &[TurnTableRow], column: &str) -> Vec<TurnPair> {
     let mut pairs: Vec<TurnPair> = a
         .iter()
         .map(|row| TurnPair {
@@ -181,28 +179,41 @@ pub fn sign_test(pairs: &[TurnPair]) -> SignTest {
 
 #[cfg(test)]
 mod tests {
-    use std::collections::BTreeMap;
-
     use super::*;
+    use crate::metric::{Score, Undefined};
+    use crate::reporeuse::metrics::run::RunColumns;
+    use crate::reporeuse::metrics::turn::SubmissionStatus;
 
-    fn row(chain: &str, turn: i64, value: Option<f64>) -> TurnRow {
-        let score = match value {
-            Some(value) => Score::Defined { value },
-            None => Score::Undefined {
-                reason: crate::metric::Undefined::NoTargets,
-            },
+    /// A turn whose `reuse_repo` is `value` (undefined for `None`), every other column
+    /// undefined.
+    fn row(chain: &str, turn: i64, value: Option<f64>) -> TurnTableRow {
+        let undefined = Score::Undefined {
+            reason: Undefined::NoTargets,
         };
-        TurnRow {
+        let mut scores = RunColumns {
+            reuse_repo: undefined,
+            reuse_self: undefined,
+            recall_repo: undefined,
+            recall_self: undefined,
+            files: undefined,
+            lines: undefined,
+            resolve: undefined,
+            pass: undefined,
+            c_dup: undefined,
+        };
+        if let Some(value) = value {
+            scores.reuse_repo = Score::Defined { value };
+        }
+        TurnTableRow {
             chain: chain.to_owned(),
             turn,
             path: "m.py".to_owned(),
-            submission: "present".to_owned(),
+            submission: SubmissionStatus::Present,
             syntax_errors: false,
+            scores,
             reimplemented: Vec::new(),
-            columns: BTreeMap::from([(
-                "reuse_repo".to_owned(),
-                serde_json::to_value(score).unwrap(),
-            )]),
+            unknown_targets: Vec::new(),
+            trajectory: None,
         }
     }
 

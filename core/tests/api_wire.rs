@@ -15,7 +15,7 @@ use wheelwright_core::api::{
     BenchmarkSummary, DatasetDetail, DatasetSummary, ErrorBody, FileEntry, Health, Leaderboard,
     Page, Published, RecubeDatasetDetail, RecubeDatasetSummary, RecubeInstanceDetail,
     RecubeRunDetail, RunDetail, RunSummary, RunTests, ScoringKit, SourceFiles, SourceLines,
-    TurnDetail, TurnObservations, TurnRow, ViewFile,
+    TurnDetail, TurnObservations, TurnTableRow, ViewFile,
 };
 use wheelwright_core::outline::Outline;
 
@@ -55,7 +55,7 @@ fn wire_type(name: &str) -> Option<Check> {
         n if n.starts_with("leaderboard-") => round_trips::<Leaderboard>,
         n if n.starts_with("observations-") => round_trips::<TurnObservations>,
         n if n.starts_with("published-") => round_trips::<Published>,
-        n if n.starts_with("run-") && n.contains("-turns") => round_trips::<Page<TurnRow>>,
+        n if n.starts_with("run-") && n.contains("-turns") => round_trips::<Page<TurnTableRow>>,
         n if n.starts_with("run-") => round_trips::<RunDetail>,
         n if n.starts_with("runs") => round_trips::<Page<RunSummary>>,
         n if n.starts_with("turn-") => round_trips::<TurnDetail>,

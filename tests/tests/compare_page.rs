@@ -6,12 +6,12 @@ use std::time::Duration;
 
 use fantoccini::{Client, Locator};
 use serde_json::Value;
-use wheelwright_core::api::TurnRow;
+use wheelwright_core::api::TurnTableRow;
 use wheelwright_core::compare;
 use wheelwright_tests::{Chromedriver, Server, api, screenshot, wait_for};
 
 /// Every turn row of stored run `run`, as the API lists them.
-async fn turns(server: &Server, run: i64) -> anyhow::Result<Vec<TurnRow>> {
+async fn turns(server: &Server, run: i64) -> anyhow::Result<Vec<TurnTableRow>> {
     let page = api(server, &format!("/api/v1/runs/{run}/turns?limit=1000")).await?;
     Ok(serde_json::from_value(page["items"].clone())?)
 }
@@ -32,8 +32,8 @@ async fn shown(client: &Client) -> anyhow::Result<(f64, Vec<(String, i64)>)> {
 
 async fn expect_column(
     client: &Client,
-    a: &[TurnRow],
-    b: &[TurnRow],
+    a: &[TurnTableRow],
+    b: &[TurnTableRow],
     column: &str,
 ) -> anyhow::Result<()> {
     let pairs = compare::pairs(a, b, column);

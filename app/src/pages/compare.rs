@@ -7,7 +7,7 @@ use wheelwright_core::compare::{self, SignTest};
 use wheelwright_core::metric::{self, Direction};
 use wheelwright_core::present::chart::{TurnSeries, turn_charts};
 
-use crate::api::{self, ApiError, RunDetail, TurnRow};
+use crate::api::{self, ApiError, RunDetail, TurnTableRow};
 use crate::components::chart::LineChart;
 use crate::components::loaded::loaded;
 use crate::components::score::{COLUMNS, definition, header};
@@ -19,7 +19,7 @@ const LARGEST: usize = 20;
 #[derive(Clone)]
 struct Side {
     run: RunDetail,
-    turns: Vec<TurnRow>,
+    turns: Vec<TurnTableRow>,
 }
 
 async fn side(id: i64) -> Result<Side, ApiError> {

@@ -13,22 +13,23 @@ use leptos_router::hooks::use_params_map;
 use wheelwright_core::present::chart::{TurnSeries, turn_charts};
 use wheelwright_core::present::test_groups::test_groups;
 
-use crate::api::{self, ApiError, Page, RunDetail, RunTests, TurnRow};
+use crate::api::{self, ApiError, Page, RunDetail, RunTests, TurnTableRow};
 use crate::components::chart::LineChart;
 use crate::components::hidden_tests::HiddenTestsControl;
 use crate::components::loaded::loaded;
 use crate::components::score::{COLUMNS, ScoreCell, score_headers};
 use crate::pages::runs::origin_badge;
+use wheelwright_core::reporeuse::metrics::turn::SubmissionStatus;
 use wheelwright_core::trajectory::UnparsedReport;
 
 /// The turn rows loaded so far, and how many the run has.
-type Turns = Option<Result<Page<TurnRow>, ApiError>>;
+type Turns = Option<Result<Page<TurnTableRow>, ApiError>>;
 
 /// What the page loads at once: the run, the first page of its turns and its hidden tests.
 #[derive(Clone)]
 struct Loaded {
     run: RunDetail,
-    turns: Result<Page<TurnRow>, ApiError>,
+    turns: Result<Page<TurnTableRow>, ApiError>,
     tests: Option<RunTests>,
 }
 
@@ -222,11 +223,11 @@ pub(crate) type TurnTests = BTreeMap<(String, i64), (i64, i64, bool)>;
 /// turn linking to its case, with its scores and hidden tests.
 pub(crate) fn turns_table(
     links: RunLinks,
-    rows: Vec<TurnRow>,
+    rows: Vec<TurnTableRow>,
     turn_counts: &BTreeMap<String, i64>,
     turn_tests: &TurnTests,
 ) -> impl IntoView + use<> {
-    let mut groups: Vec<(String, Vec<TurnRow>)> = Vec::new();
+    let mut groups: Vec<(String, Vec<TurnTableRow>)> = Vec::new();
     for row in rows {
         match groups.last_mut() {
             Some((chain, rows)) if *chain == row.chain => rows.push(row),
@@ -243,7 +244,7 @@ pub(crate) fn turns_table(
                     let scores = COLUMNS
                         .iter()
                         .map(|c| {
-                            view! { <ScoreCell column=c score=api::score_of(&t.columns, c) /> }
+                            view! { <ScoreCell column=c score=t.scores.get(c).copied() /> }
                         })
                         .collect_view();
                     let tested = turn_tests.get(&(t.chain.clone(), t.turn)).map_or_else(
@@ -257,8 +258,8 @@ pub(crate) fn turns_table(
                         },
                     );
                     // Only an unusual submission gets a badge: missing, or broken.
-                    let status = if t.submission != "present" {
-                        Some(view! { <span class="badge missing">{t.submission.clone()}</span> }.into_any())
+                    let status = if t.submission != SubmissionStatus::Present {
+                        Some(view! { <span class="badge missing">{t.submission.as_str()}</span> }.into_any())
                     } else if t.syntax_errors {
                         Some(view! { <span class="badge warn">"syntax errors"</span> }.into_any())
                     } else {

@@ -9,7 +9,7 @@ use leptos::task::spawn_local;
 use leptos_meta::Title;
 use wasm_bindgen::JsCast;
 
-use crate::api::{self, ApiError, Progress, ProgressStream, RunDetail, TurnRow};
+use crate::api::{self, ApiError, Progress, ProgressStream, RunDetail, TurnTableRow};
 use crate::components::test_progress::TestProgress;
 use crate::local::{self, LocalRun, Picked};
 use crate::pages::run::{RunLinks, TurnTests, run_summary, turns_table, unparsed_report};
@@ -51,9 +51,9 @@ enum Sent {
 /// they must be (one scorer).
 fn differences(
     mine: &RunDetail,
-    my_rows: &[TurnRow],
+    my_rows: &[TurnTableRow],
     theirs: &RunDetail,
-    their_rows: &[TurnRow],
+    their_rows: &[TurnTableRow],
 ) -> Vec<String> {
     let mut out = Vec::new();
     for (column, score) in &mine.summary.overall {

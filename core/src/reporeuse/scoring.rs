@@ -213,7 +213,7 @@ pub struct TargetRow {
 }
 
 /// Counts from the turn's trajectory.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TrajectoryCounts {
     pub actions: usize,
     /// Actions (or parts of them) that were not understood; they showed nothing (spec 1).

@@ -40,7 +40,7 @@ use crate::error::AppError;
 use crate::storage::{self, PART_BYTES};
 use crate::store::{RunFilter, RunSummary, Store, StoredText};
 use wheelwright_core::api::{
-    CaseFiles, FileEntry, Page, RunDetail, SourceFile, TurnDetail, TurnObservations, TurnRow,
+    CaseFiles, FileEntry, Page, RunDetail, SourceFile, TurnDetail, TurnObservations, TurnTableRow,
 };
 
 /// Largest run bundle accepted by upload (compressed, as sent).
@@ -491,9 +491,9 @@ fn reporeuse_only(run: &RunSummary) -> Result<(), AppError> {
     Ok(())
 }
 
-/// One row of a run's turn table from its stored score.
-fn turn_row(score: &str) -> Result<TurnRow, AppError> {
-    TurnRow::from_scored(parse_json(score)?).map_err(|e| AppError::Internal(e.into()))
+/// One row of a run's turn table from its stored score (the scorer's row as JSON).
+fn turn_row(score: &str) -> Result<TurnTableRow, AppError> {
+    serde_json::from_str(score).map_err(|e| AppError::Internal(e.into()))
 }
 
 async fn detail(state: &AppState, id: i64) -> Result<RunDetail, AppError> {

@@ -6,7 +6,7 @@
 //! percent. Example: two chains with reuse_repo [100%, undefined] and [50%, 0%] give
 //! (100 + 25) / 2 = 62.5.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::Score;
 use super::duplicated_chains::duplicated_chains;
@@ -28,7 +28,7 @@ pub const COLUMNS: [&str; 9] = {
 };
 
 /// One value per column of the table.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RunColumns<T> {
     pub reuse_repo: T,
     pub reuse_self: T,

@@ -7,7 +7,7 @@
 
 use std::collections::BTreeSet;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::budget::{Cancel, Cancelled};
 use crate::python::fuel::Fuel;
@@ -47,11 +47,21 @@ pub struct TurnInput<'a> {
 }
 
 /// Whether the required file was there.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum SubmissionStatus {
     Present,
     Missing,
+}
+
+impl SubmissionStatus {
+    /// Its word, as the JSON writes it (`present`, `missing`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Present => "present",
+            Self::Missing => "missing",
+        }
+    }
 }
 
 /// One target's outcome.
