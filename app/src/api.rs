@@ -90,15 +90,6 @@ pub(crate) fn reason(score: &Score) -> Option<String> {
     }
 }
 
-/// Reads `key` of a JSON object as a [`Score`], if it is one.
-pub(crate) fn score_of(
-    map: &std::collections::BTreeMap<String, serde_json::Value>,
-    key: &str,
-) -> Option<Score> {
-    map.get(key)
-        .and_then(|v| serde_json::from_value(v.clone()).ok())
-}
-
 /// Runs per page the run list asks for (the API's largest page).
 pub(crate) const RUNS_PAGE: usize = 200;
 /// Turns per page the run page asks for (the API's largest page).

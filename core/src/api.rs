@@ -90,6 +90,34 @@ pub struct RunDetail {
     pub chains: Vec<ChainTurns>,
 }
 
+/// A turn's scores: where the turn is, its submission, and its score columns, as the
+/// scorer's row ([`scoring::TurnRow`]) has them. A turn's case sends it as its `scores`;
+/// the turn table's row is it and a little more ([`TurnTableRow`]).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TurnScoreRow {
+    pub chain: String,
+    pub turn: i64,
+    pub path: String,
+    pub submission: SubmissionStatus,
+    pub syntax_errors: bool,
+    /// The turn's score columns, each a field of the row (`reuse_repo`, ..., `c_dup`).
+    #[serde(flatten)]
+    pub columns: RunColumns<Score>,
+}
+
+impl From<&scoring::TurnRow> for TurnScoreRow {
+    fn from(row: &scoring::TurnRow) -> Self {
+        Self {
+            chain: row.chain.clone(),
+            turn: i64::try_from(row.turn).unwrap_or(i64::MAX),
+            path: row.path.clone(),
+            submission: row.submission,
+            syntax_errors: row.syntax_errors,
+            columns: row.scores.clone(),
+        }
+    }
+}
+
 /// One row of a run's turn table: the scorer's row of the turn ([`scoring::TurnRow`])
 /// without its bulky evidence (targets, actions, rejected responses), with the
 /// re-implemented targets by name.
@@ -100,14 +128,9 @@ pub struct RunDetail {
 /// page shows as the stored run does.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct TurnTableRow {
-    pub chain: String,
-    pub turn: i64,
-    pub path: String,
-    pub submission: SubmissionStatus,
-    pub syntax_errors: bool,
-    /// The turn's score columns, each a field of the row (`reuse_repo`, ..., `c_dup`).
+    /// The turn and its scores, each a field of the row.
     #[serde(flatten)]
-    pub scores: RunColumns<Score>,
+    pub row: TurnScoreRow,
     /// The targets re-implemented at this turn, by name.
     #[serde(deserialize_with = "target_names")]
     pub reimplemented: Vec<String>,
@@ -120,12 +143,7 @@ pub struct TurnTableRow {
 impl From<&scoring::TurnRow> for TurnTableRow {
     fn from(row: &scoring::TurnRow) -> Self {
         Self {
-            chain: row.chain.clone(),
-            turn: i64::try_from(row.turn).unwrap_or(i64::MAX),
-            path: row.path.clone(),
-            submission: row.submission,
-            syntax_errors: row.syntax_errors,
-            scores: row.scores.clone(),
+            row: TurnScoreRow::from(row),
             reimplemented: row.reimplemented.iter().map(|r| r.target.clone()).collect(),
             unknown_targets: row.unknown_targets.clone(),
             trajectory: row.trajectory,
@@ -193,7 +211,7 @@ pub struct TurnTrajectory {
     pub bytes: u64,
     /// Actions, uninterpreted actions and rejected responses as the scorer counted them;
     /// `None` when there was no trajectory or it could not be read.
-    pub counts: Option<BTreeMap<String, serde_json::Value>>,
+    pub counts: Option<TrajectoryCounts>,
     /// Distinct files touched and lines viewed (spec D14), and the recalls.
     pub files: Option<Score>,
     pub lines: Option<Score>,
@@ -224,7 +242,7 @@ pub struct TurnDetail {
     pub targets: Vec<Target>,
     pub unknown_targets: Vec<String>,
     /// The turn's row: every column's score, submission status, syntax errors.
-    pub scores: BTreeMap<String, serde_json::Value>,
+    pub scores: TurnScoreRow,
     pub trajectory: TurnTrajectory,
 }
 
@@ -274,14 +292,15 @@ impl TurnDetail {
                 value
             }
         };
+        let scores: TurnScoreRow = serde_json::from_value(score)?;
         let trajectory = TurnTrajectory {
             present: files.trajectory_bytes.is_some(),
             bytes: files.trajectory_bytes.unwrap_or(0),
             counts: serde_json::from_value(counts)?,
-            files: serde_json::from_value(score["files"].clone())?,
-            lines: serde_json::from_value(score["lines"].clone())?,
-            recall_repo: serde_json::from_value(score["recall_repo"].clone())?,
-            recall_self: serde_json::from_value(score["recall_self"].clone())?,
+            files: Some(scores.columns.files),
+            lines: Some(scores.columns.lines),
+            recall_repo: Some(scores.columns.recall_repo),
+            recall_self: Some(scores.columns.recall_self),
             actions: serde_json::from_value(listed(actions))?,
             rejected: serde_json::from_value(listed(rejected))?,
         };
@@ -297,7 +316,7 @@ impl TurnDetail {
             reference: files.reference,
             targets: serde_json::from_value(targets)?,
             unknown_targets: serde_json::from_value(unknown_targets)?,
-            scores: serde_json::from_value(score)?,
+            scores,
             trajectory,
         })
     }

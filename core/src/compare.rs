@@ -28,7 +28,7 @@ impl TurnPair {
 
 /// The value of `column` in a turn row (`None` when absent or undefined).
 fn value(row: &TurnTableRow, column: &str) -> Option<f64> {
-    row.scores.get(column)?.value()
+    row.row.columns.get(column)?.value()
 }
 
 /// The turns of runs `a` and `b` matched by (chain, turn): `a`'s turns in its order, then
@@ -37,8 +37,8 @@ pub fn pairs(a: &[TurnTableRow], b: &[TurnTableRow], column: &str) -> Vec<TurnPa
     let mut pairs: Vec<TurnPair> = a
         .iter()
         .map(|row| TurnPair {
-            chain: row.chain.clone(),
-            turn: row.turn,
+            chain: row.row.chain.clone(),
+            turn: row.row.turn,
             a: value(row, column),
             b: None,
         })
@@ -46,15 +46,15 @@ pub fn pairs(a: &[TurnTableRow], b: &[TurnTableRow], column: &str) -> Vec<TurnPa
     let at: std::collections::HashMap<(&str, i64), usize> = a
         .iter()
         .enumerate()
-        .map(|(i, row)| ((row.chain.as_str(), row.turn), i))
+        .map(|(i, row)| ((row.row.chain.as_str(), row.row.turn), i))
         .collect();
     let mut only_b = Vec::new();
     for row in b {
-        match at.get(&(row.chain.as_str(), row.turn)) {
+        match at.get(&(row.row.chain.as_str(), row.row.turn)) {
             Some(&i) => pairs[i].b = value(row, column),
             None => only_b.push(TurnPair {
-                chain: row.chain.clone(),
-                turn: row.turn,
+                chain: row.row.chain.clone(),
+                turn: row.row.turn,
                 a: None,
                 b: value(row, column),
             }),
@@ -180,6 +180,7 @@ pub fn sign_test(pairs: &[TurnPair]) -> SignTest {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::api::TurnScoreRow;
     use crate::metric::{Score, Undefined};
     use crate::reporeuse::metrics::run::RunColumns;
     use crate::reporeuse::metrics::turn::SubmissionStatus;
@@ -190,7 +191,7 @@ mod tests {
         let undefined = Score::Undefined {
             reason: Undefined::NoTargets,
         };
-        let mut scores = RunColumns {
+        let mut columns = RunColumns {
             reuse_repo: undefined,
             reuse_self: undefined,
             recall_repo: undefined,
@@ -202,15 +203,17 @@ mod tests {
             c_dup: undefined,
         };
         if let Some(value) = value {
-            scores.reuse_repo = Score::Defined { value };
+            columns.reuse_repo = Score::Defined { value };
         }
         TurnTableRow {
-            chain: chain.to_owned(),
-            turn,
-            path: "m.py".to_owned(),
-            submission: SubmissionStatus::Present,
-            syntax_errors: false,
-            scores,
+            row: TurnScoreRow {
+                chain: chain.to_owned(),
+                turn,
+                path: "m.py".to_owned(),
+                submission: SubmissionStatus::Present,
+                syntax_errors: false,
+                columns,
+            },
             reimplemented: Vec::new(),
             unknown_targets: Vec::new(),
             trajectory: None,

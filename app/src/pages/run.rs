@@ -230,8 +230,8 @@ pub(crate) fn turns_table(
     let mut groups: Vec<(String, Vec<TurnTableRow>)> = Vec::new();
     for row in rows {
         match groups.last_mut() {
-            Some((chain, rows)) if *chain == row.chain => rows.push(row),
-            _ => groups.push((row.chain.clone(), vec![row])),
+            Some((chain, rows)) if *chain == row.row.chain => rows.push(row),
+            _ => groups.push((row.row.chain.clone(), vec![row])),
         }
     }
     let chains = groups
@@ -240,11 +240,13 @@ pub(crate) fn turns_table(
             let rows = chain_turns
                 .iter()
                 .map(|t| {
+                    let reimplemented = &t.reimplemented;
+                    let t = &t.row;
                     let href = links.case(&t.chain, t.turn);
                     let scores = COLUMNS
                         .iter()
                         .map(|c| {
-                            view! { <ScoreCell column=c score=t.scores.get(c).copied() /> }
+                            view! { <ScoreCell column=c score=t.columns.get(c).copied() /> }
                         })
                         .collect_view();
                     let tested = turn_tests.get(&(t.chain.clone(), t.turn)).map_or_else(
@@ -265,8 +267,7 @@ pub(crate) fn turns_table(
                     } else {
                         None
                     };
-                    let reimplemented = t
-                        .reimplemented
+                    let reimplemented = reimplemented
                         .iter()
                         .map(|r| view! { <code>{r.clone()}</code> " " })
                         .collect_view();

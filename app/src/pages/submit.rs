@@ -80,8 +80,8 @@ fn differences(
         if a != b {
             out.push(format!(
                 "chain {} turn {}: the browser's row is {}, the server's {}",
-                a.chain,
-                a.turn,
+                a.row.chain,
+                a.row.turn,
                 show(a),
                 show(b)
             ));

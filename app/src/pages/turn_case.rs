@@ -312,16 +312,16 @@ fn trajectory(detail: &TurnDetail, nav: &CaseNav) -> impl IntoView + use<> {
     }
     let counts = t
         .counts
-        .clone()
-        .unwrap_or_default()
-        .into_iter()
-        .map(|(k, v)| {
-            let v = match v {
-                serde_json::Value::String(s) => s,
-                other => other.to_string(),
-            };
-            view! { <dt>{k.replace('_', " ")}</dt><dd>{v}</dd> }
+        .map(|c| {
+            [
+                ("actions", c.actions),
+                ("rejected responses", c.rejected_responses),
+                ("uninterpreted", c.uninterpreted),
+            ]
         })
+        .into_iter()
+        .flatten()
+        .map(|(k, v)| view! { <dt>{k}</dt><dd>{v}</dd> })
         .collect_view();
     let measures = [
         ("files touched", "files", t.files),
@@ -810,7 +810,7 @@ pub(crate) fn case_content(detail: TurnDetail, nav: CaseNav) -> AnyView {
     scroll_to_hash();
     let scores = COLUMNS
         .iter()
-        .map(|c| view! { <ScoreCell column=c score=api::score_of(&detail.scores, c) /> })
+        .map(|c| view! { <ScoreCell column=c score=detail.scores.columns.get(c).copied() /> })
         .collect_view();
     let unknown = (!detail.unknown_targets.is_empty()).then(|| {
         let names = detail
