@@ -378,9 +378,15 @@ async fn old_database(data: &Path) {
     .await
     .unwrap();
     for (chain, turn, files, trajectory) in old_turns() {
-        let score = json!({"chain": chain, "turn": turn, "path": "p.py", "submission": "present",
+        // The scorer's row as every version stored it: the nine columns were there from
+        // the first scorer on, so a row without them is not a row this database held.
+        let undefined = json!({"status": "undefined", "reason": "no_targets"});
+        let mut score = json!({"chain": chain, "turn": turn, "path": "p.py", "submission": "present",
             "syntax_errors": false, "reimplemented": [], "unknown_targets": [], "targets": [],
             "trajectory": null});
+        for column in wheelwright_core::reporeuse::metrics::run::COLUMNS {
+            score[column] = undefined.clone();
+        }
         sqlx::query(
             "INSERT INTO run_turn (run_id, chain, turn, files, trajectory, score)
              VALUES (1, ?, ?, ?, ?, ?)",
