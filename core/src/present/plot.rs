@@ -211,7 +211,7 @@ pub fn line_svg(chart: &Chart, size: (u32, u32), frame: Frame) -> Result<String,
             .disable_x_mesh()
             .max_light_lines(0)
             .x_labels(n)
-            .y_labels(5)
+            .y_labels(6)
             .x_label_formatter(&x_label)
             .y_label_formatter(&y_label)
             .bold_line_style(GRID)
@@ -426,6 +426,7 @@ fn themed(
 ) -> String {
     let mut out = String::with_capacity(svg.len() + svg.len() / 3);
     let mut open: Option<usize> = None;
+    let mut drawn = std::collections::BTreeSet::new();
     for line in svg.lines() {
         if let Some(rest) = line.strip_prefix("<svg ") {
             let _ = writeln!(
@@ -444,15 +445,17 @@ fn themed(
                 out.push_str("</g>\n");
             }
             if let Some(i) = series {
-                let name = names.get(i).copied().unwrap_or_default();
-                let _ = writeln!(
-                    out,
-                    "<g class=\"series series-{}\" data-series=\"{}\">",
-                    i % 8,
-                    escaped(name)
-                );
+                group(&mut out, i, names);
+                drawn.insert(i);
             }
             open = series;
+        }
+        if line == "</svg>" {
+            // A series with no value drew nothing, but is still a series of the chart.
+            for i in (0..names.len()).filter(|i| !drawn.contains(i)) {
+                group(&mut out, i, names);
+                out.push_str("</g>\n");
+            }
         }
         let mut line = line.to_owned();
         for (colour, class) in ROLES {
@@ -477,6 +480,17 @@ fn themed(
         out.push('\n');
     }
     out
+}
+
+/// Opens series `i`'s group, named after it (`names`).
+fn group(out: &mut String, i: usize, names: &[&str]) {
+    let name = names.get(i).copied().unwrap_or_default();
+    let _ = writeln!(
+        out,
+        "<g class=\"series series-{}\" data-series=\"{}\">",
+        i % 8,
+        escaped(name)
+    );
 }
 
 /// `text` safe inside an XML attribute or element.
@@ -525,6 +539,7 @@ mod tests {
             &[
                 ("a & b", &[Some(0.0), None, Some(100.0)]),
                 ("c", &[Some(50.0), Some(61.7), Some(64.3)]),
+                ("none", &[None, None, None]),
             ],
         );
         let svg = line_svg(&chart, (480, 260), Frame::Page).unwrap();
@@ -533,7 +548,9 @@ mod tests {
         for label in ["T1", "T2", "T5", "0%", "100%"] {
             assert!(ticks.iter().any(|t| t == label), "{label} in {ticks:?}");
         }
-        assert_eq!(svg.matches("<g class=\"series ").count(), 2);
+        // A series without values still has its (empty) group.
+        assert_eq!(svg.matches("<g class=\"series ").count(), 3);
+        assert!(svg.contains("<g class=\"series series-2\" data-series=\"none\">\n</g>"));
         assert!(svg.contains(r#"<g class="series series-0" data-series="a &amp; b">"#));
         // The gap breaks the line: a's values are two dots, c's one line.
         let group = |i: usize| {
