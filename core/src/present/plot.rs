@@ -9,7 +9,7 @@
 //!   ("GLM, T1: 61.7%"), which browsers show on hover and screen readers read.
 //! - **Dark and light styles.** Plotters writes literal colours. Everything is drawn in
 //!   sentinel colours (`#FE00..` for the frame, `#FE80..` for series), replaced here by
-//!   `currentColor` and a class (`tick`, `grid`, `axis`) or a series group
+//!   `currentColor` and a class (`tick`, `grid`, `axis`, `bar-label`) or a series group
 //!   (`<g class="series series-N" data-series=NAME>`); the app's stylesheet colours those
 //!   classes for both schemes, and a standalone file carries its own `<style>` with a
 //!   `prefers-color-scheme: dark` block.
@@ -91,7 +91,13 @@ fn shortened(label: &str) -> String {
 const TICK: RGBColor = RGBColor(0xFE, 0x00, 0x01);
 const GRID: RGBColor = RGBColor(0xFE, 0x00, 0x02);
 const AXIS: RGBColor = RGBColor(0xFE, 0x00, 0x03);
-const ROLES: [(&str, &str); 3] = [("FE0001", "tick"), ("FE0002", "grid"), ("FE0003", "axis")];
+const LABEL: RGBColor = RGBColor(0xFE, 0x00, 0x04);
+const ROLES: [(&str, &str); 4] = [
+    ("FE0001", "tick"),
+    ("FE0002", "grid"),
+    ("FE0003", "axis"),
+    ("FE0004", "bar-label"),
+];
 
 /// Series `i`'s sentinel colour: `#FE80..` and up, the index in the low 15 bits.
 fn series_colour(i: usize) -> RGBColor {
@@ -321,6 +327,8 @@ pub fn bars_svg(
             .bold_line_style(GRID)
             .axis_style(AXIS)
             .label_style(("sans-serif", TICK_SIZE).into_font().color(&TICK))
+            // Names, not numbers: the page sets them in its text face, in ink.
+            .y_label_style(("sans-serif", TICK_SIZE).into_font().color(&LABEL))
             .draw()?;
         let row = |i: usize| middle((n - 1 - i) as i32);
         plot.draw_series(bars.bars.iter().enumerate().map(|(i, (_, v))| {
@@ -400,13 +408,13 @@ fn legend<DB: DrawingBackend>(
 const FILE_STYLE: &str = "<style>
 svg.plot { background: #ffffff; font-family: sans-serif; }
 .tick { fill: #5b6475; } .grid { stroke: #dde2ea; } .axis { stroke: #5b6475; }
-text.axis { fill: #1d2330; stroke: none; }
+text.axis, .bar-label { fill: #1d2330; stroke: none; }
 .series-0 { color: #1f4fb2; } .series-1 { color: #b5541a; } .series-2 { color: #1f7a3f; } .series-3 { color: #9b2c8f; }
 .series-4 { color: #0f7c86; } .series-5 { color: #8a6d00; } .series-6 { color: #b42318; } .series-7 { color: #4b5563; }
 @media (prefers-color-scheme: dark) {
 svg.plot { background: #171c25; }
 .tick { fill: #a3acbb; } .grid { stroke: #2e3644; } .axis { stroke: #a3acbb; }
-text.axis { fill: #e6e9ef; }
+text.axis, .bar-label { fill: #e6e9ef; }
 .series-0 { color: #8fb3ff; } .series-1 { color: #f0a56b; } .series-2 { color: #6fcf8e; } .series-3 { color: #e39ad9; }
 .series-4 { color: #6fd3dc; } .series-5 { color: #e8cc5a; } .series-6 { color: #f28b82; } .series-7 { color: #c0c7d2; }
 }
@@ -638,9 +646,11 @@ mod tests {
         );
         assert!((rects[0].1 / rects[1].1 - 4.0).abs() < 0.2, "{rects:?}");
         let ticks = texts(&svg, "tick");
-        for label in ["b", "c", "20", "-5", "0"] {
+        for label in ["20", "-5", "0"] {
             assert!(ticks.iter().any(|t| t == label), "{label} in {ticks:?}");
         }
+        // The rows' names (plotters writes them bottom up).
+        assert_eq!(texts(&svg, "bar-label"), ["c", "b"]);
         assert!(svg.contains("<title>b: 20</title>") && svg.contains("<title>c: -5</title>"));
     }
 
