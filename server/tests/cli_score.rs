@@ -1,4 +1,4 @@
-//! `wheelwright score`: the real binary on a small dataset and run bundle, as JSON and as tables.
+//! `wheelwright score`: the real binary on a small dataset and run bundle, as JSON, as tables and as SVG charts.
 //!
 //! The expected report is `fixtures/score/expected.json`. To regenerate it after a
 //! deliberate change: `UPDATE_EXPECT=1 cargo test -p wheelwright-server --test it cli_score::`,
@@ -131,6 +131,66 @@ fn tables_show_turns_overall_and_diagnostics() {
         "not valid JSON",
     ] {
         assert!(text.contains(words), "{words:?} missing from:\n{text}");
+    }
+}
+
+#[test]
+fn plots_are_one_svg_file_per_column_with_axes_legend_and_values() {
+    let dir = tempfile::tempdir().unwrap();
+    let plots = dir.path().join("plots");
+    let out = wheelwright(&[
+        "score",
+        &fixture("run"),
+        "--dataset",
+        &fixture("dataset"),
+        "--json",
+        "--plots",
+        &plots.to_string_lossy(),
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(stderr.contains("plots: 6 charts in "), "{stderr}");
+    // The report is unchanged; the charts are the columns with a value at some turn.
+    serde_json::from_slice::<serde_json::Value>(&out.stdout).expect("the output is JSON");
+    let mut names: Vec<String> = std::fs::read_dir(&plots)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort_unstable();
+    assert_eq!(
+        names,
+        [
+            "turns-c_dup.svg",
+            "turns-files.svg",
+            "turns-lines.svg",
+            "turns-recall_repo.svg",
+            "turns-reuse_repo.svg",
+            "turns-reuse_self.svg"
+        ]
+    );
+    let svg = std::fs::read_to_string(plots.join("turns-reuse_repo.svg")).unwrap();
+    assert!(
+        svg.starts_with("<svg ") && svg.trim_end().ends_with("</svg>"),
+        "{svg}"
+    );
+    assert!(
+        svg.contains(r#"xmlns="http://www.w3.org/2000/svg""#),
+        "{svg}"
+    );
+    // Title, axes (turns along x, a rate from 0 to 100%), the legend naming the run's
+    // model, each value exact on hover, and colours for light and dark.
+    for text in [
+        "\nreuse repo: T1 → T2\n",
+        "\nT1\n",
+        "\nT2\n",
+        "\n0%\n",
+        "\n100%\n",
+        "\nfixture-model\n",
+        "<title>fixture-model, T1: 33.3%</title>",
+        "<title>fixture-model, T2: 0%</title>",
+        "prefers-color-scheme: dark",
+    ] {
+        assert!(svg.contains(text), "{text:?} missing from:\n{svg}");
     }
 }
 

@@ -1,10 +1,10 @@
-//! Charts as geometry: the line and bar charts a published table makes, nice axis ticks, and each mark in SVG coordinates.
+//! Charts as data: the line and bar charts a published table or a run's turns make, each series with its values.
 //!
-//! The app draws the SVG; everything that decides what is drawn where is here, so it is
-//! tested without a browser: which columns of a table form a series (`reuse_repo_t1` and
-//! `reuse_repo_t5` are RepoReuse's first and last turn; `pass_at_1_original` and
-//! `pass_at_1_transformed` SchrodingerRepo's two views), the y axis's ticks, and where each
-//! value lands.
+//! What is drawn is decided here, and [`super::plot`] draws it with plotters for the app
+//! and the command line alike: which columns of a table form a series (`reuse_repo_t1`
+//! and `reuse_repo_t5` are RepoReuse's first and last turn; `pass_at_1_original` and
+//! `pass_at_1_transformed` SchrodingerRepo's two views), which rows make bars, and which
+//! of a run's columns have a value to draw.
 
 use crate::api::ReportedTable;
 use crate::metric::{self, Unit};
@@ -173,120 +173,6 @@ pub fn turn_charts(columns: &[&str], runs: &[(String, TurnSeries)]) -> Vec<Chart
         .collect()
 }
 
-/// About `count` round tick values covering `low..=high` (steps of 1, 2, 2.5 or 5 times a
-/// power of ten), from at or below `low` to at or above `high`.
-pub fn nice_ticks(low: f64, high: f64, count: usize) -> Vec<f64> {
-    if !(low.is_finite() && high.is_finite()) || count < 2 {
-        return Vec::new();
-    }
-    let (low, high) = if high > low {
-        (low, high)
-    } else {
-        (low - 1.0, low + 1.0)
-    };
-    let raw = (high - low) / (count - 1) as f64;
-    let power = 10f64.powf(raw.log10().floor());
-    let step = [1.0, 2.0, 2.5, 5.0, 10.0]
-        .into_iter()
-        .map(|m| m * power)
-        .find(|s| *s >= raw)
-        .unwrap_or(10.0 * power);
-    let first = (low / step).floor() as i64;
-    let last = (high / step).ceil() as i64;
-    (first..=last).map(|i| i as f64 * step).collect()
-}
-
-/// A chart laid out in a `width` x `height` SVG: the plot area's edges, the ticks and each
-/// series' points.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Drawn {
-    pub width: f64,
-    pub height: f64,
-    /// The plot area: left, top, right, bottom.
-    pub area: (f64, f64, f64, f64),
-    /// (y, value) of each horizontal grid line.
-    pub y_ticks: Vec<(f64, f64)>,
-    /// (x, label) of each position.
-    pub x_ticks: Vec<(f64, String)>,
-    /// Each series' points, (x, y, value), `None` where it has no value.
-    pub points: Vec<Vec<Option<(f64, f64, f64)>>>,
-}
-
-impl Drawn {
-    /// The SVG path of series `i`: straight segments between its points, broken where a
-    /// value is missing.
-    pub fn path(&self, i: usize) -> String {
-        let mut path = String::new();
-        let mut pen_down = false;
-        for point in &self.points[i] {
-            match point {
-                Some((x, y, _)) => {
-                    path.push_str(&format!(
-                        "{}{x:.1} {y:.1} ",
-                        if pen_down { "L" } else { "M" }
-                    ));
-                    pen_down = true;
-                }
-                None => pen_down = false,
-            }
-        }
-        path.trim_end().to_owned()
-    }
-}
-
-/// Margins around the plot area: room for the y labels on the left, the x labels below.
-const MARGIN: (f64, f64, f64, f64) = (44.0, 12.0, 16.0, 28.0);
-
-/// Lays `chart` out in a `width` x `height` SVG: positions spread evenly across, the y
-/// axis 0 to 100% for rates, else from round ticks around every value (the axis says
-/// where it starts).
-pub fn draw(chart: &Chart, width: f64, height: f64) -> Drawn {
-    let (left, top) = (MARGIN.0, MARGIN.1);
-    let (right, bottom) = (width - MARGIN.2, height - MARGIN.3);
-    let values: Vec<f64> = chart
-        .series
-        .iter()
-        .flat_map(|s| s.values.iter().flatten().copied())
-        .collect();
-    let low = values.iter().copied().fold(f64::INFINITY, f64::min);
-    let high = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-    let rates = chart.unit() == Unit::Percent && low >= 0.0 && high <= 100.0;
-    let ticks = if values.is_empty() || rates {
-        // Rates on their whole scale: a 2-point change looks like one, and a series of
-        // zeros has an axis.
-        nice_ticks(0.0, 100.0, 5)
-    } else {
-        nice_ticks(low.min(0.0).max(low - (high - low)), high, 5)
-    };
-    let (y_min, y_max) = (ticks[0], ticks[ticks.len() - 1]);
-    let y_of = |v: f64| bottom - (v - y_min) / (y_max - y_min) * (bottom - top);
-    let slots = chart.x_labels.len().max(1) as f64;
-    let x_of = |i: usize| left + (right - left) * (i as f64 + 0.5) / slots;
-    Drawn {
-        width,
-        height,
-        area: (left, top, right, bottom),
-        y_ticks: ticks.iter().map(|&t| (y_of(t), t)).collect(),
-        x_ticks: chart
-            .x_labels
-            .iter()
-            .enumerate()
-            .map(|(i, label)| (x_of(i), label.clone()))
-            .collect(),
-        points: chart
-            .series
-            .iter()
-            .map(|s| {
-                s.values
-                    .iter()
-                    .enumerate()
-                    .map(|(i, v)| v.map(|v| (x_of(i), y_of(v), v)))
-                    .collect()
-            })
-            .collect(),
-    }
-}
-
 /// A bar chart of one metric, one bar per row of its table: for tables whose columns are
 /// not positions along an axis (ReCUBE's settings, SchrodingerRepo's action shares).
 #[derive(Clone, Debug, PartialEq)]
@@ -332,63 +218,6 @@ pub fn bars_of(table: &ReportedTable) -> Option<Bars> {
 /// A row's name in a legend or beside a bar: its labels in the table's key order.
 fn row_name(row: &crate::published::ReportedRow) -> String {
     row.labels.values().cloned().collect::<Vec<_>>().join(" · ")
-}
-
-/// A bar chart laid out in an SVG `width` wide: bars across from a shared zero line.
-#[derive(Clone, Debug, PartialEq)]
-pub struct DrawnBars {
-    pub width: f64,
-    pub height: f64,
-    /// Where the labels end and the plot area begins, and where it ends.
-    pub left: f64,
-    pub right: f64,
-    /// (x, value) of each vertical grid line.
-    pub x_ticks: Vec<(f64, f64)>,
-    /// Each bar: its top y, its left and right x (from zero to the value, either way).
-    pub bars: Vec<(f64, f64, f64)>,
-    /// The height of one bar.
-    pub bar_height: f64,
-}
-
-/// Height of one bar's row, and the room below the bars for the tick labels.
-const BAR_ROW: f64 = 22.0;
-const BAR_AXIS: f64 = 24.0;
-
-/// Lays `bars` out `width` wide, the labels in the left `label_share` of it and the bars'
-/// rows one under another; the axis includes zero so a bar's length is its value.
-pub fn draw_bars(bars: &Bars, width: f64, label_share: f64) -> DrawnBars {
-    let left = (width * label_share).round();
-    let right = width - MARGIN.2;
-    let values = bars.bars.iter().map(|(_, v)| *v);
-    let low = values.clone().fold(0.0, f64::min);
-    let high = values.fold(0.0, f64::max);
-    let ticks = nice_ticks(low, high, 5);
-    let ticks = if ticks.is_empty() {
-        vec![0.0, 1.0]
-    } else {
-        ticks
-    };
-    let (x_min, x_max) = (ticks[0], ticks[ticks.len() - 1]);
-    let x_of = |v: f64| left + (v - x_min) / (x_max - x_min) * (right - left);
-    let bar_height = BAR_ROW * 0.7;
-    DrawnBars {
-        width,
-        height: MARGIN.1 + BAR_ROW * bars.bars.len() as f64 + BAR_AXIS,
-        left,
-        right,
-        x_ticks: ticks.iter().map(|&t| (x_of(t), t)).collect(),
-        bars: bars
-            .bars
-            .iter()
-            .enumerate()
-            .map(|(i, (_, v))| {
-                let top = MARGIN.1 + BAR_ROW * i as f64 + (BAR_ROW - bar_height) / 2.0;
-                let (a, b) = (x_of(0.0), x_of(*v));
-                (top, a.min(b), a.max(b))
-            })
-            .collect(),
-        bar_height,
-    }
 }
 
 #[cfg(test)]
@@ -479,76 +308,7 @@ mod tests {
     }
 
     #[test]
-    fn ticks_are_round_and_cover_the_range() {
-        let cases: [(f64, f64, &[f64]); 5] = [
-            (0.0, 100.0, &[0.0, 25.0, 50.0, 75.0, 100.0]),
-            (0.0, 89.3, &[0.0, 25.0, 50.0, 75.0, 100.0]),
-            (14.7, 64.3, &[0.0, 20.0, 40.0, 60.0, 80.0]),
-            (0.2, 0.9, &[0.2, 0.4, 0.6000000000000001, 0.8, 1.0]),
-            // One value: a range around it.
-            (5.0, 5.0, &[4.0, 4.5, 5.0, 5.5, 6.0]),
-        ];
-        for (low, high, want) in cases {
-            assert_eq!(nice_ticks(low, high, 5), want, "{low}..{high}");
-        }
-        assert!(nice_ticks(f64::NAN, 1.0, 5).is_empty());
-    }
-
-    #[test]
-    fn points_land_inside_the_plot_area_and_gaps_break_the_line() {
-        let chart = Chart {
-            metric: "c_dup".to_owned(),
-            x_labels: vec!["T1".to_owned(), "T2".to_owned(), "T5".to_owned()],
-            series: vec![Series {
-                name: "a".to_owned(),
-                values: vec![Some(0.0), None, Some(100.0)],
-            }],
-        };
-        let drawn = draw(&chart, 300.0, 200.0);
-        let (left, top, right, bottom) = drawn.area;
-        let points: Vec<(f64, f64, f64)> = drawn.points[0].iter().flatten().copied().collect();
-        // 0 sits on the bottom edge, 100 on the top, the positions spread evenly.
-        assert_eq!(points[0].1, bottom);
-        assert_eq!(points[1].1, top);
-        assert!(points.iter().all(|(x, _, _)| (left..=right).contains(x)));
-        assert_eq!(drawn.x_ticks.len(), 3);
-        // A rate's axis is its whole scale, even when every value is 0; a count's follows
-        // its values.
-        let flat = Chart {
-            series: vec![Series {
-                name: "a".to_owned(),
-                values: vec![Some(0.0), Some(0.0)],
-            }],
-            ..chart.clone()
-        };
-        let ticks = |c: &Chart| {
-            draw(c, 300.0, 200.0)
-                .y_ticks
-                .iter()
-                .map(|t| t.1)
-                .collect::<Vec<_>>()
-        };
-        assert_eq!(ticks(&flat), [0.0, 25.0, 50.0, 75.0, 100.0]);
-        let files = Chart {
-            metric: "files".to_owned(),
-            series: vec![Series {
-                name: "a".to_owned(),
-                values: vec![Some(2.0), Some(7.0)],
-            }],
-            ..chart.clone()
-        };
-        assert_eq!(ticks(&files), [0.0, 2.0, 4.0, 6.0, 8.0]);
-        assert_eq!(
-            drawn.path(0),
-            format!(
-                "M{:.1} {bottom:.1} M{:.1} {top:.1}",
-                points[0].0, points[1].0
-            )
-        );
-    }
-
-    #[test]
-    fn a_table_without_positions_is_one_bar_per_row_from_zero() {
+    fn a_table_without_positions_is_one_bar_per_row() {
         let table = ReportedTable {
             id: "t".to_owned(),
             title: "T".to_owned(),
@@ -565,13 +325,6 @@ mod tests {
             [("b".to_owned(), 20.0), ("c".to_owned(), -5.0)],
             "the first column two rows report, rows without it left out"
         );
-        let drawn = draw_bars(&bars, 400.0, 0.25);
-        let zero = drawn.x_ticks.iter().find(|(_, v)| *v == 0.0).unwrap().0;
-        // b runs right from zero, c left; each ends at its value; rows do not overlap.
-        assert_eq!(drawn.bars[0].1, zero);
-        assert_eq!(drawn.bars[1].2, zero);
-        assert!(drawn.bars[1].1 >= drawn.left && drawn.bars[0].2 <= drawn.right);
-        assert!(drawn.bars[0].0 + drawn.bar_height < drawn.bars[1].0);
         // A table with line charts makes no bars.
         let lines = ReportedTable {
             columns: vec!["c_dup_t1".to_owned(), "c_dup_t5".to_owned()],

@@ -95,6 +95,11 @@ pub enum Command {
         /// "workdir", else /testbed].
         #[arg(long, value_name = "DIR")]
         workdir: Option<String>,
+        /// Also draw the run page's per-turn charts into this directory (made if missing):
+        /// one SVG per column with a value, `turns-COLUMN.svg`, light or dark with the
+        /// viewer's colour scheme.
+        #[arg(long, value_name = "DIR")]
+        plots: Option<PathBuf>,
     },
     /// Run a run bundle's hidden tests in sandboxes, then score it with the results.
     ///
@@ -644,7 +649,15 @@ pub async fn execute(cli: Cli) -> anyhow::Result<()> {
             json,
             timings,
             workdir,
-        } => score::run(&run, &dataset, workdir.as_deref(), json, timings),
+            plots,
+        } => score::run(
+            &run,
+            &dataset,
+            workdir.as_deref(),
+            json,
+            timings,
+            plots.as_deref(),
+        ),
         Command::Test {
             run,
             dataset,

@@ -1,14 +1,17 @@
 //! `wheelwright score`: a run bundle scored against a dataset (RepoReuse) on this machine, with a progress bar and, on request, where the time went.
 
 use std::io::IsTerminal;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::Context;
 use indicatif::{ProgressBar, ProgressStyle};
 use wheelwright_core::budget::Cancel;
 use wheelwright_core::bundle::COMMAND_LINE_LIMITS;
+use wheelwright_core::present::chart::{TurnSeries, turn_charts};
+use wheelwright_core::present::plot::{Frame, line_svg};
 use wheelwright_core::reporeuse::bundle::{RepoReuseBundle, check_made_on};
+use wheelwright_core::reporeuse::metrics::run::COLUMNS;
 use wheelwright_core::reporeuse::scoring::{Phase, Progress, RunReport, ScoreError, score_chains};
 
 use super::io::{emit, print_report, read_dataset};
@@ -39,13 +42,14 @@ struct TimedReport<'a> {
 }
 
 /// `wheelwright score RUN --dataset DIR`: the run scored, its report as tables or JSON, with
-/// `--timings` where the time went.
+/// `--timings` where the time went and with `--plots` its per-turn charts as SVG files.
 pub(super) fn run(
     run: &Path,
     dataset: &Path,
     workdir: Option<&str>,
     json: bool,
     timings: bool,
+    plots: Option<&Path>,
 ) -> anyhow::Result<()> {
     let start = Instant::now();
     let unusable = || format!("{} is not a usable run bundle", run.display());
@@ -96,6 +100,10 @@ pub(super) fn run(
         Err(ScoreError::Bundle(e)) => return Err(anyhow::Error::new(e).context(unusable())),
         Err(e) => return Err(e.into()),
     };
+    if let Some(dir) = plots {
+        let written = write_plots(dir, &metadata.model, &report)?;
+        eprintln!("plots: {} charts in {}", written.len(), dir.display());
+    }
     if !timings {
         return emit(json, &report, print_report);
     }
@@ -117,6 +125,29 @@ pub(super) fn run(
         timings,
     };
     emit(json, &timed, |out, timed| print_report(out, timed.report))
+}
+
+/// The run page's per-turn charts of `report` as SVG files in `dir` (made if missing), one
+/// per column with a value, named `turns-COLUMN.svg`, the series named after the `model`;
+/// returns their paths.
+fn write_plots(dir: &Path, model: &str, report: &RunReport) -> anyhow::Result<Vec<PathBuf>> {
+    /// A file's plot area: bigger than a page's, which the browser scales to fit.
+    const SIZE: (u32, u32) = (640, 360);
+    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    let series: TurnSeries = COLUMNS
+        .iter()
+        .filter_map(|c| Some(((*c).to_owned(), report.series.get(c)?.clone())))
+        .collect();
+    turn_charts(&COLUMNS, &[(model.to_owned(), series)])
+        .iter()
+        .map(|chart| {
+            let path = dir.join(format!("turns-{}.svg", chart.metric));
+            let svg = line_svg(chart, SIZE, Frame::File)?;
+            std::fs::write(&path, svg)
+                .with_context(|| format!("cannot write {}", path.display()))?;
+            Ok(path)
+        })
+        .collect()
 }
 
 /// Inputs with fewer turns than this score too fast to need a progress bar.
