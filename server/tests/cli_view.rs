@@ -239,46 +239,29 @@ fn views_of_click_packaging_and_attrs_pass_their_own_test_suites_in_the_sandbox_
             "test_slots",
         ),
     ];
-    // The three checks are independent and each mostly waits on its sandboxed pytest
-    // runs (one worker each): run them at once, each in its own uid range (the kernel
-    // counts processes per uid), and check them in order.
-    let outputs: Vec<Output> = std::thread::scope(|scope| {
-        let checks: Vec<_> = libraries
-            .iter()
-            .enumerate()
-            .map(|(i, &(name, version, requirements, keep))| {
-                scope.spawn(move || {
-                    let repo = sdist(name, version);
-                    let uid_base = (62_700 + 10 * i).to_string();
-                    let mut args = vec![
-                        "view",
-                        "check",
-                        "--repo",
-                        path_str(&repo),
-                        "--level",
-                        "2,3",
-                        "--seed",
-                        "3",
-                        "--json",
-                        "--test-workers",
-                        "1",
-                        "--uid-base",
-                        &uid_base,
-                    ];
-                    for r in requirements {
-                        args.extend(["--requirement", r]);
-                    }
-                    if !keep.is_empty() {
-                        args.extend(["--keep", keep]);
-                    }
-                    wheelwright(&args)
-                })
-            })
-            .collect();
-        checks.into_iter().map(|c| c.join().unwrap()).collect()
-    });
-    for ((name, ..), out) in libraries.iter().zip(&outputs) {
-        let report = json_of(out);
+    for (name, version, requirements, keep) in libraries {
+        let repo = sdist(name, version);
+        let mut args = vec![
+            "view",
+            "check",
+            "--repo",
+            path_str(&repo),
+            "--level",
+            "2,3",
+            "--seed",
+            "3",
+            "--json",
+            "--test-workers",
+            "1",
+        ];
+        for r in requirements {
+            args.extend(["--requirement", r]);
+        }
+        if !keep.is_empty() {
+            args.extend(["--keep", keep]);
+        }
+        let out = wheelwright(&args);
+        let report = json_of(&out);
         assert!(
             out.status.success(),
             "{name}: {report}\n{}",
