@@ -192,7 +192,7 @@ pub(crate) async fn ensure_baselines(
                 })
             });
             let hash = bundle.content_hash();
-            let report = score_untested(&scored, &bundle)?;
+            let report = scored.baseline_report(name, || score_untested(&scored, &bundle))?;
             anyhow::Ok((bundle, hash, report))
         })
         .await??;

@@ -282,8 +282,7 @@ pub(crate) async fn ensure_baselines(
         let mut bundle = {
             let loaded = Arc::clone(loaded);
             tokio::task::spawn_blocking(move || -> anyhow::Result<RepoReuseBundle> {
-                let files = loaded.repository()?;
-                Ok(baseline.bundle(&loaded.dataset, &files))
+                Ok((*loaded.baseline_bundle(baseline)?).clone())
             })
             .await??
         };

@@ -68,22 +68,41 @@ fn backends() -> Vec<&'static str> {
 /// Submits `module` as road-audit turn 1 and runs the case suite with a turn time limit of
 /// `timeout` seconds, on every backend.
 fn run_hostile(module: &str, timeout: u64) -> Vec<Verdict> {
-    backends()
+    let runs: Vec<_> = backends()
         .into_iter()
-        .map(|backend| run_on(backend, Suite::Cases, &[(MODULE, module)], timeout))
-        .collect()
+        .map(|backend| (backend, Suite::Cases))
+        .collect();
+    run_all(&runs, &[(MODULE, module)], timeout)
 }
 
 /// Submits `files` (the module at [`MODULE`] among them) as road-audit turn 1 and runs the
 /// hidden tests as both kinds of suite, on every backend.
 fn run_forgery(files: &[(&str, &str)], timeout: u64) -> Vec<Verdict> {
-    let mut verdicts = Vec::new();
+    let mut runs = Vec::new();
     for suite in [Suite::Cases, Suite::Pytest] {
         for backend in backends() {
-            verdicts.push(run_on(backend, suite, files, timeout));
+            runs.push((backend, suite));
         }
     }
-    verdicts
+    run_all(&runs, files, timeout)
+}
+
+/// [`run_on`] for each (backend, suite) of `runs`, all at once (each in its own uid range,
+/// each mostly waiting on its sandbox), the verdicts in the order of `runs`.
+fn run_all(runs: &[(&'static str, Suite)], files: &[(&str, &str)], timeout: u64) -> Vec<Verdict> {
+    std::thread::scope(|scope| {
+        let started: Vec<_> = runs
+            .iter()
+            .map(|&(backend, suite)| scope.spawn(move || run_on(backend, suite, files, timeout)))
+            .collect();
+        started
+            .into_iter()
+            .map(|run| {
+                run.join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+            })
+            .collect()
+    })
 }
 
 /// The shipped dataset with `"hidden_tests": "pytest"`, copied once per test binary.

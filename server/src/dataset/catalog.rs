@@ -7,6 +7,8 @@ use std::sync::{Arc, Mutex};
 use sha2::{Digest, Sha256};
 use wheelwright_core::api::ScoringKit;
 use wheelwright_core::budget::Cancel;
+use wheelwright_core::reporeuse::baseline::Baseline;
+use wheelwright_core::reporeuse::bundle::RepoReuseBundle;
 use wheelwright_core::reporeuse::dataset::RepoReuseDataset;
 use wheelwright_core::reporeuse::scoring::{PreparedDataset, save_index};
 
@@ -22,6 +24,15 @@ pub(crate) struct LoadedDataset {
     pub(crate) dataset: RepoReuseDataset,
     pub(crate) content_sha256: String,
     cache_dir: PathBuf,
+    /// What is made from the dataset on first use, shared with every other
+    /// `LoadedDataset` of the same content in this process ([`Derived::of`]).
+    derived: Arc<Derived>,
+}
+
+/// What a dataset version yields on first use, each a pure function of the dataset's
+/// content and the pinned repository in the cache directory.
+#[derive(Default)]
+struct Derived {
     /// W0's sources, obtained on first use (a PyPI wheel may have to be downloaded).
     repository: Mutex<Option<Arc<BTreeMap<String, String>>>>,
     /// The scoring kit as gzip-compressed JSON, made on first request: the same bytes
@@ -36,19 +47,40 @@ pub(crate) struct LoadedDataset {
     /// The dataset ready to score with, W0 loaded from the saved index above; made on
     /// first use and shared by every upload and re-score of this dataset version.
     prepared: Mutex<Option<Arc<PreparedDataset<'static>>>>,
+    /// Each baseline's bundle by name ([`Baseline::bundle`]; `copy` indexes W0 again to
+    /// find what to copy), made on first use.
+    baselines: Mutex<BTreeMap<&'static str, Arc<RepoReuseBundle>>>,
+}
+
+impl Derived {
+    /// The values of the dataset whose content hash is `content_sha256`, with its
+    /// repository from `cache_dir`. A server opens its datasets once, but a process may
+    /// open the same dataset again (the server's test binary opens a fresh state, and so
+    /// the shipped dataset, for each test): indexing W0 again would give the same values,
+    /// so each (content, cache) pair is analysed once per process. Never evicted: a
+    /// process holds the few dataset versions it opened.
+    fn of(content_sha256: &str, cache_dir: &Path) -> Arc<Self> {
+        type Shared = BTreeMap<(String, PathBuf), Arc<Derived>>;
+        static SHARED: Mutex<Shared> = Mutex::new(BTreeMap::new());
+        let mut shared = SHARED
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        Arc::clone(
+            shared
+                .entry((content_sha256.to_owned(), cache_dir.to_owned()))
+                .or_default(),
+        )
+    }
 }
 
 impl LoadedDataset {
     pub(crate) fn new(dataset: RepoReuseDataset, cache_dir: PathBuf) -> Self {
+        let content_sha256 = dataset.content_hash();
         Self {
-            content_sha256: dataset.content_hash(),
+            derived: Derived::of(&content_sha256, &cache_dir),
+            content_sha256,
             dataset,
             cache_dir,
-            repository: Mutex::new(None),
-            kit: Mutex::new(None),
-            saved_index: Mutex::new(None),
-            exceptions: Mutex::new(None),
-            prepared: Mutex::new(None),
         }
     }
 
@@ -58,7 +90,7 @@ impl LoadedDataset {
     /// may index the repository (about a second for networkx); later calls share the same.
     pub(crate) fn prepared(&self) -> anyhow::Result<Arc<PreparedDataset<'static>>> {
         use std::io::Read;
-        once(&self.prepared, || {
+        once(&self.derived.prepared, || {
             let dataset = self.dataset.to_score_dataset((*self.repository()?).clone());
             let (gzip, _) = self.saved_index_gzip()?;
             let mut saved = Vec::new();
@@ -86,7 +118,7 @@ impl LoadedDataset {
     /// bytes.
     pub(crate) fn scoring_kit_gzip(&self) -> anyhow::Result<axum::body::Bytes> {
         use std::io::Write;
-        once(&self.kit, || {
+        once(&self.derived.kit, || {
             let repository = self.repository()?;
             let kit = ScoringKit {
                 content_sha256: self.content_sha256.clone(),
@@ -108,7 +140,7 @@ impl LoadedDataset {
     /// (about a second for networkx); later calls return the same bytes.
     pub(crate) fn saved_index_gzip(&self) -> anyhow::Result<(axum::body::Bytes, String)> {
         use std::io::Write;
-        once(&self.saved_index, || {
+        once(&self.derived.saved_index, || {
             // The repository exactly as the browser's scorer gets it from the kit.
             let dataset = self.dataset.to_score_dataset((*self.repository()?).clone());
             let repository = dataset
@@ -130,17 +162,38 @@ impl LoadedDataset {
     /// and the built-in ones). Blocking: the first call indexes the repository (about a
     /// second for networkx); later calls share the same.
     pub(crate) fn exceptions(&self) -> Result<Arc<ExceptionClasses>, DatasetError> {
-        once(&self.exceptions, || {
+        once(&self.derived.exceptions, || {
             Ok(Arc::new(
                 self.dataset.exception_classes(&*self.repository()?),
             ))
         })
     }
 
+    /// The bundle of `baseline` over this dataset ([`Baseline::bundle`]; the caller dates it).
+    /// Blocking: the first call of `copy` indexes W0 (about a second for networkx); later
+    /// calls share the same.
+    pub(crate) fn baseline_bundle(
+        &self,
+        baseline: Baseline,
+    ) -> anyhow::Result<Arc<RepoReuseBundle>> {
+        let mut made = self
+            .derived
+            .baselines
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(bundle) = made.get(baseline.name()) {
+            return Ok(Arc::clone(bundle));
+        }
+        let repository = self.repository()?;
+        let bundle = Arc::new(baseline.bundle(&self.dataset, &repository));
+        made.insert(baseline.name(), Arc::clone(&bundle));
+        Ok(bundle)
+    }
+
     /// The repository's Python sources by path. Blocking: the first call may download
     /// the pinned wheel; the lock keeps concurrent first calls from doing it twice.
     pub(crate) fn repository(&self) -> Result<Arc<BTreeMap<String, String>>, DatasetError> {
-        once(&self.repository, || {
+        once(&self.derived.repository, || {
             Ok(Arc::new(crate::dataset::repository_source(
                 &self.dataset,
                 &self.cache_dir,

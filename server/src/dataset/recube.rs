@@ -13,6 +13,7 @@ use wheelwright_core::recube::dataset::{
 use wheelwright_core::recube::graph::Graph;
 use wheelwright_core::recube::mask::mask;
 use wheelwright_core::recube::metrics::TestKind;
+use wheelwright_core::recube::scoring::RecubeReport;
 use wheelwright_core::recube::views::{Context, neighbourhood};
 use wheelwright_core::workspace::Workspace;
 
@@ -71,19 +72,69 @@ pub(crate) struct LoadedRecube {
     pub(crate) dataset: RecubeDataset,
     pub(crate) content_sha256: String,
     cache_dir: std::path::PathBuf,
+    /// What is made from the dataset on first use, shared with every other `LoadedRecube`
+    /// of the same content in this process ([`RecubeDerived::of`]).
+    derived: std::sync::Arc<RecubeDerived>,
+}
+
+/// What a ReCUBE dataset version yields on first use, each a pure function of its content
+/// and the pinned repositories in the cache directory.
+#[derive(Default)]
+struct RecubeDerived {
     repositories: std::sync::Mutex<BTreeMap<String, std::sync::Arc<BTreeMap<String, String>>>>,
     instances: std::sync::Mutex<BTreeMap<String, std::sync::Arc<RecubeInstanceDetail>>>,
+    /// Each baseline's scores before any test ran, by baseline name.
+    baselines: std::sync::Mutex<BTreeMap<&'static str, RecubeReport>>,
+}
+
+impl RecubeDerived {
+    /// As the RepoReuse catalog's `Derived::of`: a process may open the same dataset
+    /// again (the server's test binary does, for each test), and its repositories'
+    /// graphs would come out the same, so each (content, cache) pair is analysed once per
+    /// process. Never evicted: a process holds the few dataset versions it opened.
+    fn of(content_sha256: &str, cache_dir: &Path) -> std::sync::Arc<Self> {
+        type Shared = BTreeMap<(String, std::path::PathBuf), std::sync::Arc<RecubeDerived>>;
+        static SHARED: std::sync::Mutex<Shared> = std::sync::Mutex::new(BTreeMap::new());
+        let mut shared = SHARED
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        std::sync::Arc::clone(
+            shared
+                .entry((content_sha256.to_owned(), cache_dir.to_owned()))
+                .or_default(),
+        )
+    }
 }
 
 impl LoadedRecube {
     pub(crate) fn new(dataset: RecubeDataset, cache_dir: std::path::PathBuf) -> Self {
+        let content_sha256 = dataset.content_hash();
         Self {
-            content_sha256: dataset.content_hash(),
+            derived: RecubeDerived::of(&content_sha256, &cache_dir),
+            content_sha256,
             dataset,
             cache_dir,
-            repositories: std::sync::Mutex::new(BTreeMap::new()),
-            instances: std::sync::Mutex::new(BTreeMap::new()),
         }
+    }
+
+    /// The scores of the baseline `name` before its tests ran, made by `score` on first
+    /// use (a baseline's bundle is a function of the dataset); later calls share them.
+    pub(crate) fn baseline_report(
+        &self,
+        name: &'static str,
+        score: impl FnOnce() -> anyhow::Result<RecubeReport>,
+    ) -> anyhow::Result<RecubeReport> {
+        let mut made = self
+            .derived
+            .baselines
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(report) = made.get(name) {
+            return Ok(report.clone());
+        }
+        let report = score()?;
+        made.insert(name, report.clone());
+        Ok(report)
     }
 
     pub(crate) fn summary(&self) -> RecubeDatasetSummary {
@@ -121,6 +172,7 @@ impl LoadedRecube {
             return Ok(None);
         };
         let mut slot = self
+            .derived
             .repositories
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
@@ -152,6 +204,7 @@ impl LoadedRecube {
             return Ok(None);
         };
         if let Some(done) = self
+            .derived
             .instances
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
@@ -180,7 +233,8 @@ impl LoadedRecube {
             neighbourhood: neighbourhood(&context),
             context,
         });
-        self.instances
+        self.derived
+            .instances
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .insert(id.to_owned(), std::sync::Arc::clone(&detail));
