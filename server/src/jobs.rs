@@ -433,7 +433,8 @@ impl Queue {
             .await??
         };
         let files =
-            crate::storage::chain_files(&self.store, run, &chain_id, i64::try_from(t)?).await?;
+            crate::store::run_files::chain_files(&self.store, run, &chain_id, i64::try_from(t)?)
+                .await?;
         let chain_files: Vec<BTreeMap<String, String>> = (1..=t)
             .map(|turn| {
                 files
@@ -586,7 +587,7 @@ impl Queue {
             })
             .await??
         };
-        let mut texts = crate::storage::chain_files(&self.store, run, &id, 1).await?;
+        let mut texts = crate::store::run_files::chain_files(&self.store, run, &id, 1).await?;
         let target = texts
             .remove(&(id.clone(), 1))
             .and_then(|mut t| t.files.remove(&instance.manifest.target));

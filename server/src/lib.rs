@@ -20,7 +20,6 @@ mod recube_runs;
 mod recube_tests;
 mod routes;
 mod runs;
-pub mod storage;
 pub mod store;
 mod work;
 

@@ -3,7 +3,7 @@
 //! The server never takes numbers from a submitter: a bundle carries files and
 //! trajectories only, and everything stored here was computed by
 //! [`wheelwright_core::reporeuse::scoring::score_run`] on this machine. The files and trajectories
-//! are stored deflated by [`crate::storage`], within its per-run limits, which are
+//! are stored deflated by [`crate::store::run_files`], within its per-run limits, which are
 //! checked before anything is written.
 
 use std::sync::Arc;
@@ -19,7 +19,7 @@ use wheelwright_core::reporeuse::scoring::{
 
 use crate::dataset::catalog::{Catalog, LoadedDataset};
 use crate::error::AppError;
-use crate::storage::{STORE_LIMITS, StoreError};
+use crate::store::run_files::{OverLimits, STORE_LIMITS};
 use crate::store::{Inserted, NewRun, Scores, Store};
 use crate::work::Job;
 
@@ -47,7 +47,7 @@ pub(crate) enum RunError {
     #[error(transparent)]
     Cancelled(#[from] Cancelled),
     #[error("{0}")]
-    Store(#[from] StoreError),
+    Store(#[from] OverLimits),
     #[error(transparent)]
     Internal(#[from] anyhow::Error),
 }
@@ -116,7 +116,7 @@ pub(crate) async fn hashed_if_new<I>(
 where
     I: InstanceId + Send + 'static,
 {
-    crate::storage::check_raw(&bundle, STORE_LIMITS)?;
+    crate::store::run_files::check_raw(&bundle, STORE_LIMITS)?;
     // The hash reads every text of the bundle: on the blocking pool, once.
     let (bundle, hash) = job
         .run(move |_| {
@@ -229,7 +229,7 @@ where
 {
     let (bundle, hash, packed) = tokio::task::spawn_blocking(move || {
         let hash = hash.unwrap_or_else(|| bundle.content_hash());
-        let packed = crate::storage::pack(&bundle, STORE_LIMITS);
+        let packed = crate::store::run_files::pack(&bundle, STORE_LIMITS);
         (bundle, hash, packed)
     })
     .await
@@ -329,7 +329,7 @@ pub(crate) async fn rescored(
     run: i64,
     tests: std::collections::BTreeMap<(String, usize), TestResults>,
 ) -> anyhow::Result<RunReport> {
-    let mut stored = crate::storage::run_texts(store, run, true).await?;
+    let mut stored = crate::store::run_files::run_texts(store, run, true).await?;
     let (_, uploaded, _) = store.run_series(run).await?;
     let uploaded: Vec<RunDiagnostic> = serde_json::from_str(&uploaded)?;
     tokio::task::spawn_blocking(move || {
@@ -342,7 +342,7 @@ pub(crate) async fn rescored(
                 .enumerate()
                 .map(|(i, turn)| {
                     let key = (id.clone(), i + 1);
-                    let crate::storage::TurnTexts {
+                    let crate::store::run_files::TurnTexts {
                         mut files,
                         trajectory,
                     } = stored.remove(&key).unwrap_or_default();

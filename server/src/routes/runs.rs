@@ -37,7 +37,7 @@ use wheelwright_core::reporeuse::metrics::run::COLUMNS;
 use super::table::Format;
 use crate::AppState;
 use crate::error::AppError;
-use crate::storage::{self, PART_BYTES};
+use crate::store::run_files::{self, PART_BYTES};
 use crate::store::{RunFilter, RunSummary, Store, StoredText};
 use wheelwright_core::api::{
     CaseFiles, FileEntry, Page, RunDetail, SourceFile, TurnDetail, TurnObservations, TurnTableRow,
@@ -583,7 +583,7 @@ async fn inline(
     let (mut text, mut truncated) = if cap == 0 {
         (String::new(), stored.size > 0)
     } else {
-        storage::prefix(store, &stored, cap).await?
+        run_files::prefix(store, &stored, cap).await?
     };
     let (cut, cost) = json_cut(&text, cap);
     if cut < text.len() {
@@ -775,7 +775,7 @@ pub(crate) async fn turn_observations(
             )),
         }));
     };
-    let text = storage::whole(&state.store, &stored).await?;
+    let text = run_files::whole(&state.store, &stored).await?;
     let observations = job.run(move |_| TurnObservations::of(&text)).await?;
     Ok(Json(observations))
 }
@@ -845,7 +845,7 @@ pub(crate) async fn turn_files(
         let store = store.clone();
         async move {
             let part = next?;
-            match storage::part(&store, file, part).await {
+            match run_files::part(&store, file, part).await {
                 Ok(Some(bytes)) => Some((Ok(Bytes::from(bytes)), Some(part + 1))),
                 Ok(None) => None,
                 Err(error) => {
