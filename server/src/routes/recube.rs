@@ -18,7 +18,7 @@ use super::datasets::{check_source_params, source_reply};
 use crate::AppState;
 use crate::dataset::recube::LoadedRecube;
 use crate::error::AppError;
-use crate::recube_runs;
+use crate::recube::runs as recube_runs;
 use wheelwright_core::api::{RecubeDatasetDetail, RecubeDatasetSummary, RecubeRunDetail};
 
 fn dataset(state: &AppState, name: &str, version: &str) -> Result<Arc<LoadedRecube>, AppError> {

@@ -132,8 +132,8 @@ pub(crate) async fn upload(
     let bundle = job
         .run(move |_| RepoReuseBundle::from_bytes(&body.bytes, "the upload", LIMITS))
         .await?
-        .map_err(crate::runs::RunError::from)?;
-    let id = crate::runs::submit(&state.store, &state.catalog, bundle, &job).await?;
+        .map_err(crate::reporeuse::runs::SubmitError::from)?;
+    let id = crate::reporeuse::runs::submit(&state.store, &state.catalog, bundle, &job).await?;
     drop(job);
     let detail = detail(&state, id).await?;
     Ok((

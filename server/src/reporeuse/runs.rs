@@ -1,4 +1,4 @@
-//! Runs: scoring a bundle with core against a loaded dataset, storing it with every turn in one transaction, and the baselines.
+//! RepoReuse runs: a bundle scored with core against a loaded dataset, stored with every turn in one transaction, scored again with hidden-test results, and the baselines.
 //!
 //! The server never takes numbers from a submitter: a bundle carries files and
 //! trajectories only, and everything stored here was computed by
@@ -34,7 +34,7 @@ pub(crate) enum Source {
 
 /// Why a run was not stored. Nothing is stored when any of these is returned.
 #[derive(Debug, thiserror::Error)]
-pub(crate) enum RunError {
+pub(crate) enum SubmitError {
     #[error("{0}")]
     Bundle(#[from] BundleError),
     #[error(
@@ -52,25 +52,25 @@ pub(crate) enum RunError {
     Internal(#[from] anyhow::Error),
 }
 
-impl From<RunError> for AppError {
-    fn from(error: RunError) -> Self {
+impl From<SubmitError> for AppError {
+    fn from(error: SubmitError) -> Self {
         use axum::http::StatusCode;
         let status = match &error {
-            RunError::Bundle(
+            SubmitError::Bundle(
                 BundleError::TooLarge { .. }
                 | BundleError::FileTooLarge { .. }
                 | BundleError::LineTooLong { .. }
                 | BundleError::TooManyEntries { .. },
             ) => StatusCode::PAYLOAD_TOO_LARGE,
-            RunError::Store(_) => StatusCode::PAYLOAD_TOO_LARGE,
-            RunError::Bundle(_) => StatusCode::UNPROCESSABLE_ENTITY,
-            RunError::UnknownDataset { .. } => StatusCode::UNPROCESSABLE_ENTITY,
-            RunError::Duplicate { .. } => StatusCode::CONFLICT,
-            RunError::Cancelled(_) => StatusCode::SERVICE_UNAVAILABLE,
-            RunError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
+            SubmitError::Store(_) => StatusCode::PAYLOAD_TOO_LARGE,
+            SubmitError::Bundle(_) => StatusCode::UNPROCESSABLE_ENTITY,
+            SubmitError::UnknownDataset { .. } => StatusCode::UNPROCESSABLE_ENTITY,
+            SubmitError::Duplicate { .. } => StatusCode::CONFLICT,
+            SubmitError::Cancelled(_) => StatusCode::SERVICE_UNAVAILABLE,
+            SubmitError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         };
         // The cause itself, not its text, so a full disk is still told apart (507).
-        if let RunError::Internal(error) = error {
+        if let SubmitError::Internal(error) = error {
             return Self::Internal(error);
         }
         Self::Client {
@@ -87,12 +87,12 @@ pub(crate) async fn submit(
     catalog: &Catalog,
     bundle: RepoReuseBundle,
     job: &Job,
-) -> Result<i64, RunError> {
+) -> Result<i64, SubmitError> {
     let wanted = &bundle.metadata.dataset;
     let loaded =
         catalog
             .get(&wanted.name, &wanted.version)
-            .ok_or_else(|| RunError::UnknownDataset {
+            .ok_or_else(|| SubmitError::UnknownDataset {
                 name: wanted.name.clone(),
                 version: wanted.version.clone(),
             })?;
@@ -112,7 +112,7 @@ pub(crate) async fn hashed_if_new<I>(
     name: &str,
     version: &str,
     job: &Job,
-) -> Result<(RunBundle<I>, String), RunError>
+) -> Result<(RunBundle<I>, String), SubmitError>
 where
     I: InstanceId + Send + 'static,
 {
@@ -125,7 +125,7 @@ where
         })
         .await?;
     if let Some(id) = store.run_by_bundle(name, version, &hash).await? {
-        return Err(RunError::Duplicate { id });
+        return Err(SubmitError::Duplicate { id });
     }
     Ok((bundle, hash))
 }
@@ -136,7 +136,7 @@ async fn score_blocking(
     loaded: Arc<LoadedDataset>,
     bundle: RepoReuseBundle,
     job: &Job,
-) -> Result<(RepoReuseBundle, RunReport), RunError> {
+) -> Result<(RepoReuseBundle, RunReport), SubmitError> {
     job.run(move |cancel| {
         let report = score(&loaded, &bundle, cancel)?;
         Ok((bundle, report))
@@ -145,28 +145,28 @@ async fn score_blocking(
 }
 
 /// Scores `bundle` (already checked against the dataset) with core, stopping with
-/// [`RunError::Cancelled`] soon after `cancel` is raised.
+/// [`SubmitError::Cancelled`] soon after `cancel` is raised.
 pub(crate) fn score(
     loaded: &LoadedDataset,
     bundle: &RepoReuseBundle,
     cancel: &Cancel,
-) -> Result<RunReport, RunError> {
-    let prepared = loaded.prepared().map_err(RunError::Internal)?;
+) -> Result<RunReport, SubmitError> {
+    let prepared = loaded.prepared().map_err(SubmitError::Internal)?;
     cancel.check()?;
     let run = bundle.to_run(&loaded.dataset);
     prepared
         .score(&run, &mut |_| {}, cancel)
         .map_err(|e| match e {
-            ScoreError::Cancelled(cancelled) => RunError::Cancelled(cancelled),
-            ScoreError::Dataset(e) => RunError::Internal(anyhow::anyhow!(e)),
+            ScoreError::Cancelled(cancelled) => SubmitError::Cancelled(cancelled),
+            ScoreError::Dataset(e) => SubmitError::Internal(anyhow::anyhow!(e)),
             // Only `score_chains` reads a bundle as it scores; this run was read whole.
-            ScoreError::Bundle(e) => RunError::Internal(anyhow::anyhow!(e)),
+            ScoreError::Bundle(e) => SubmitError::Internal(anyhow::anyhow!(e)),
         })
 }
 
 /// Stores the run, one row per scored turn and its files and trajectories in a single
 /// transaction. The texts are deflated first, on the blocking pool, and the run refused
-/// with [`RunError::Store`] if they are over [`STORE_LIMITS`]: nothing is written then.
+/// with [`SubmitError::Store`] if they are over [`STORE_LIMITS`]: nothing is written then.
 /// `hash` is the bundle's content hash when the caller has it already.
 pub(crate) async fn save(
     store: &Store,
@@ -175,7 +175,7 @@ pub(crate) async fn save(
     bundle: RepoReuseBundle,
     hash: Option<String>,
     report: &RunReport,
-) -> Result<i64, RunError> {
+) -> Result<i64, SubmitError> {
     let scored: std::collections::BTreeSet<(&str, usize)> = report
         .turns
         .iter()
@@ -186,7 +186,7 @@ pub(crate) async fn save(
         .keys()
         .find(|id| !scored.contains(&(id.chain.as_str(), id.turn)))
     {
-        return Err(RunError::Internal(anyhow::anyhow!(
+        return Err(SubmitError::Internal(anyhow::anyhow!(
             "the report has no row for turn {turn} of chain {chain:?} of the bundle"
         )));
     }
@@ -214,7 +214,7 @@ pub(crate) struct Provenance<'a> {
     pub(crate) dataset_sha256: &'a str,
 }
 
-/// Deflates `bundle`'s texts on the blocking pool (refused with [`RunError::Store`] over
+/// Deflates `bundle`'s texts on the blocking pool (refused with [`SubmitError::Store`] over
 /// [`STORE_LIMITS`], nothing written) and stores the run with `scores` in one transaction;
 /// its id. `hash` is the bundle's content hash when the caller has it already.
 pub(crate) async fn insert<I>(
@@ -223,7 +223,7 @@ pub(crate) async fn insert<I>(
     bundle: RunBundle<I>,
     hash: Option<String>,
     scores: &Scores,
-) -> Result<i64, RunError>
+) -> Result<i64, SubmitError>
 where
     I: InstanceId + Send + 'static,
 {
@@ -233,7 +233,7 @@ where
         (bundle, hash, packed)
     })
     .await
-    .map_err(|e| RunError::Internal(e.into()))?;
+    .map_err(|e| SubmitError::Internal(e.into()))?;
     let packed = packed?;
     let run = NewRun {
         origin: if from.baseline.is_some() {
@@ -251,7 +251,7 @@ where
     };
     match store.insert_run(&run, scores, &packed).await? {
         Inserted::Run(id) => Ok(id),
-        Inserted::Duplicate(id) => Err(RunError::Duplicate { id }),
+        Inserted::Duplicate(id) => Err(SubmitError::Duplicate { id }),
     }
 }
 
@@ -309,7 +309,7 @@ pub(crate) async fn ensure_baselines(
                 "baseline stored"
             ),
             // Another server process on the same database stored it first.
-            Err(RunError::Duplicate { .. }) => {}
+            Err(SubmitError::Duplicate { .. }) => {}
             Err(e) => return Err(anyhow::anyhow!("{e}")),
         }
     }

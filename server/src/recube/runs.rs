@@ -25,7 +25,7 @@ use wheelwright_core::workspace::Workspace;
 
 use crate::dataset::catalog::Catalog;
 use crate::dataset::recube::LoadedRecube;
-use crate::runs::{Provenance, RunError};
+use crate::reporeuse::runs::{Provenance, SubmitError};
 use crate::store::{Scores, SlotScore, Store};
 use crate::work::Job;
 
@@ -46,7 +46,7 @@ enum Target {
 }
 
 /// Reads an uploaded ReCUBE bundle (JSON Lines, plain or gzip) within the upload limits.
-pub(crate) fn read(bytes: &[u8]) -> Result<RecubeBundle, RunError> {
+pub(crate) fn read(bytes: &[u8]) -> Result<RecubeBundle, SubmitError> {
     Ok(RecubeBundle::from_bytes(bytes, "the upload", LIMITS)?)
 }
 
@@ -57,18 +57,24 @@ pub(crate) async fn submit(
     catalog: &Catalog,
     bundle: RecubeBundle,
     job: &Job,
-) -> Result<i64, RunError> {
+) -> Result<i64, SubmitError> {
     let wanted = &bundle.metadata.dataset;
     let loaded = catalog
         .recube(&wanted.name, &wanted.version)
-        .ok_or_else(|| RunError::UnknownDataset {
+        .ok_or_else(|| SubmitError::UnknownDataset {
             name: wanted.name.clone(),
             version: wanted.version.clone(),
         })?;
     bundle.check_against(&loaded.dataset)?;
     let manifest = &loaded.dataset.manifest;
-    let (bundle, hash) =
-        crate::runs::hashed_if_new(store, bundle, &manifest.name, &manifest.version, job).await?;
+    let (bundle, hash) = crate::reporeuse::runs::hashed_if_new(
+        store,
+        bundle,
+        &manifest.name,
+        &manifest.version,
+        job,
+    )
+    .await?;
     let scored = Arc::clone(&loaded);
     let (bundle, report) = job
         .run(move |_| {
@@ -133,7 +139,7 @@ async fn save(
     bundle: RecubeBundle,
     hash: String,
     report: &RecubeReport,
-) -> Result<i64, RunError> {
+) -> Result<i64, SubmitError> {
     let manifest = &loaded.dataset.manifest;
     let from = Provenance {
         baseline,
@@ -143,7 +149,7 @@ async fn save(
         dataset_sha256: &loaded.content_sha256,
     };
     let scores = Scores::of_recube(report, false)?;
-    crate::runs::insert(store, &from, bundle, Some(hash), &scores).await
+    crate::reporeuse::runs::insert(store, &from, bundle, Some(hash), &scores).await
 }
 
 /// Computes and stores the baselines of `loaded` unless they are stored for its current
@@ -204,7 +210,7 @@ pub(crate) async fn ensure_baselines(
                 "baseline stored"
             ),
             // Another server process on the same database stored it first.
-            Err(RunError::Duplicate { .. }) => {}
+            Err(SubmitError::Duplicate { .. }) => {}
             Err(e) => return Err(anyhow::anyhow!("{e}")),
         }
     }
