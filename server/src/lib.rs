@@ -20,6 +20,7 @@ mod recube;
 mod reporeuse;
 mod routes;
 pub mod store;
+mod submit;
 mod work;
 
 use std::future::Future;
@@ -215,7 +216,7 @@ impl AppState {
         for loaded in catalog.all() {
             // A baseline that cannot be computed (no network for the wheel, say) must not
             // keep the server from serving everything else.
-            if let Err(error) = reporeuse::runs::ensure_baselines(&store, loaded).await {
+            if let Err(error) = submit::ensure_baselines(&store, loaded).await {
                 tracing::error!(
                     dataset = loaded.dataset.manifest.name,
                     "baselines not computed: {error:#}"
@@ -223,7 +224,7 @@ impl AppState {
             }
         }
         for loaded in catalog.all_recube() {
-            if let Err(error) = recube::runs::ensure_baselines(&store, loaded).await {
+            if let Err(error) = submit::ensure_baselines(&store, loaded).await {
                 tracing::error!(
                     dataset = loaded.dataset.manifest.name,
                     "baselines not computed: {error:#}"

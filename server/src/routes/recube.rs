@@ -162,12 +162,7 @@ pub(crate) async fn upload(
     client: super::Client,
     request: axum::extract::Request,
 ) -> Result<Response, AppError> {
-    let body = super::runs::upload_body(&state, request).await?;
-    // Reading (inflating) and scoring take one slot of the work pool, or a 503 at once.
-    let job = state.work.try_job(client.0)?;
-    let bundle = job.run(move |_| recube_runs::read(&body.bytes)).await??;
-    let id = recube_runs::submit(&state.store, &state.catalog, bundle, &job).await?;
-    drop(job);
+    let id = super::runs::submitted::<LoadedRecube>(&state, client, request).await?;
     let detail = run_detail(&state, id).await?;
     Ok((
         StatusCode::CREATED,
