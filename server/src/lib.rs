@@ -19,6 +19,7 @@ mod read_cache;
 mod recube;
 mod reporeuse;
 mod routes;
+mod schrodinger;
 pub mod store;
 mod submit;
 mod work;
