@@ -199,7 +199,7 @@ pub(crate) async fn source(
 }
 
 /// One file of a repository's SchrodingerRepo view (`{repository}/view`); `repository` is a
-/// [`recube_repository_path`].
+/// [`schrodinger_repository_path`].
 pub(crate) async fn view_file(
     repository: &str,
     path: Option<&str>,
@@ -227,8 +227,13 @@ pub(crate) async fn source_files(
 /// `/recube/datasets/{name}/{version}`, encoded: where a ReCUBE dataset's routes and pages
 /// begin (under `/api/v1` for the API).
 pub(crate) fn recube_dataset_path(name: &str, version: &str) -> String {
+    benchmark_dataset_path("recube", name, version)
+}
+
+/// `/{benchmark}/datasets/{name}/{version}`, encoded.
+fn benchmark_dataset_path(benchmark: &str, name: &str, version: &str) -> String {
     format!(
-        "/recube/datasets/{}/{}",
+        "/{benchmark}/datasets/{}/{}",
         js_sys::encode_uri_component(name),
         js_sys::encode_uri_component(version)
     )
@@ -236,9 +241,19 @@ pub(crate) fn recube_dataset_path(name: &str, version: &str) -> String {
 
 /// Where the routes and pages of repository `repo` of a ReCUBE dataset begin.
 pub(crate) fn recube_repository_path(name: &str, version: &str, repo: &str) -> String {
+    repository_path(&recube_dataset_path(name, version), repo)
+}
+
+/// Where the API's SchrodingerRepo views of repository `repo` of a ReCUBE dataset begin
+/// (`/schrodinger/datasets/{name}/{version}/repositories/{repo}`, under `/api/v1`).
+pub(crate) fn schrodinger_repository_path(name: &str, version: &str, repo: &str) -> String {
+    repository_path(&benchmark_dataset_path("schrodinger", name, version), repo)
+}
+
+/// `{dataset}/repositories/{repo}`, `repo` encoded.
+fn repository_path(dataset: &str, repo: &str) -> String {
     format!(
-        "{}/repositories/{}",
-        recube_dataset_path(name, version),
+        "{dataset}/repositories/{}",
         js_sys::encode_uri_component(repo)
     )
 }

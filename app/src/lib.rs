@@ -43,17 +43,17 @@ pub fn App() -> impl IntoView {
                         path=path!("/published/:benchmark")
                         view=pages::published::PublishedPage
                     />
-                    <Route path=path!("/runs") view=pages::runs::RunsPage />
+                    <Route path=path!("/runs") view=pages::reporeuse::runs::RunsPage />
                     <Route path=path!("/metrics") view=pages::metrics::MetricsPage />
                     <Route path=path!("/compare") view=pages::compare::ComparePage />
                     <Route
                         path=path!("/schrodinger/actions")
-                        view=pages::schrodinger_actions::SchrodingerActionsPage
+                        view=pages::schrodinger::actions::SchrodingerActionsPage
                     />
                     <Route path=path!("/submit") view=pages::submit::SubmitPage />
                     <Route
                         path=path!("/submit/:chain/:turn")
-                        view=pages::turn_case::LocalCasePage
+                        view=pages::reporeuse::local_case::LocalCasePage
                     />
                     <Route
                         path=path!("/datasets/:name/:version/source")
@@ -61,11 +61,11 @@ pub fn App() -> impl IntoView {
                     />
                     <Route
                         path=path!("/recube/datasets/:name/:version")
-                        view=pages::recube_dataset::RecubeDatasetPage
+                        view=pages::recube::dataset::RecubeDatasetPage
                     />
                     <Route
                         path=path!("/recube/datasets/:name/:version/instances/:id")
-                        view=pages::recube_instance::RecubeInstancePage
+                        view=pages::recube::instance::RecubeInstancePage
                     />
                     <Route
                         path=path!("/recube/datasets/:name/:version/repositories/:repo/source")
@@ -73,13 +73,13 @@ pub fn App() -> impl IntoView {
                     />
                     <Route
                         path=path!("/recube/datasets/:name/:version/repositories/:repo/view")
-                        view=pages::view_explorer::ViewExplorerPage
+                        view=pages::schrodinger::view_explorer::ViewExplorerPage
                     />
-                    <Route path=path!("/recube/runs/:id") view=pages::recube_run::RecubeRunPage />
-                    <Route path=path!("/runs/:id") view=pages::run::RunPage />
+                    <Route path=path!("/recube/runs/:id") view=pages::recube::run::RecubeRunPage />
+                    <Route path=path!("/runs/:id") view=pages::reporeuse::run::RunPage />
                     <Route
                         path=path!("/runs/:id/:chain/:turn")
-                        view=pages::turn_case::TurnCasePage
+                        view=pages::reporeuse::turn_case::TurnCasePage
                     />
                 </Routes>
             </main>

@@ -20,7 +20,7 @@ mod real;
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use wheelwright_core::bundle::{DatasetRef, Metadata, Prediction};
 use wheelwright_core::reporeuse::bundle::{RepoReuseBundle, TurnId};
-use wheelwright_server::storage::{PART_BYTES, STORE_LIMITS, inflate, pack, split};
+use wheelwright_server::store::run_files::{PART_BYTES, STORE_LIMITS, inflate, pack, split};
 
 const TURNS: usize = 600;
 
@@ -76,7 +76,7 @@ fn run() -> RepoReuseBundle {
 
 fn bench(c: &mut Criterion) {
     let bundle = run();
-    let raw = wheelwright_server::storage::raw_bytes(&bundle);
+    let raw = wheelwright_server::store::run_files::raw_bytes(&bundle);
     let packed = pack(&bundle, STORE_LIMITS).expect("within the limits");
     eprintln!(
         "run: {TURNS} turns, {raw} bytes of text, {} deflated ({:.1}x), {} parts",
@@ -109,7 +109,8 @@ fn bench(c: &mut Criterion) {
         .filter_map(|t| t.trajectory.as_deref())
         .max_by_key(|t| t.len())
         .unwrap();
-    let first = wheelwright_server::storage::deflate(split(largest).next().unwrap().as_bytes());
+    let first =
+        wheelwright_server::store::run_files::deflate(split(largest).next().unwrap().as_bytes());
     let shown = split(largest).next().unwrap().len();
     eprintln!(
         "largest trajectory {} bytes, first part {shown} bytes",

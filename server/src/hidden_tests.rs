@@ -1,24 +1,19 @@
-//! Runs one turn's hidden tests on an agent's files in a sandbox; the sandbox computes, core judges.
+//! What every benchmark's hidden tests share: the read-only Python environments, a job whose runner streams its results, and why a test run failed.
 //!
-//! RepoReuse, turn t of a chain: the workspace holds the agent's own files of turns 1..t
-//! (later turns overwrite earlier ones; never reference solutions) and nothing else. The
-//! judge's files are read-only under `/judge`: for a case suite the project's case runner
-//! and the turn's calls without their expected values; for a pytest suite the hardened
-//! runner, a trusted ini and the test files with canaries (`docs/hidden-tests.md`). The
-//! pinned repository and pytest come from a read-only environment ([`Environments`]). What
-//! the runner streams back is judged by `wheelwright_core::hidden_tests`. A turn without a
-//! file at its required path fails every test without running anything.
+//! The sandbox computes, core judges: a benchmark's tests (RepoReuse's turns in
+//! [`crate::reporeuse::hidden_tests`], ReCUBE's instances in [`crate::recube::hidden_tests`])
+//! copy the agent's files into the workspace and the judge's files read-only under `/judge`,
+//! run one [`streaming_job`] with [`run_streamed`], and judge what the runner streamed back
+//! with `wheelwright_core::hidden_tests`. The pinned repository and pytest come from a
+//! read-only environment ([`Environments`]); `docs/hidden-tests.md` tells the whole story.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Mutex;
 use std::time::Duration;
 
-use wheelwright_core::hidden_tests::cases::{self, CaseSuite};
-use wheelwright_core::hidden_tests::compare::ExceptionClasses;
-use wheelwright_core::hidden_tests::pytest::PytestSuite;
-use wheelwright_core::hidden_tests::{ExpectedTest, RunEnd, TestOutcome, Verdict};
-use wheelwright_core::reporeuse::dataset::{HiddenTests, RepoReuseDataset, RepositorySource};
+use wheelwright_core::hidden_tests::{RunEnd, Verdict};
+use wheelwright_core::reporeuse::dataset::{RepoReuseDataset, RepositorySource};
 use wheelwright_sandbox::{Collect, Job, Limits, Sandbox, SandboxError, Status, StopFlag};
 
 /// The pytest the environments get, pinned so reports are alike everywhere.
@@ -27,9 +22,9 @@ pub(crate) const PYTEST: &str = "pytest==8.3.4";
 /// Default time limit of one turn's test run.
 pub(crate) const DEFAULT_TURN_TIMEOUT: Duration = Duration::from_secs(600);
 
-/// Why a turn could not be run (the sandbox or the environment failed, not the submission).
+/// Why hidden tests could not be run (the sandbox or the environment failed, not the submission).
 #[derive(Debug, thiserror::Error)]
-pub(crate) enum RunError {
+pub(crate) enum TestRunError {
     #[error("the sandbox failed: {0}")]
     Sandbox(#[from] SandboxError),
     #[error(
@@ -63,11 +58,11 @@ impl Environments {
         &self,
         dataset: &RepoReuseDataset,
         progress: &mut dyn FnMut(&wheelwright_sandbox::EnvStep),
-    ) -> Result<PathBuf, RunError> {
+    ) -> Result<PathBuf, TestRunError> {
         let repo = match &dataset.manifest.repository {
             RepositorySource::Pypi(repo) => repo,
             RepositorySource::Local(local) => {
-                return Err(RunError::LocalRepository(local.path.clone()));
+                return Err(TestRunError::LocalRepository(local.path.clone()));
             }
         };
         self.get(format!("{}=={}", repo.pypi, repo.version), |root| {
@@ -86,11 +81,11 @@ impl Environments {
         &self,
         repository: &RepositorySource,
         progress: &mut dyn FnMut(&wheelwright_sandbox::EnvStep),
-    ) -> Result<PathBuf, RunError> {
+    ) -> Result<PathBuf, TestRunError> {
         let repo = match repository {
             RepositorySource::Pypi(repo) => repo,
             RepositorySource::Local(local) => {
-                return Err(RunError::LocalRepository(local.path.clone()));
+                return Err(TestRunError::LocalRepository(local.path.clone()));
             }
         };
         self.get(format!("deps of {}=={}", repo.pypi, repo.version), |root| {
@@ -111,7 +106,7 @@ impl Environments {
         &self,
         repository: &RepositorySource,
         progress: &mut dyn FnMut(&wheelwright_sandbox::EnvStep),
-    ) -> Result<PathBuf, RunError> {
+    ) -> Result<PathBuf, TestRunError> {
         match repository {
             RepositorySource::Pypi(_) => self.for_dependencies_of(repository, progress),
             RepositorySource::Local(_) => self.get("pytest only".to_owned(), |root| {
@@ -125,7 +120,7 @@ impl Environments {
         &self,
         key: String,
         build: impl FnOnce(&std::path::Path) -> Result<PathBuf, SandboxError>,
-    ) -> Result<PathBuf, RunError> {
+    ) -> Result<PathBuf, TestRunError> {
         // One build at a time: two jobs wanting the same environment must not race pip.
         let mut built = self
             .built
@@ -138,19 +133,6 @@ impl Environments {
         built.insert(key, dir.clone());
         Ok(dir)
     }
-}
-
-/// One turn to test: which chain and turn, and the agent's files of turns 1..t in order.
-pub(crate) struct TurnTest<'a> {
-    pub(crate) dataset: &'a RepoReuseDataset,
-    pub(crate) chain: usize,
-    /// 1-based.
-    pub(crate) turn: usize,
-    /// Files the agent left, turn by turn, turns 1..=t.
-    pub(crate) files: &'a [BTreeMap<String, String>],
-    /// The exception classes the host knows for this dataset (its repository's and the
-    /// built-in ones): a case expecting an exception is judged with them.
-    pub(crate) exceptions: &'a ExceptionClasses,
 }
 
 /// A random seed no submission can predict (it draws a pytest suite's names, twins, canaries
@@ -166,131 +148,6 @@ pub(crate) fn random_seed() -> u64 {
             .map_or(0, |d| d.as_nanos()),
     );
     hasher.finish()
-}
-
-/// A turn's suite, ready to judge what comes back.
-enum Suite {
-    Cases(CaseSuite),
-    Pytest(PytestSuite),
-}
-
-/// A suite prepared for one run: how to judge, and what the sandbox runs.
-struct Prepared {
-    suite: Suite,
-    /// The judge's files, read-only under `/judge`.
-    judge: Vec<(String, Vec<u8>)>,
-    argv: Vec<String>,
-}
-
-impl Suite {
-    fn expected_tests(&self) -> Vec<ExpectedTest> {
-        match self {
-            Self::Cases(s) => s.expected_tests(),
-            Self::Pytest(s) => s.expected_tests(),
-        }
-    }
-
-    fn verdict(&self, stream: Option<&[u8]>, truncated: bool, end: RunEnd) -> Verdict {
-        match self {
-            Self::Cases(s) => s.verdict(stream, truncated, end),
-            Self::Pytest(s) => s.verdict(stream, truncated, end),
-        }
-    }
-}
-
-/// The suite of `test`'s turn and the judge files and command that run it.
-fn prepare(test: &TurnTest<'_>) -> Result<Prepared, RunError> {
-    let dataset = test.dataset;
-    let chain = &dataset.chains[test.chain];
-    let turn = &chain.turns[test.turn - 1];
-    let python = |runner: &str| {
-        ["python", "-I", &format!("/judge/{runner}")]
-            .map(str::to_owned)
-            .to_vec()
-    };
-    match dataset.manifest.hidden_tests {
-        HiddenTests::Cases => {
-            let suite = dataset
-                .case_suite(chain, test.turn - 1)
-                .map_err(RunError::Dataset)?
-                .with_exceptions(test.exceptions.clone());
-            let tool = |name: &str| {
-                dataset
-                    .tools
-                    .iter()
-                    .find(|(path, _)| path == &format!("tools/{name}"))
-                    .map(|(_, text)| (name.to_owned(), text.as_bytes().to_vec()))
-            };
-            let mut judge = vec![
-                ("run_cases.py".to_owned(), cases::RUNNER.as_bytes().to_vec()),
-                (cases::INPUT.to_owned(), suite.judge_input().into_bytes()),
-                tool("canon.py").ok_or_else(|| {
-                    RunError::Dataset(
-                        "the dataset has no tools/canon.py, which puts results in the canonical \
-                         form its expected values have"
-                            .to_owned(),
-                    )
-                })?,
-            ];
-            judge.extend(tool("prelude.py"));
-            Ok(Prepared {
-                suite: Suite::Cases(suite),
-                judge,
-                argv: python("run_cases.py"),
-            })
-        }
-        HiddenTests::Pytest => {
-            let suite = PytestSuite::new(&turn.tests, random_seed());
-            let judge = suite.judge_files();
-            Ok(Prepared {
-                suite: Suite::Pytest(suite),
-                judge,
-                argv: python("run_pytest.py"),
-            })
-        }
-    }
-}
-
-/// The tests of `test`'s turn (for a turn that fails without running).
-pub(crate) fn expected_tests(test: &TurnTest<'_>) -> Result<Vec<ExpectedTest>, RunError> {
-    Ok(prepare(test)?.suite.expected_tests())
-}
-
-/// Runs `test` in `sandbox` with the environment `env_dir`; the verdict on every hidden test.
-///
-/// The workspace holds the agent's own files of turns 1..t and nothing else; the judge's
-/// files (runner, cases without expected values, or the pytest files) are read-only under
-/// `/judge`. The verdict comes from the result stream, judged here.
-pub(crate) fn run_turn(
-    sandbox: &dyn Sandbox,
-    env_dir: &std::path::Path,
-    test: &TurnTest<'_>,
-    timeout: Duration,
-    stop: Option<StopFlag>,
-) -> Result<Verdict, RunError> {
-    let chain = &test.dataset.chains[test.chain];
-    let turn = &chain.turns[test.turn - 1];
-    let module_path = &turn.manifest.module_path;
-    let Prepared { suite, judge, argv } = prepare(test)?;
-    let mut workspace: BTreeMap<String, Vec<u8>> = BTreeMap::new();
-    for files in test.files.iter().take(test.turn) {
-        for (path, text) in files {
-            workspace.insert(path.clone(), text.clone().into_bytes());
-        }
-    }
-    if !workspace.contains_key(module_path) {
-        // D8: no file at the required path fails every test; nothing to run.
-        return Ok(Verdict::all(
-            &suite.expected_tests(),
-            TestOutcome::Failed,
-            &format!("no file at {module_path}"),
-            None,
-        ));
-    }
-    let job = streaming_job(workspace, judge, env_dir, argv, timeout, stop);
-    run_streamed(sandbox, &job, |stream, truncated, end| {
-        suite.verdict(stream, truncated, end)
-    })
 }
 
 /// A job whose runner streams its results: `workspace` copied in, `judge` read-only under
@@ -323,14 +180,14 @@ pub(crate) fn run_streamed(
     sandbox: &dyn Sandbox,
     job: &Job,
     verdict: impl FnOnce(Option<&[u8]>, bool, RunEnd) -> Verdict,
-) -> Result<Verdict, RunError> {
+) -> Result<Verdict, TestRunError> {
     let outcome = sandbox.run(job)?;
     let end = match outcome.status {
         Status::TimedOut => RunEnd::TimedOut,
         Status::OutOfMemory => RunEnd::OutOfMemory,
         Status::Exited(code) => RunEnd::Exited(code),
         Status::Signalled(signal) => RunEnd::Signalled(signal),
-        Status::Stopped => return Err(RunError::Stopped),
+        Status::Stopped => return Err(TestRunError::Stopped),
     };
     Ok(verdict(
         outcome.collected.as_deref(),

@@ -40,9 +40,10 @@ use wheelwright_sandbox::{Sandbox, StopFlag};
 use crate::clients::ClientKey;
 use crate::dataset::catalog::{Catalog, LoadedDataset};
 use crate::dataset::recube::LoadedRecube;
-use crate::hidden_tests::{Environments, RunError, TurnTest, expected_tests, run_turn};
-use crate::recube_runs;
-use crate::recube_tests::{InstanceTest, run_instance};
+use crate::hidden_tests::{Environments, TestRunError};
+use crate::recube::hidden_tests::{InstanceTest, run_instance};
+use crate::recube::runs as recube_runs;
+use crate::reporeuse::hidden_tests::{TurnTest, expected_tests, run_turn};
 use crate::store::{Claim, Queued, Rescore, Scores, Store};
 
 pub(crate) use wheelwright_core::hidden_tests::JobProgress as Progress;
@@ -413,7 +414,8 @@ impl Queue {
             // finalises, so only an interrupted finalisation lands here).
             let tests = self.store.test_results(job).await?;
             let report =
-                crate::runs::rescored(&self.store, Arc::clone(&loaded), run, tests).await?;
+                crate::reporeuse::runs::rescored(&self.store, Arc::clone(&loaded), run, tests)
+                    .await?;
             let scores = crate::store::Scores::of_reporeuse(&report)?;
             self.store.finish_job(job, run, &scores).await?;
             return Ok(Served::Finished);
@@ -433,7 +435,8 @@ impl Queue {
             .await??
         };
         let files =
-            crate::storage::chain_files(&self.store, run, &chain_id, i64::try_from(t)?).await?;
+            crate::store::run_files::chain_files(&self.store, run, &chain_id, i64::try_from(t)?)
+                .await?;
         let chain_files: Vec<BTreeMap<String, String>> = (1..=t)
             .map(|turn| {
                 files
@@ -485,7 +488,8 @@ impl Queue {
             let mut tests = self.store.test_results(job).await?;
             tests.insert((chain_id.clone(), t), verdict.results());
             let report =
-                crate::runs::rescored(&self.store, Arc::clone(&loaded), run, tests).await?;
+                crate::reporeuse::runs::rescored(&self.store, Arc::clone(&loaded), run, tests)
+                    .await?;
             Some(Scores::of_reporeuse(&report)?)
         } else {
             None
@@ -516,7 +520,7 @@ impl Queue {
     /// the blocking pool for `job`; `None` when the job was cancelled before or while it ran.
     async fn guarded<F>(&self, job: i64, test: F) -> anyhow::Result<Option<Verdict>>
     where
-        F: FnOnce(StopFlag) -> Result<Verdict, RunError> + Send + 'static,
+        F: FnOnce(StopFlag) -> Result<Verdict, TestRunError> + Send + 'static,
     {
         let flag = StopFlag::new();
         self.flags().insert(job, flag.clone());
@@ -535,7 +539,7 @@ impl Queue {
         self.flags().remove(&job);
         match outcome? {
             Ok(verdict) => Ok(Some(verdict)),
-            Err(RunError::Stopped) => Ok(None),
+            Err(TestRunError::Stopped) => Ok(None),
             Err(e) => Err(e.into()),
         }
     }
@@ -586,14 +590,14 @@ impl Queue {
             })
             .await??
         };
-        let mut texts = crate::storage::chain_files(&self.store, run, &id, 1).await?;
+        let mut texts = crate::store::run_files::chain_files(&self.store, run, &id, 1).await?;
         let target = texts
             .remove(&(id.clone(), 1))
             .and_then(|mut t| t.files.remove(&instance.manifest.target));
         let started = Instant::now();
         let verdict = match time_left(claim) {
             Some(left) if left < MIN_TURN_TIMEOUT => {
-                budget_spent(&crate::recube_tests::expected(instance), claim)
+                budget_spent(&crate::recube::hidden_tests::expected(instance), claim)
             }
             left => {
                 let timeout = left.map_or(self.timeout, |left| left.min(self.timeout));

@@ -16,12 +16,12 @@ pub mod listen;
 mod no_follow;
 mod published;
 mod read_cache;
-mod recube_runs;
-mod recube_tests;
+mod recube;
+mod reporeuse;
 mod routes;
-mod runs;
-pub mod storage;
+mod schrodinger;
 pub mod store;
+mod submit;
 mod work;
 
 use std::future::Future;
@@ -217,7 +217,7 @@ impl AppState {
         for loaded in catalog.all() {
             // A baseline that cannot be computed (no network for the wheel, say) must not
             // keep the server from serving everything else.
-            if let Err(error) = runs::ensure_baselines(&store, loaded).await {
+            if let Err(error) = submit::ensure_baselines(&store, loaded).await {
                 tracing::error!(
                     dataset = loaded.dataset.manifest.name,
                     "baselines not computed: {error:#}"
@@ -225,7 +225,7 @@ impl AppState {
             }
         }
         for loaded in catalog.all_recube() {
-            if let Err(error) = recube_runs::ensure_baselines(&store, loaded).await {
+            if let Err(error) = submit::ensure_baselines(&store, loaded).await {
                 tracing::error!(
                     dataset = loaded.dataset.manifest.name,
                     "baselines not computed: {error:#}"

@@ -345,12 +345,16 @@ async fn every_reading_route_answers_as_its_snapshot_says() {
             "/api/v1/recube/datasets/recube-pypi/0/repositories/click/source?path=../etc/passwd",
         ),
         get_case(
-            "recube-view-packaging-utils",
-            "/api/v1/recube/datasets/recube-pypi/0/repositories/packaging/view?seed=3&levels=2,3&path=packaging/utils.py",
+            "schrodinger-view-packaging-utils",
+            "/api/v1/schrodinger/datasets/recube-pypi/0/repositories/packaging/view?seed=3&levels=2,3&path=packaging/utils.py",
         ),
         get_case(
-            "recube-view-level-1",
+            "recube-view-moved",
             "/api/v1/recube/datasets/recube-pypi/0/repositories/packaging/view?levels=1",
+        ),
+        get_case(
+            "schrodinger-view-level-1",
+            "/api/v1/schrodinger/datasets/recube-pypi/0/repositories/packaging/view?levels=1",
         ),
         get_case(
             "recube-run-original",

@@ -46,6 +46,7 @@ mod rejections;
 mod restart;
 mod run_storage;
 mod runs;
+mod schrodinger_views;
 mod serve;
 mod work_pool;
 mod write_contention;

@@ -1,4 +1,4 @@
-//! `GET /api/v1/recube/datasets/...`: ReCUBE's shipped dataset served from the datasets directory; an instance's page is the masked and original target, its labelled tests and views computed with the target withheld; its repository's files are looked up in memory.
+//! `GET /api/v1/recube/datasets/...`: ReCUBE's shipped dataset served from the datasets directory; an instance's page is the masked and original target, its labelled tests and views computed with the target withheld; its repository's files are looked up in memory (their SchrodingerRepo views: `schrodinger_views.rs`).
 
 use crate::common;
 
@@ -6,7 +6,7 @@ use std::collections::BTreeSet;
 
 use axum::http::StatusCode;
 use common::{app, assert_api_error, get};
-use wheelwright_core::api::{RecubeDatasetDetail, RecubeInstanceDetail, SourceFiles, ViewFile};
+use wheelwright_core::api::{RecubeDatasetDetail, RecubeInstanceDetail, SourceFiles};
 use wheelwright_core::recube::mask::mask;
 use wheelwright_core::recube::views::MAX_NODES;
 
@@ -102,90 +102,5 @@ async fn unknown_names_and_paths_outside_the_repository_are_refused() {
         ),
     ] {
         assert_api_error(&get(&app, uri).await, status, words);
-    }
-}
-
-#[tokio::test]
-async fn a_repository_file_is_shown_beside_its_view_and_the_same_seed_gives_the_same_view() {
-    let app = app().await;
-    let uri = |q: &str| format!("{DATASET}/repositories/packaging/view?{q}");
-    let reply = get(&app, &uri("seed=3&levels=2,3&path=packaging/version.py")).await;
-    assert_eq!(reply.status, StatusCode::OK, "{}", reply.text());
-    let file: ViewFile = serde_json::from_value(reply.json()).expect("a view file");
-    assert_eq!((file.seed, file.levels.as_slice()), (3, &[2u8, 3][..]));
-    assert!(file.files.contains(&"packaging/version.py".to_owned()));
-    assert_ne!(file.view, file.original);
-    assert!(file.names.len() > 5, "{:?}", file.names);
-    for (original, view) in &file.names {
-        assert!(file.view.contains(view.as_str()) && file.original.contains(original.as_str()));
-    }
-    assert!(!file.runs.is_empty());
-    for run in &file.runs {
-        let mut a = run.original_order.clone();
-        let mut b = run.view_order.clone();
-        a.sort();
-        b.sort();
-        assert_eq!(
-            a, b,
-            "a run's view order is a permutation of its original order"
-        );
-    }
-    let again = get(&app, &uri("seed=3&levels=2,3&path=packaging/version.py")).await;
-    assert_eq!(again.json(), reply.json(), "a seed gives one view");
-    let other: ViewFile = serde_json::from_value(
-        get(&app, &uri("seed=4&path=packaging/version.py"))
-            .await
-            .json(),
-    )
-    .unwrap();
-    assert_ne!(other.view, file.view);
-
-    // Level 3 alone moves whole definitions: the same lines, in another order.
-    let moved: ViewFile = serde_json::from_value(
-        get(&app, &uri("seed=3&levels=3&path=packaging/version.py"))
-            .await
-            .json(),
-    )
-    .unwrap();
-    assert!(moved.names.is_empty() && moved.view_path == moved.path);
-    let sorted = |t: &str| {
-        let mut l: Vec<&str> = t.lines().collect();
-        l.sort_unstable();
-        l.join("\n")
-    };
-    assert_eq!(sorted(&moved.view), sorted(&moved.original));
-    assert_ne!(moved.view, moved.original);
-
-    // Without a path: the first Python file.
-    let first: ViewFile = serde_json::from_value(get(&app, &uri("")).await.json()).unwrap();
-    assert_eq!(first.path, first.files[0]);
-}
-
-#[tokio::test]
-async fn bad_view_requests_are_refused_saying_what_to_give() {
-    let app = app().await;
-    let uri = |q: &str| format!("{DATASET}/repositories/packaging/view?{q}");
-    for (uri, status, words) in [
-        (uri("seed=-1"), StatusCode::BAD_REQUEST, "whole number"),
-        (uri("levels=1"), StatusCode::BAD_REQUEST, "language model"),
-        (uri("levels=2,x"), StatusCode::BAD_REQUEST, "not a number"),
-        (uri("sed=1"), StatusCode::BAD_REQUEST, "unknown parameter"),
-        (
-            uri("path=packaging/nope.py"),
-            StatusCode::NOT_FOUND,
-            "no such Python file",
-        ),
-        (
-            uri("path=../../etc/passwd"),
-            StatusCode::NOT_FOUND,
-            "no such Python file",
-        ),
-        (
-            format!("{DATASET}/repositories/nope/view"),
-            StatusCode::NOT_FOUND,
-            "no repository",
-        ),
-    ] {
-        assert_api_error(&get(&app, &uri).await, status, words);
     }
 }

@@ -425,7 +425,7 @@ async fn an_older_database_is_moved_to_deflated_parts_with_nothing_lost_once() {
         parts.iter().all(|p| p.2 == "deflate"),
         "every part deflated"
     );
-    let texts = wheelwright_server::storage::run_texts(&store, 1, true)
+    let texts = wheelwright_server::store::run_files::run_texts(&store, 1, true)
         .await
         .unwrap();
     assert_eq!(texts.len(), 3, "every stored turn, with or without files");
@@ -449,7 +449,7 @@ async fn an_older_database_is_moved_to_deflated_parts_with_nothing_lost_once() {
         .as_str()
         .unwrap()
         .to_owned();
-    let expected = wheelwright_server::storage::split(&big_text).count();
+    let expected = wheelwright_server::store::run_files::split(&big_text).count();
     assert!(expected >= 3);
     assert_eq!(usize::try_from(big).unwrap(), expected, "a part per MiB");
     store.close().await;

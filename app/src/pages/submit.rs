@@ -12,7 +12,9 @@ use wasm_bindgen::JsCast;
 use crate::api::{self, ApiError, Progress, ProgressStream, RunDetail, TurnTableRow};
 use crate::components::test_progress::TestProgress;
 use crate::local::{self, LocalRun, Picked};
-use crate::pages::run::{RunLinks, TurnTests, run_summary, turns_table, unparsed_report};
+use crate::pages::reporeuse::run::{
+    RunLinks, TurnTests, run_summary, turns_table, unparsed_report,
+};
 
 /// The run scored in this page, shared with its case pages (`/submit/{chain}/{turn}`) for
 /// as long as the page lives: it is never stored anywhere.

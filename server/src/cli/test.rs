@@ -15,7 +15,8 @@ use wheelwright_core::reporeuse::scoring::{RunReport, score_run};
 
 use super::io::{check_bundle, emit, print_report, read_bundle, read_dataset};
 use crate::TestConfig;
-use crate::hidden_tests::{Environments, TurnTest, run_turn};
+use crate::hidden_tests::Environments;
+use crate::reporeuse::hidden_tests::{TurnTest, run_turn};
 
 /// One turn's verdict, as printed.
 #[derive(Serialize)]

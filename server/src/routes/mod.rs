@@ -10,6 +10,7 @@ mod leaderboard;
 mod openapi;
 mod recube;
 mod runs;
+mod schrodinger;
 mod table;
 
 use std::time::Duration;
@@ -93,13 +94,17 @@ pub fn router(state: AppState) -> Router {
         )
         .route(
             "/recube/datasets/{name}/{version}/repositories/{repo}/view",
-            get(recube::view),
+            get(schrodinger::moved_view),
         )
         .route(
             "/recube/runs",
             post(recube::upload).layer(axum::extract::DefaultBodyLimit::max(runs::FORM_LIMIT)),
         )
         .route("/recube/runs/{id}", get(recube::run))
+        .route(
+            "/schrodinger/datasets/{name}/{version}/repositories/{repo}/view",
+            get(schrodinger::view),
+        )
         .route("/openapi.json", get(openapi::get))
         .route("/analyze", post(analyze::post))
         .fallback(api_not_found)

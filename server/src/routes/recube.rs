@@ -18,10 +18,15 @@ use super::datasets::{check_source_params, source_reply};
 use crate::AppState;
 use crate::dataset::recube::LoadedRecube;
 use crate::error::AppError;
-use crate::recube_runs;
+use crate::recube::runs as recube_runs;
 use wheelwright_core::api::{RecubeDatasetDetail, RecubeDatasetSummary, RecubeRunDetail};
 
-fn dataset(state: &AppState, name: &str, version: &str) -> Result<Arc<LoadedRecube>, AppError> {
+/// The ReCUBE dataset `name` `version`, else a 404 that says where they are listed.
+pub(super) fn dataset(
+    state: &AppState,
+    name: &str,
+    version: &str,
+) -> Result<Arc<LoadedRecube>, AppError> {
     state.catalog.recube(name, version).ok_or_else(|| {
         AppError::not_found(format!(
             "no ReCUBE dataset {name:?} at version {version:?}; GET /api/v1/recube/datasets lists them"
@@ -92,82 +97,13 @@ pub(crate) async fn source(
     source_reply(&files, &params)
 }
 
-/// `GET /api/v1/recube/datasets/{name}/{version}/repositories/{repo}/view?seed=N&levels=2,3[&path=P]`:
-/// one Python file of the repository's SchrodingerRepo view (the first without `path`),
-/// beside its original, for the view explorer. The view is made from the whole repository
-/// (level 2's mapping needs every file), on a slot of the work pool.
-pub(crate) async fn view(
-    State(state): State<AppState>,
-    client: super::Client,
-    Path((name, version, repo)): Path<(String, String, String)>,
-    Query(params): Query<BTreeMap<String, String>>,
-) -> Result<Json<wheelwright_core::api::ViewFile>, AppError> {
-    for key in params.keys() {
-        if !matches!(key.as_str(), "seed" | "levels" | "path") {
-            return Err(AppError::bad_request(format!(
-                "unknown parameter {key:?}; give seed, levels (2, 3 or 2,3) and path"
-            )));
-        }
-    }
-    let seed = match params.get("seed") {
-        None => 0,
-        Some(s) => s.parse::<u64>().map_err(|_| {
-            AppError::bad_request(format!("seed {s:?} is not a whole number from 0 to 2^64-1"))
-        })?,
-    };
-    let levels = params
-        .get("levels")
-        .map_or("2,3", String::as_str)
-        .split(',')
-        .map(|l| {
-            l.trim().parse::<u8>().map_err(|_| {
-                AppError::bad_request(format!("level {l:?} is not a number; give 2, 3 or 2,3"))
-            })
-        })
-        .collect::<Result<Vec<u8>, _>>()?;
-    let path = params.get("path").cloned();
-    let loaded = dataset(&state, &name, &version)?;
-    let job = state.work.try_job(client.0)?;
-    let made = job
-        .run(move |_| {
-            let files = loaded.repository(&repo)?;
-            anyhow::Ok(files.map(|files| {
-                wheelwright_core::schrodinger::view::view_file(
-                    &files,
-                    &levels,
-                    seed,
-                    path.as_deref(),
-                )
-            }))
-        })
-        .await??;
-    drop(job);
-    let Some(made) = made else {
-        return Err(AppError::not_found(format!(
-            "the dataset {name} {version} has no repository of that name; GET /api/v1/recube/datasets/{name}/{version} lists them"
-        )));
-    };
-    made.map_err(|e| AppError::bad_request(e.to_string()))?
-        .map(Json)
-        .ok_or_else(|| {
-            AppError::not_found(
-                "the repository has no such Python file; the reply without path lists them (files)",
-            )
-        })
-}
-
 /// `POST /api/v1/recube/runs`: scores and stores a ReCUBE run bundle.
 pub(crate) async fn upload(
     State(state): State<AppState>,
     client: super::Client,
     request: axum::extract::Request,
 ) -> Result<Response, AppError> {
-    let body = super::runs::upload_body(&state, request).await?;
-    // Reading (inflating) and scoring take one slot of the work pool, or a 503 at once.
-    let job = state.work.try_job(client.0)?;
-    let bundle = job.run(move |_| recube_runs::read(&body.bytes)).await??;
-    let id = recube_runs::submit(&state.store, &state.catalog, bundle, &job).await?;
-    drop(job);
+    let id = super::runs::submitted::<LoadedRecube>(&state, client, request).await?;
     let detail = run_detail(&state, id).await?;
     Ok((
         StatusCode::CREATED,

@@ -29,16 +29,16 @@ use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use futures_util::StreamExt;
 use serde_json::Value;
-use wheelwright_core::bundle::LIMITS;
 use wheelwright_core::recube::scoring::COLUMNS as RECUBE_COLUMNS;
-use wheelwright_core::reporeuse::bundle::RepoReuseBundle;
 use wheelwright_core::reporeuse::metrics::run::COLUMNS;
 
 use super::table::Format;
 use crate::AppState;
+use crate::dataset::catalog::LoadedDataset;
 use crate::error::AppError;
-use crate::storage::{self, PART_BYTES};
+use crate::store::run_files::{self, PART_BYTES};
 use crate::store::{RunFilter, RunSummary, Store, StoredText};
+use crate::submit::{Scorer, SubmitError};
 use wheelwright_core::api::{
     CaseFiles, FileEntry, Page, RunDetail, SourceFile, TurnDetail, TurnObservations, TurnTableRow,
 };
@@ -124,17 +124,7 @@ pub(crate) async fn upload(
     client: super::Client,
     request: axum::extract::Request,
 ) -> Result<Response, AppError> {
-    let body = upload_body(&state, request).await?;
-    // Reading (inflating) and scoring take one slot of the work pool, or a 503 at once.
-    let job = state.work.try_job(client.0)?;
-    // The body's share of the memory budget goes back once it is read (the read bundle is
-    // bounded by the work pool's size and core's limits).
-    let bundle = job
-        .run(move |_| RepoReuseBundle::from_bytes(&body.bytes, "the upload", LIMITS))
-        .await?
-        .map_err(crate::runs::RunError::from)?;
-    let id = crate::runs::submit(&state.store, &state.catalog, bundle, &job).await?;
-    drop(job);
+    let id = submitted::<LoadedDataset>(&state, client, request).await?;
     let detail = detail(&state, id).await?;
     Ok((
         StatusCode::CREATED,
@@ -144,10 +134,29 @@ pub(crate) async fn upload(
         .into_response())
 }
 
+/// Reads the run bundle an upload carries as one of `S`'s benchmark, then scores and stores
+/// it ([`crate::submit::submit`]); the new run's id. Reading (inflating) and scoring take
+/// one slot of the work pool, or a 503 at once.
+pub(super) async fn submitted<S: Scorer>(
+    state: &AppState,
+    client: super::Client,
+    request: axum::extract::Request,
+) -> Result<i64, AppError> {
+    let body = upload_body(state, request).await?;
+    let job = state.work.try_job(client.0)?;
+    // The body's share of the memory budget goes back once it is read (the read bundle is
+    // bounded by the work pool's size and core's limits).
+    let bundle = job
+        .run(move |_| S::read(&body.bytes))
+        .await?
+        .map_err(SubmitError::from)?;
+    Ok(crate::submit::submit::<S>(&state.store, &state.catalog, bundle, &job).await?)
+}
+
 /// The run bundle of an upload: the body itself, or the field [`BUNDLE_FIELD`] of a
 /// `multipart/form-data` form; refused when empty or over [`UPLOAD_LIMIT`], held within the
 /// server's body budget (503 when it is spent).
-pub(super) async fn upload_body(
+async fn upload_body(
     state: &AppState,
     request: axum::extract::Request,
 ) -> Result<Counted, AppError> {
@@ -583,7 +592,7 @@ async fn inline(
     let (mut text, mut truncated) = if cap == 0 {
         (String::new(), stored.size > 0)
     } else {
-        storage::prefix(store, &stored, cap).await?
+        run_files::prefix(store, &stored, cap).await?
     };
     let (cut, cost) = json_cut(&text, cap);
     if cut < text.len() {
@@ -775,7 +784,7 @@ pub(crate) async fn turn_observations(
             )),
         }));
     };
-    let text = storage::whole(&state.store, &stored).await?;
+    let text = run_files::whole(&state.store, &stored).await?;
     let observations = job.run(move |_| TurnObservations::of(&text)).await?;
     Ok(Json(observations))
 }
@@ -845,7 +854,7 @@ pub(crate) async fn turn_files(
         let store = store.clone();
         async move {
             let part = next?;
-            match storage::part(&store, file, part).await {
+            match run_files::part(&store, file, part).await {
                 Ok(Some(bytes)) => Some((Ok(Bytes::from(bytes)), Some(part + 1))),
                 Ok(None) => None,
                 Err(error) => {

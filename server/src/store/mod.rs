@@ -14,6 +14,7 @@
 //! and files, [`Store::commit_turn`] a turn's test results (and, for the last turn, the
 //! re-scored run), the importers replace a dataset or a paper's tables whole.
 
+pub mod run_files;
 mod sqlite;
 
 use serde::Serialize;

@@ -13,7 +13,7 @@ use wheelwright_core::recube::dataset::RecubeDataset;
 
 use crate::TestConfig;
 use crate::hidden_tests::Environments;
-use crate::recube_tests::{InstanceTest, run_instance};
+use crate::recube::hidden_tests::{InstanceTest, run_instance};
 
 /// A ReCUBE dataset with its repositories' files and test environments.
 pub(super) struct Prepared {

@@ -4,7 +4,7 @@ use futures_util::stream::BoxStream;
 use futures_util::{StreamExt, TryStreamExt};
 
 use super::{Store, WriteTx};
-use crate::storage::PackedRun;
+use crate::store::run_files::PackedRun;
 use crate::store::{PartRow, StoredPart, StoredText};
 
 /// A turn of a run: (run, chain, turn).

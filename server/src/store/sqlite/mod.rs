@@ -156,7 +156,7 @@ impl WriteTx {
 
 impl Store {
     /// Opens (creating if needed) the database in `data_dir`, runs pending migrations,
-    /// converts what a migration cannot (see [`crate::storage::upgrade`]) and records this
+    /// converts what a migration cannot (see [`crate::store::run_files::upgrade`]) and records this
     /// start. WAL lets readers (API requests) proceed while a writer commits.
     pub async fn open(data_dir: &Path) -> Result<Self, DbError> {
         std::fs::create_dir_all(data_dir).map_err(|source| DbError::DataDir {
@@ -199,7 +199,7 @@ impl Store {
             generation: Arc::new(AtomicU64::new(0)),
         };
         // What a migration cannot do in SQL: deflate the run files it moved (idempotent).
-        crate::storage::upgrade(&store)
+        crate::store::run_files::upgrade(&store)
             .await
             .map_err(|source| DbError::Upgrade {
                 path: shown,

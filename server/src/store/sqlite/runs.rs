@@ -1,7 +1,7 @@
 //! Runs: storing one with its turns and texts in one transaction, listing and reading them, re-scoring.
 
 use super::{NOW, Store, WriteTx};
-use crate::storage::PackedRun;
+use crate::store::run_files::PackedRun;
 use crate::store::{
     ChainTurns, Inserted, LeaderboardRun, NewRun, RunFilter, RunRow, RunSummary, Scores, SlotScore,
 };

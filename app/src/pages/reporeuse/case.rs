@@ -1,4 +1,6 @@
-//! The case of one turn, as a researcher reads it: the chain's turns as a strip (`j`/`k`
+//! A turn's case as a researcher reads it, the same for a stored run's turn and one scored in the browser.
+//!
+//! The chain's turns as a strip (`j`/`k`
 //! move along it), the requirement as Markdown, the agent's file and the reference
 //! highlighted with the lines that use a target marked, their aligned diff, the targets
 //! with the evidence for each verdict, the hidden tests' results, and the trajectory as a
@@ -8,16 +10,15 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use leptos::prelude::*;
-use leptos_meta::Title;
-use leptos_router::hooks::{use_navigate, use_params_map};
+use leptos_router::hooks::use_navigate;
 
-use crate::api::{self, ApiError, Target, TurnDetail};
+use super::case_nav::{CaseNav, CaseOrigin};
+use super::case_study::CaseStudy;
+use crate::api::{self, Target, TurnDetail};
 use crate::components::diff_view::DiffView;
 use crate::components::loaded::loaded;
 use crate::components::score::{COLUMNS, ScoreCell, score_headers, score_text};
 use crate::components::source_view::{LineMark, SourceView};
-use crate::pages::case_nav::{CaseNav, CaseOrigin};
-use crate::pages::case_study::CaseStudy;
 use wheelwright_core::api::TurnObservations;
 use wheelwright_core::present::markdown::markdown_html;
 use wheelwright_core::python::references::UseRule;
@@ -914,116 +915,4 @@ pub(crate) fn case_content(detail: TurnDetail, nav: CaseNav) -> AnyView {
         {trajectory(&detail, &nav)}
     }
     .into_any()
-}
-
-#[component]
-pub(crate) fn TurnCasePage() -> impl IntoView {
-    let params = use_params_map();
-    let key = Memo::new(move |_| {
-        let p = params.read();
-        let id = p.get("id")?.parse::<i64>().ok()?;
-        let chain = p.get("chain")?;
-        let turn = p.get("turn")?.parse::<i64>().ok()?;
-        Some((id, chain, turn))
-    });
-    let run_id = Memo::new(move |_| key.get().map(|(id, _, _)| id));
-    // The run (its chains and dataset) loads once per run; the turn once per turn. Each is
-    // keyed by the URL, so only the latest request's reply is shown.
-    let run = LocalResource::new(move || {
-        let id = run_id.get();
-        async move {
-            match id {
-                Some(id) => api::run(id).await,
-                None => Err(ApiError("no such run".to_owned())),
-            }
-        }
-    });
-    let detail = LocalResource::new(move || {
-        let key = key.get();
-        async move {
-            let Some((id, chain, turn)) = key else {
-                return Err(ApiError("no such turn".to_owned()));
-            };
-            let detail = api::turn(id, &chain, turn).await?;
-            let run = run.await?;
-            let nav = CaseNav::of(&run, &chain, format!("/runs/{id}"), CaseOrigin::Stored(id));
-            Ok((detail, nav))
-        }
-    });
-    let content = |(detail, nav): (TurnDetail, CaseNav)| case_content(detail, nav);
-    view! {
-        <section class="case-page">
-            <Title text=move || key.get().map_or_else(
-                || "Turn".to_owned(),
-                |(id, chain, turn)| format!("{chain}, turn {turn} · run {id}"),
-            ) />
-            <nav class="breadcrumbs">
-                <a href="/runs">"Runs"</a>
-                " / "
-                {move || key.get().map(|(id, _, _)| view! { <a href=format!("/runs/{id}")>{format!("run {id}")}</a> })}
-                " / "
-                {move || key.get().map(|(_, chain, turn)| format!("{chain}, turn {turn}"))}
-            </nav>
-            {loaded(detail, content)}
-        </section>
-    }
-}
-
-/// A turn's case of the run scored in this page (`/submit/{chain}/{turn}`), from the
-/// browser's own result: nothing is fetched but what the page already has.
-#[component]
-pub(crate) fn LocalCasePage() -> impl IntoView {
-    let params = use_params_map();
-    let slot = expect_context::<crate::pages::submit::LocalSlot>().0;
-    let place = Memo::new(move |_| {
-        let p = params.read();
-        Some((p.get("chain")?, p.get("turn")?.parse::<usize>().ok()?))
-    });
-    // The case is built once per render of the content (it parses the turn's trajectory
-    // for its observations); the breadcrumb reads only where the page is.
-    let case = move || {
-        let (chain, turn) = place.get()?;
-        let run = slot.get()?;
-        let found = run.case(&chain, turn).map(|detail| {
-            let origin = CaseOrigin::Local {
-                observations: run.observations(&chain, turn),
-                earlier_files: run.files(&chain, turn.saturating_sub(1)),
-            };
-            let nav = CaseNav::of(&run.detail(), &chain, "/submit".to_owned(), origin);
-            (detail, nav)
-        });
-        Some((chain, turn, found))
-    };
-    view! {
-        <section class="case-page">
-            <Title text=move || place.get().map_or_else(
-                || "Turn scored in your browser".to_owned(),
-                |(chain, turn)| format!("{chain}, turn {turn} · scored in your browser"),
-            ) />
-            <nav class="breadcrumbs">
-                <a href="/submit">"Submit"</a>
-                " / "
-                {move || {
-                    let scored = slot.with(Option::is_some);
-                    place.get().filter(|_| scored).map(|(chain, turn)| format!("{chain}, turn {turn}"))
-                }}
-                " "
-                <span class="badge origin local">"scored in your browser, not submitted"</span>
-            </nav>
-            {move || match case() {
-                Some((_, _, Some((detail, nav)))) => case_content(detail, nav),
-                Some((chain, turn, None)) => view! {
-                    <p class="error">{format!("The run scored here has no turn {turn} of chain {chain}.")}</p>
-                }
-                .into_any(),
-                None => view! {
-                    <p class="muted">
-                        "Nothing is scored in this page yet (a run scored in the browser lives only "
-                        "as long as the page): " <a href="/submit">"drop a bundle"</a> "."
-                    </p>
-                }
-                .into_any(),
-            }}
-        </section>
-    }
 }

@@ -17,7 +17,7 @@ use wheelwright_core::hidden_tests::{ExpectedTest, TestOutcome, Verdict};
 use wheelwright_core::recube::dataset::Instance;
 use wheelwright_sandbox::{Sandbox, StopFlag};
 
-use crate::hidden_tests::{RunError, random_seed, run_streamed, streaming_job};
+use crate::hidden_tests::{TestRunError, random_seed, run_streamed, streaming_job};
 
 /// One instance to test: its repository's files and the text at its target.
 pub(crate) struct InstanceTest<'a> {
@@ -47,7 +47,7 @@ pub(crate) fn run_instance(
     test: &InstanceTest<'_>,
     timeout: Duration,
     stop: Option<StopFlag>,
-) -> Result<Verdict, RunError> {
+) -> Result<Verdict, TestRunError> {
     let Some(target) = test.target else {
         return Ok(Verdict::all(
             &expected(test.instance),

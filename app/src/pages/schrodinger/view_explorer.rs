@@ -71,10 +71,12 @@ pub(crate) fn ViewExplorerPage() -> impl IntoView {
             p.get("version").unwrap_or_default(),
             p.get("repo").unwrap_or_default(),
         );
-        let repository = api::recube_repository_path(&name, &version, &repo);
         Wanted {
-            page: format!("{repository}/view"),
-            repository,
+            page: format!(
+                "{}/view",
+                api::recube_repository_path(&name, &version, &repo)
+            ),
+            repository: api::schrodinger_repository_path(&name, &version, &repo),
             repo,
             path: q.get("path"),
             seed: q.get("seed").unwrap_or_else(|| "0".to_owned()),

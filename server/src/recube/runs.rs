@@ -1,4 +1,4 @@
-//! ReCUBE runs on the server: a bundle scored with core and stored, each instance scored again as its hidden tests finish, and the two baselines (the original file, the masked file).
+//! ReCUBE runs on the server: how a bundle is read, checked, scored and stored (its [`Scorer`]; the steps are [`crate::submit`]'s), each instance scored again as its hidden tests finish, and the two baselines (the original file, the masked file).
 //!
 //! A ReCUBE run is stored in the same tables as a RepoReuse run: an instance is the slot
 //! (id, 1), a chain of one turn, so the run's files and trajectories, the hidden-test
@@ -11,7 +11,8 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use wheelwright_core::bundle::{DatasetRef, LIMITS, Metadata};
+use wheelwright_core::budget::Cancel;
+use wheelwright_core::bundle::{BundleError, DatasetRef, LIMITS, Metadata};
 use wheelwright_core::hidden_tests::Verdict;
 use wheelwright_core::python::index::IndexOptions;
 use wheelwright_core::recube::bundle::{InstanceKey, RecubeBundle};
@@ -25,16 +26,17 @@ use wheelwright_core::workspace::Workspace;
 
 use crate::dataset::catalog::Catalog;
 use crate::dataset::recube::LoadedRecube;
-use crate::runs::{Provenance, RunError};
 use crate::store::{Scores, SlotScore, Store};
-use crate::work::Job;
+use crate::submit::{Provenance, Scorer, SubmitError};
 
-/// The baselines of a ReCUBE dataset: the name stored with the run, what the target holds,
+/// A baseline of a ReCUBE dataset: the name stored with the run, what the target holds,
 /// and the run's model label.
-const BASELINES: [(&str, Target, &str); 2] = [
-    ("reference", Target::Original, "original file (baseline)"),
-    ("empty", Target::Masked, "masked file (baseline)"),
-];
+#[derive(Clone, Copy)]
+pub(crate) struct RecubeBaseline {
+    name: &'static str,
+    target: Target,
+    model: &'static str,
+}
 
 /// What a baseline puts at each instance's target.
 #[derive(Clone, Copy)]
@@ -45,38 +47,97 @@ enum Target {
     Masked,
 }
 
-/// Reads an uploaded ReCUBE bundle (JSON Lines, plain or gzip) within the upload limits.
-pub(crate) fn read(bytes: &[u8]) -> Result<RecubeBundle, RunError> {
-    Ok(RecubeBundle::from_bytes(bytes, "the upload", LIMITS)?)
-}
+/// Uploads and baselines are scored from the bundle alone: every instance without test
+/// results ([`score_untested`]); the rows store the run untested.
+impl Scorer for LoadedRecube {
+    type Key = InstanceKey;
+    type Report = RecubeReport;
+    type Baseline = RecubeBaseline;
 
-/// Scores `bundle` against the ReCUBE dataset it names (in `job`'s slot of the work pool)
-/// and stores it; the new run's id.
-pub(crate) async fn submit(
-    store: &Store,
-    catalog: &Catalog,
-    bundle: RecubeBundle,
-    job: &Job,
-) -> Result<i64, RunError> {
-    let wanted = &bundle.metadata.dataset;
-    let loaded = catalog
-        .recube(&wanted.name, &wanted.version)
-        .ok_or_else(|| RunError::UnknownDataset {
-            name: wanted.name.clone(),
-            version: wanted.version.clone(),
-        })?;
-    bundle.check_against(&loaded.dataset)?;
-    let manifest = &loaded.dataset.manifest;
-    let (bundle, hash) =
-        crate::runs::hashed_if_new(store, bundle, &manifest.name, &manifest.version, job).await?;
-    let scored = Arc::clone(&loaded);
-    let (bundle, report) = job
-        .run(move |_| {
-            let report = score_untested(&scored, &bundle);
-            report.map(|report| (bundle, report))
-        })
-        .await??;
-    save(store, &loaded, None, bundle, hash, &report).await
+    const BASELINES: &'static [RecubeBaseline] = &[
+        RecubeBaseline {
+            name: "reference",
+            target: Target::Original,
+            model: "original file (baseline)",
+        },
+        RecubeBaseline {
+            name: "empty",
+            target: Target::Masked,
+            model: "masked file (baseline)",
+        },
+    ];
+
+    fn find(catalog: &Catalog, name: &str, version: &str) -> Option<Arc<Self>> {
+        catalog.recube(name, version)
+    }
+
+    fn provenance(&self) -> Provenance<'_> {
+        let m = &self.dataset.manifest;
+        Provenance::upload(m.benchmark, &m.name, &m.version, &self.content_sha256)
+    }
+
+    /// JSON Lines, plain or gzip.
+    fn read(bytes: &[u8]) -> Result<RecubeBundle, BundleError> {
+        RecubeBundle::from_bytes(bytes, "the upload", LIMITS)
+    }
+
+    fn check(&self, bundle: &RecubeBundle) -> Result<(), BundleError> {
+        bundle.check_against(&self.dataset)
+    }
+
+    fn score(&self, bundle: &RecubeBundle, _cancel: &Cancel) -> Result<RecubeReport, SubmitError> {
+        Ok(score_untested(self, bundle)?)
+    }
+
+    fn score_baseline(
+        &self,
+        baseline: Self::Baseline,
+        bundle: &RecubeBundle,
+        _cancel: &Cancel,
+    ) -> Result<RecubeReport, SubmitError> {
+        let name = Self::baseline_name(baseline);
+        Ok(self.baseline_report(name, || score_untested(self, bundle))?)
+    }
+
+    fn scores(&self, _bundle: &RecubeBundle, report: &RecubeReport) -> Result<Scores, SubmitError> {
+        Ok(Scores::of_recube(report, false)?)
+    }
+
+    fn baseline_name(baseline: RecubeBaseline) -> &'static str {
+        baseline.name
+    }
+
+    fn baseline(&self, baseline: RecubeBaseline, today: &str) -> anyhow::Result<RecubeBundle> {
+        let manifest = &self.dataset.manifest;
+        let metadata = Metadata {
+            model: baseline.model.to_owned(),
+            harness: "baseline".to_owned(),
+            memory: "none".to_owned(),
+            date: today.to_owned(),
+            dataset: DatasetRef {
+                name: manifest.name.clone(),
+                version: manifest.version.clone(),
+            },
+            cost_usd: None,
+            scaffold_version: Some(wheelwright_core::SCORER_VERSION.to_owned()),
+            notes: Some(format!(
+                "Computed by Wheelwright {} from the dataset itself; not an agent's run.",
+                wheelwright_core::SCORER_VERSION
+            )),
+        };
+        Ok(RecubeBundle::baseline(
+            &self.dataset,
+            metadata,
+            |instance| {
+                let files = repository(self, instance).ok()?;
+                let original = files.get(&instance.manifest.target)?;
+                Some(match baseline.target {
+                    Target::Original => original.clone(),
+                    Target::Masked => mask(original).text,
+                })
+            },
+        ))
+    }
 }
 
 /// Every instance of `bundle` scored without test results, in dataset order. Blocking: a
@@ -123,92 +184,6 @@ pub(crate) fn repository(
     loaded
         .repository(id)?
         .ok_or_else(|| anyhow::anyhow!("instance {} names no repository", instance.manifest.id))
-}
-
-/// Stores the run with one slot per instance and its texts, in one transaction.
-async fn save(
-    store: &Store,
-    loaded: &LoadedRecube,
-    baseline: Option<&str>,
-    bundle: RecubeBundle,
-    hash: String,
-    report: &RecubeReport,
-) -> Result<i64, RunError> {
-    let manifest = &loaded.dataset.manifest;
-    let from = Provenance {
-        baseline,
-        benchmark: wheelwright_core::benchmark::Benchmark::Recube.id(),
-        dataset_name: &manifest.name,
-        dataset_version: &manifest.version,
-        dataset_sha256: &loaded.content_sha256,
-    };
-    let scores = Scores::of_recube(report, false)?;
-    crate::runs::insert(store, &from, bundle, Some(hash), &scores).await
-}
-
-/// Computes and stores the baselines of `loaded` unless they are stored for its current
-/// content; baselines of older content of the same dataset are replaced.
-pub(crate) async fn ensure_baselines(
-    store: &Store,
-    loaded: &Arc<LoadedRecube>,
-) -> anyhow::Result<()> {
-    let manifest = &loaded.dataset.manifest;
-    store
-        .delete_stale_baselines(&manifest.name, &manifest.version, &loaded.content_sha256)
-        .await?;
-    let today = store.today().await?;
-    for (name, target, model) in BASELINES {
-        if store
-            .baseline_run(name, &manifest.name, &manifest.version)
-            .await?
-            .is_some()
-        {
-            continue;
-        }
-        let metadata = Metadata {
-            model: model.to_owned(),
-            harness: "baseline".to_owned(),
-            memory: "none".to_owned(),
-            date: today.clone(),
-            dataset: DatasetRef {
-                name: manifest.name.clone(),
-                version: manifest.version.clone(),
-            },
-            cost_usd: None,
-            scaffold_version: Some(wheelwright_core::SCORER_VERSION.to_owned()),
-            notes: Some(format!(
-                "Computed by Wheelwright {} from the dataset itself; not an agent's run.",
-                wheelwright_core::SCORER_VERSION
-            )),
-        };
-        let scored = Arc::clone(loaded);
-        let (bundle, hash, report) = tokio::task::spawn_blocking(move || {
-            let bundle = RecubeBundle::baseline(&scored.dataset, metadata, |instance| {
-                let files = repository(&scored, instance).ok()?;
-                let original = files.get(&instance.manifest.target)?;
-                Some(match target {
-                    Target::Original => original.clone(),
-                    Target::Masked => mask(original).text,
-                })
-            });
-            let hash = bundle.content_hash();
-            let report = scored.baseline_report(name, || score_untested(&scored, &bundle))?;
-            anyhow::Ok((bundle, hash, report))
-        })
-        .await??;
-        match save(store, loaded, Some(name), bundle, hash, &report).await {
-            Ok(id) => tracing::info!(
-                dataset = manifest.name,
-                baseline = name,
-                id,
-                "baseline stored"
-            ),
-            // Another server process on the same database stored it first.
-            Err(RunError::Duplicate { .. }) => {}
-            Err(e) => return Err(anyhow::anyhow!("{e}")),
-        }
-    }
-    Ok(())
 }
 
 /// The stored scores of run `run`'s instances, in the order they were stored (the

@@ -19,7 +19,7 @@ use flate2::write::DeflateEncoder;
 use futures_util::TryStreamExt;
 use wheelwright_core::bundle::{InstanceId, RunBundle};
 
-use crate::store::{PartRow, Store, StoredText};
+use super::{PartRow, Store, StoredText};
 
 /// Bytes of text in one stored part, and so the most of a file one read decompresses.
 pub const PART_BYTES: usize = 1024 * 1024;
@@ -43,7 +43,7 @@ pub const STORE_LIMITS: StoreLimits = StoreLimits {
 
 /// Why a run was not stored; nothing is stored when one is returned.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum StoreError {
+pub enum OverLimits {
     #[error(
         "the run's files and trajectories are {size} bytes once decompressed, over the {limit} bytes a stored run may hold; submit fewer or smaller files (the scorer reads the agent's Python files and trajectories)"
     )]
@@ -109,10 +109,10 @@ pub fn raw_bytes<I: InstanceId>(bundle: &RunBundle<I>) -> u64 {
 pub fn check_raw<I: InstanceId>(
     bundle: &RunBundle<I>,
     limits: StoreLimits,
-) -> Result<(), StoreError> {
+) -> Result<(), OverLimits> {
     let size = raw_bytes(bundle);
     if size > limits.raw_bytes {
-        return Err(StoreError::TooLarge {
+        return Err(OverLimits::TooLarge {
             size,
             limit: limits.raw_bytes,
         });
@@ -125,7 +125,7 @@ pub fn check_raw<I: InstanceId>(
 pub fn pack<I: InstanceId>(
     bundle: &RunBundle<I>,
     limits: StoreLimits,
-) -> Result<PackedRun, StoreError> {
+) -> Result<PackedRun, OverLimits> {
     check_raw(bundle, limits)?;
     let mut run = PackedRun::default();
     for (id, given) in &bundle.predictions {
@@ -140,7 +140,7 @@ pub fn pack<I: InstanceId>(
             run.raw_bytes += text.len() as u64;
             run.stored_bytes += parts.iter().map(|p| p.len() as u64).sum::<u64>();
             if run.stored_bytes > limits.stored_bytes {
-                return Err(StoreError::TooLargeStored {
+                return Err(OverLimits::TooLargeStored {
                     size: run.stored_bytes,
                     limit: limits.stored_bytes,
                 });
@@ -428,14 +428,14 @@ mod tests {
         };
         assert_eq!(
             pack(&bundle, limits(1002, 1 << 20)).unwrap_err(),
-            StoreError::TooLarge {
+            OverLimits::TooLarge {
                 size: 1003,
                 limit: 1002
             }
         );
         assert!(matches!(
             pack(&bundle, limits(1003, 10)),
-            Err(StoreError::TooLargeStored { limit: 10, .. })
+            Err(OverLimits::TooLargeStored { limit: 10, .. })
         ));
         let packed = pack(&bundle, limits(1003, 1 << 20)).unwrap();
         assert_eq!((packed.raw_bytes, packed.texts.len()), (1003, 3));

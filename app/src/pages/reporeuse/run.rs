@@ -1,4 +1,6 @@
-//! One run: its summary and overall row, the per-turn table grouped by chain (each turn
+//! One RepoReuse run: its scores turn by turn, downloads, its hidden tests and the actions not understood.
+//!
+//! Its summary and overall row, the per-turn table grouped by chain (each turn
 //! links to its case; the API sends turns a page at a time, so a long run shows more on
 //! request), downloads, and its hidden tests: queue them and follow their progress live,
 //! then see the pass and resolve rates they produce; and the report of the actions its
@@ -13,12 +15,12 @@ use leptos_router::hooks::use_params_map;
 use wheelwright_core::present::chart::{TurnSeries, turn_charts};
 use wheelwright_core::present::test_groups::test_groups;
 
+use super::runs::origin_badge;
 use crate::api::{self, ApiError, Page, RunDetail, RunTests, TurnTableRow};
 use crate::components::chart::LineChart;
 use crate::components::hidden_tests::HiddenTestsControl;
 use crate::components::loaded::loaded;
 use crate::components::score::{COLUMNS, ScoreCell, score_headers};
-use crate::pages::runs::origin_badge;
 use wheelwright_core::reporeuse::metrics::turn::SubmissionStatus;
 use wheelwright_core::trajectory::UnparsedReport;
 

@@ -1,14 +1,15 @@
-//! A case study, as the RepoReuse paper's figures show one: for a target the turn
-//! re-implemented, its definition (in the repository, or in the agent's file of the turn
+//! A case study, as the RepoReuse paper's figures show one: a re-implemented target beside the turn's code.
+//!
+//! For a target the turn re-implemented, its definition (in the repository, or in the agent's file of the turn
 //! before) beside the turn's code, with the callees the two share marked in both.
 
 use std::collections::BTreeMap;
 
 use leptos::prelude::*;
 
+use super::case_nav::{CaseNav, CaseOrigin};
 use crate::api::{self, Target, TurnDetail};
 use crate::components::source_view::{LineMark, SourceView};
-use crate::pages::case_nav::{CaseNav, CaseOrigin};
 use wheelwright_core::outline::outline;
 use wheelwright_core::present::source::module_of;
 
