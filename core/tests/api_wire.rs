@@ -45,7 +45,7 @@ fn wire_type(name: &str) -> Option<Check> {
         "recube-datasets" => round_trips::<Vec<RecubeDatasetSummary>>,
         "recube-dataset" => round_trips::<RecubeDatasetDetail>,
         n if n.starts_with("recube-instance-") => round_trips::<RecubeInstanceDetail>,
-        "recube-view-packaging-utils" => round_trips::<ViewFile>,
+        "schrodinger-view-packaging-utils" => round_trips::<ViewFile>,
         n if n.starts_with("recube-run-") => round_trips::<RecubeRunDetail>,
         n if n.ends_with("-source-range") => round_trips::<SourceLines>,
         n if n.starts_with("dataset-") && n.ends_with("-source") => round_trips::<SourceFiles>,
