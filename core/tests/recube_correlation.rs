@@ -7,7 +7,9 @@
 use std::path::Path;
 
 use serde::Deserialize;
-use wheelwright_core::recube::metrics::{Correlation, by_quartile, kendall_tau, spearman_rho};
+use wheelwright_core::recube::metrics::{
+    Correlation, by_quartile, correlated, kendall_tau, spearman_rho,
+};
 
 #[derive(Deserialize)]
 struct Cases {
@@ -68,39 +70,53 @@ fn each_case_matches_scipy() {
 }
 
 #[test]
-fn quartiles_split_by_difficulty_and_correlate_within_each() {
-    // Twelve pairs, difficulty 0..12 in reverse input order: quartile 1 is the last three.
-    let difficulty: Vec<f64> = (0..12).rev().map(f64::from).collect();
-    let x: Vec<f64> = (0..12).map(f64::from).collect();
-    let y: Vec<f64> = (0..12)
-        .map(|i| {
-            if i % 2 == 0 {
-                f64::from(i)
-            } else {
-                -f64::from(i)
-            }
-        })
+fn quartiles_are_the_models_own_pass_rates_and_correlate_without_0_and_100() {
+    // Twelve instances: APR (percent) and caller coverage (percent), in input order. Ranked
+    // by APR, highest first: quartile 1 is 100, 100, 90 (the last three given), quartile 4
+    // is 0, 0, 10.
+    let pass = [
+        0.0, 10.0, 0.0, 20.0, 40.0, 30.0, 50.0, 60.0, 70.0, 90.0, 100.0, 100.0,
+    ];
+    let coverage = [
+        5.0, 20.0, 15.0, 10.0, 60.0, 30.0, 40.0, 80.0, 50.0, 70.0, 100.0, 90.0,
+    ];
+    let quartiles = by_quartile(&coverage, &pass);
+    let shape: Vec<(u8, usize, usize)> = quartiles
+        .iter()
+        .map(|q| (q.quartile, q.n, q.correlated))
         .collect();
-    let quartiles = by_quartile(&difficulty, &x, &y);
+    assert_eq!(shape, [(1, 3, 1), (2, 3, 3), (3, 3, 3), (4, 3, 1)]);
+    // Mean coverage counts every instance of the quartile, 0% and 100% included.
+    let means: Vec<Option<f64>> = quartiles.iter().map(|q| q.mean_coverage).collect();
     assert_eq!(
-        quartiles.iter().map(|q| q.n).collect::<Vec<_>>(),
-        [3, 3, 3, 3]
+        means,
+        [
+            Some((100.0 + 90.0 + 70.0) / 3.0),
+            Some((50.0 + 80.0 + 40.0) / 3.0),
+            Some((60.0 + 30.0 + 10.0) / 3.0),
+            Some((20.0 + 5.0 + 15.0) / 3.0),
+        ]
     );
-    // Quartile 1 holds pairs 11, 10, 9: x 11, 10, 9; y -11, 10, -9.
-    let q1 = &quartiles[0];
-    assert_eq!(q1.quartile, 1);
-    let expected = kendall_tau(&[11.0, 10.0, 9.0], &[-11.0, 10.0, -9.0]);
-    assert_eq!(q1.kendall, expected);
-    // Uneven sizes: the first quartiles take the extra pairs.
-    let sizes: Vec<usize> = by_quartile(&[1.0; 10], &[0.0; 10], &[0.0; 10])
+    // Quartile 2 holds APR 70, 60, 50 with coverage 50, 80, 40.
+    assert_eq!(
+        quartiles[1].kendall,
+        kendall_tau(&[50.0, 80.0, 40.0], &[70.0, 60.0, 50.0])
+    );
+    assert_eq!(
+        quartiles[1].spearman,
+        spearman_rho(&[50.0, 80.0, 40.0], &[70.0, 60.0, 50.0])
+    );
+    // Quartiles 1 and 4 keep one instance each for the correlations: undefined, not 0.
+    assert!(quartiles[0].kendall.is_none() && quartiles[3].spearman.is_none());
+    // Uneven sizes: the first quartiles take the extra instances; an empty one has no mean.
+    let sizes: Vec<usize> = by_quartile(&[50.0; 10], &[50.0; 10])
         .iter()
         .map(|q| q.n)
         .collect();
     assert_eq!(sizes, [3, 3, 2, 2]);
-    // Too few pairs in a quartile: undefined, not 0.
-    assert!(
-        by_quartile(&[1.0, 2.0], &[1.0, 2.0], &[1.0, 2.0])[0]
-            .spearman
-            .is_none()
+    assert_eq!(
+        by_quartile(&[1.0, 2.0], &[50.0, 60.0])[3].mean_coverage,
+        None
     );
+    assert!(!correlated(0.0) && !correlated(100.0) && correlated(0.1) && correlated(99.9));
 }

@@ -347,3 +347,23 @@ fn caller_coverage_counts_the_callers_a_trajectory_showed() {
         }
     );
 }
+
+/// A file that shares nothing with the target (no name subtoken, no structure, no
+/// identifier: score 0) is not listed as similar, however few candidates there are.
+#[test]
+fn a_file_sharing_nothing_is_not_listed_as_similar() {
+    let mut workspace = workspace_of(&fixtures().join("repo"));
+    workspace.insert("pkg/empty_notes.py", "");
+    let g = Graph::build(&workspace, TARGET, &IndexOptions::default());
+    let masked = mask(workspace.text(TARGET).expect("the target")).text;
+    let all = wheelwright_core::recube::views::similar_files(&workspace, TARGET, &masked);
+    let empty = all
+        .iter()
+        .find(|f| f.path == "pkg/empty_notes.py")
+        .expect("every file is scored");
+    assert_eq!(empty.score, 0.0, "{empty:?}");
+    let context = Context::of(&g, &workspace, &masked);
+    let listed: Vec<&str> = context.similar.iter().map(|f| f.path.as_str()).collect();
+    assert!(!listed.contains(&"pkg/empty_notes.py"), "{listed:?}");
+    assert!(!listed.is_empty());
+}

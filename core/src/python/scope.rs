@@ -229,6 +229,8 @@ pub(crate) struct FileAnalysis {
 enum Ctx {
     Load,
     Store,
+    /// A `del` target.
+    Delete,
     Pattern,
 }
 
@@ -238,6 +240,8 @@ enum Bind {
     Star(usize),
     Def(usize),
     Other,
+    /// `del name`: the name is this scope's (D3) but gets no value.
+    Delete,
     Constructed(ScopeId, Vec<String>),
 }
 
@@ -339,6 +343,7 @@ pub(crate) fn analyse_tree_with(
         match ctx {
             Ctx::Load => walker.load(id, scope),
             Ctx::Store => walker.store(id, scope),
+            Ctx::Delete => walker.delete(id, scope),
             Ctx::Pattern => walker.pattern(id, scope),
         }
     }
@@ -542,7 +547,7 @@ impl Walker<'_, '_> {
                     }
                 }
             }
-            Kind::DeleteStatement => self.push_children(id, scope, Ctx::Store),
+            Kind::DeleteStatement => self.push_children(id, scope, Ctx::Delete),
             Kind::CasePattern => self.push_children(id, scope, Ctx::Pattern),
             _ => self.push_children(id, scope, Ctx::Load),
         }
@@ -638,6 +643,25 @@ impl Walker<'_, '_> {
             Kind::Subscript => self.push_children(id, scope, Ctx::Load),
             Kind::Comment => {}
             _ => self.push_children(id, scope, Ctx::Store),
+        }
+    }
+
+    /// A `del` target. A name it deletes belongs to the scope (D3: `del x` in a function
+    /// makes `x` local there) but is given no value, so it does not shadow the imports
+    /// that bind it: `f = ...; del f` after `from m import f` still leaves `f()` a call of
+    /// `m.f` (toolz's `curried/__init__.py` calls `toolz.curry` 43 times, then `del`s
+    /// `toolz`). What else a statement does with the name later does not matter to a `del`.
+    fn delete(&mut self, id: NodeId, scope: ScopeId) {
+        let tree = self.tree;
+        match tree.kind(id) {
+            Kind::Identifier => {
+                let name = self.text(id);
+                self.bind(scope, name, Bind::Delete);
+            }
+            Kind::Attribute => self.push(tree.child(id, Field::Object), scope, Ctx::Load),
+            Kind::Subscript => self.push_children(id, scope, Ctx::Load),
+            Kind::Comment => {}
+            _ => self.push_children(id, scope, Ctx::Delete),
         }
     }
 
@@ -952,6 +976,9 @@ impl Walker<'_, '_> {
                     binding.local = true;
                     TopKind::Other
                 }
+                // The module no longer has the name: a lookup of it there finds no
+                // definition, as after an assignment (D4 stops).
+                Bind::Delete => TopKind::Other,
                 Bind::Constructed(scope, chain) => {
                     binding.local = true;
                     binding.constructed.push((scope, chain));

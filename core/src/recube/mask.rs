@@ -18,8 +18,12 @@
 //! assert_eq!(masked.bodies, ["cwd"]);
 //! ```
 //!
-//! Comments inside a body go with the body (they describe the implementation); comments
-//! after a body's last statement stay. Lambdas are expressions, not bodies, and stay.
+//! Comments inside a body go with the body (they describe the implementation): those between
+//! its statements, and those before its first statement and after its last that are indented
+//! at least as deep as the body, as Python's own tokenizer would put them in the block (a
+//! trailing `# fall back to ...` is the implementation's, not the next definition's). Comments
+//! indented less than the body (about what follows) stay, as do all outside functions.
+//! Lambdas are expressions, not bodies, and stay.
 
 use std::collections::BTreeMap;
 
@@ -131,8 +135,8 @@ pub fn mask(source: &str) -> Masked {
 }
 
 /// The edit that replaces the body of function `id` by its docstring and [`RAISE`]: from its
-/// first statement to its last (comments before the first stay, as do those after the last),
-/// on the `def` line for a body written there.
+/// first statement to its last with the body's own comments around them ([`leading_comment`],
+/// [`trailing_comments_end`]), on the `def` line for a body written there.
 fn body_edit(tree: &SyntaxTree<'_>, id: NodeId) -> Option<Edit> {
     let body = tree.child(id, Field::Body)?;
     let mut statements = tree
@@ -151,11 +155,73 @@ fn body_edit(tree: &SyntaxTree<'_>, id: NodeId) -> Option<Edit> {
     } else {
         "; ".to_owned()
     };
+    let (start, end) = if separator == "; " {
+        (start, end)
+    } else {
+        (
+            leading_comment(source, line_start, before).unwrap_or(start),
+            trailing_comments_end(source, end, before),
+        )
+    };
     let text = match docstring(tree, first) {
         Some(doc) => format!("{doc}{separator}{RAISE}"),
         None => RAISE.to_owned(),
     };
     Some(Edit { start, end, text })
+}
+
+/// Where the first of the comment lines just above a body's first statement (the line at
+/// `line_start`) begins, when they are indented at least as deep as the body (`indent`):
+/// they describe the implementation. Blank lines between them are crossed; the `def` line
+/// (or a signature's last line) ends the search.
+fn leading_comment(source: &str, line_start: usize, indent: &str) -> Option<usize> {
+    let mut found = None;
+    let mut end = line_start;
+    while end > 0 {
+        let start = source[..end - 1].rfind('\n').map_or(0, |i| i + 1);
+        let line = &source[start..end - 1];
+        let code = line.trim_start_matches([' ', '\t']);
+        if code.trim_end().is_empty() {
+            end = start;
+            continue;
+        }
+        if !(code.starts_with('#') && line.starts_with(indent)) {
+            break;
+        }
+        found = Some(start + (line.len() - code.len()));
+        end = start;
+    }
+    found
+}
+
+/// Where a body that ends at `end` really ends: after a comment on its last statement's line,
+/// and after the comment lines below it indented at least as deep as the body (`indent`),
+/// blank lines between them crossed; the first line of code, or a comment indented less (about
+/// what follows), ends it.
+fn trailing_comments_end(source: &str, end: usize, indent: &str) -> usize {
+    let line_end = source[end..].find('\n').map_or(source.len(), |i| end + i);
+    let rest = source[end..line_end].trim_start_matches([' ', '\t']);
+    let mut body_end = if rest.starts_with('#') {
+        line_end - (rest.len() - rest.trim_end().len())
+    } else {
+        end
+    };
+    let mut next = line_end + 1;
+    while next < source.len() {
+        let next_end = source[next..].find('\n').map_or(source.len(), |i| next + i);
+        let line = &source[next..next_end];
+        let code = line.trim_start_matches([' ', '\t']);
+        if code.trim_end().is_empty() {
+            next = next_end + 1;
+            continue;
+        }
+        if !(code.starts_with('#') && line.starts_with(indent)) {
+            break;
+        }
+        body_end = next + line.trim_end().len();
+        next = next_end + 1;
+    }
+    body_end
 }
 
 /// The text of `statement` when it is a docstring: an expression statement that is one

@@ -7,9 +7,10 @@
 //! in every denominator.
 //!
 //! Difficulty, for the correlations by quartile (spec 2, "per-model difficulty quartile"),
-//! is how many function and method bodies the instance's mask removed: the code the agent
-//! has to write back. Within one run (one model), instances are ranked by it and split into
-//! four quartiles; caller coverage and the instance's APR are correlated within each.
+//! is the model's own: within one run (one model), instances are ranked by their APR and
+//! split into four quartiles; caller coverage and APR are correlated within each and over
+//! the run, leaving out instances at 0% and 100%, which stay in each quartile's mean
+//! coverage ([`by_quartile`]).
 
 use std::collections::BTreeMap;
 
@@ -23,7 +24,7 @@ use crate::recube::graph::Graph;
 use crate::recube::mask::mask;
 use crate::recube::metrics::{
     Correlation, PassRates, QuartileCorrelation, Score, TestKind, Undefined, by_quartile,
-    caller_coverage, judge, kendall_tau, spearman_rho,
+    caller_coverage, correlated, judge, kendall_tau, spearman_rho,
 };
 use crate::trajectory::{
     InterpretOptions, TrajectorySummary, interpret_trajectory, parse_trajectory,
@@ -84,7 +85,7 @@ pub struct InstanceScore {
     pub caller_coverage: Score,
     /// How many files invoke the target's entities.
     pub callers: usize,
-    /// Bodies the mask removed (the instance's difficulty).
+    /// Bodies the mask removed: the code the agent has to write back.
     pub masked_bodies: usize,
     /// What the agent's run on it cost, when its trajectory says.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -106,7 +107,8 @@ pub struct InstanceScore {
 /// Caller coverage against APR, over all instances and by difficulty quartile.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct CoverageCorrelations {
-    /// Over the instances with a defined caller coverage.
+    /// Over the instances with a defined caller coverage and an APR strictly between 0% and
+    /// 100%.
     pub kendall: Option<Correlation>,
     pub spearman: Option<Correlation>,
     pub by_quartile: Vec<QuartileCorrelation>,
@@ -329,24 +331,20 @@ pub fn report(instances: Vec<InstanceScore>) -> RecubeReport {
         })
         .collect();
     let rates = PassRates::of(&judged);
-    // Pairs of (difficulty, caller coverage, pass rate) where both rates are defined.
-    let pairs: Vec<(f64, f64, f64)> = instances
+    // Pairs of (caller coverage, pass rate) where both are defined.
+    let (coverage, pass): (Vec<f64>, Vec<f64>) = instances
         .iter()
-        .filter_map(|i| {
-            Some((
-                i.masked_bodies as f64,
-                i.caller_coverage.value()?,
-                i.pass_rate.value()?,
-            ))
-        })
-        .collect();
-    let difficulty: Vec<f64> = pairs.iter().map(|p| p.0).collect();
-    let coverage: Vec<f64> = pairs.iter().map(|p| p.1).collect();
-    let pass: Vec<f64> = pairs.iter().map(|p| p.2).collect();
+        .filter_map(|i| Some((i.caller_coverage.value()?, i.pass_rate.value()?)))
+        .unzip();
+    let (kept_coverage, kept_pass): (Vec<f64>, Vec<f64>) = coverage
+        .iter()
+        .zip(&pass)
+        .filter(|&(_, &p)| correlated(p))
+        .unzip();
     let correlations = CoverageCorrelations {
-        kendall: kendall_tau(&coverage, &pass),
-        spearman: spearman_rho(&coverage, &pass),
-        by_quartile: by_quartile(&difficulty, &coverage, &pass),
+        kendall: kendall_tau(&kept_coverage, &kept_pass),
+        spearman: spearman_rho(&kept_coverage, &kept_pass),
+        by_quartile: by_quartile(&coverage, &pass),
     };
     let defined: Vec<f64> = instances
         .iter()

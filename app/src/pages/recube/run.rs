@@ -157,7 +157,7 @@ fn content(loaded: Loaded) -> impl IntoView {
                 </table>
             </div>
             <p class="muted small" id="correlations">
-                "Caller coverage against each instance's APR, over the tested instances: Kendall τ "
+                "Caller coverage against each instance's APR, over the tested instances whose APR is neither 0% nor 100%: Kendall τ "
                 {kendall}", Spearman ρ "{spearman}"."
             </p>
         </section>

@@ -1,8 +1,9 @@
 //! Rank correlations with p-values: Kendall's tau-b and Spearman's rho, as `scipy.stats` computes them.
 //!
 //! ReCUBE relates how much of a target's usage an agent saw (caller coverage) to how well
-//! it rebuilt the file (APR), within quartiles of instance difficulty so that easy files
-//! do not make the relation (spec 2, "Correlations"). The values and two-sided p-values
+//! it rebuilt the file (APR), within quartiles of the model's own difficulty so that easy
+//! files do not make the relation, leaving out instances at 0% and 100% (spec 2,
+//! "Correlations"; [`by_quartile`]). The values and two-sided p-values
 //! are those of scipy's `kendalltau` (variant b: the exact distribution without ties up to
 //! 33 pairs, else the normal approximation with tie corrections) and `spearmanr` (Pearson's
 //! r of average ranks; Student's t with n - 2 degrees of freedom), pinned by tests against
@@ -102,34 +103,63 @@ pub fn spearman_rho(x: &[f64], y: &[f64]) -> Option<Correlation> {
     })
 }
 
-/// Both correlations within one quartile of difficulty.
+/// One per-model difficulty quartile: its instances' mean caller coverage, and both
+/// correlations of coverage with APR over those of its instances that neither failed nor
+/// passed everything.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct QuartileCorrelation {
-    /// 1 (easiest) to 4 (hardest).
+    /// 1 (the model's highest pass rates, its easiest instances) to 4 (its hardest).
     pub quartile: u8,
+    /// The instances in the quartile.
     pub n: usize,
+    /// Their mean caller coverage, in percent, 0% and 100% instances included (the
+    /// coverage-by-quartile view); `None` for an empty quartile.
+    #[serde(default)]
+    pub mean_coverage: Option<f64>,
+    /// How many of them enter the correlations: those whose APR is strictly between 0% and
+    /// 100% (an instance every test failed or passed says nothing about how coverage helps).
+    #[serde(default)]
+    pub correlated: usize,
     pub kendall: Option<Correlation>,
     pub spearman: Option<Correlation>,
 }
 
-/// The correlations of `x` and `y` within each quartile of `difficulty` (one value per
-/// pair; higher is harder): pairs sorted by difficulty (ties in input order) and cut into
-/// four groups of sizes as equal as can be, the larger ones first.
-pub fn by_quartile(difficulty: &[f64], x: &[f64], y: &[f64]) -> Vec<QuartileCorrelation> {
-    let n = difficulty.len().min(x.len()).min(y.len());
+/// Whether an instance's APR (in percent) enters ReCUBE's correlations: not at 0% or 100%.
+pub fn correlated(pass_rate: f64) -> bool {
+    pass_rate > 0.0 && pass_rate < 100.0
+}
+
+/// Caller coverage against APR by per-model difficulty quartile (spec 2, "Correlations"):
+/// one run's (one model's) instances, `coverage` and `pass_rate` in percent, one pair per
+/// instance, ranked by that model's own pass rate, highest first (ties in input order), and
+/// cut into four groups of sizes as equal as can be, the larger ones first. Each quartile's
+/// mean coverage is over all its instances; its correlations leave out those at 0% and
+/// 100% ([`correlated`]).
+///
+/// Example: pass rates 100, 80, 60, 50, 40, 0 give quartiles {100, 80}, {60, 50}, {40},
+/// {0}; quartile 1 correlates only the instance at 80% (too few: no coefficient).
+pub fn by_quartile(coverage: &[f64], pass_rate: &[f64]) -> Vec<QuartileCorrelation> {
+    let n = coverage.len().min(pass_rate.len());
     let mut order: Vec<usize> = (0..n).collect();
-    order.sort_by(|&a, &b| difficulty[a].total_cmp(&difficulty[b]));
+    order.sort_by(|&a, &b| pass_rate[b].total_cmp(&pass_rate[a]));
     let mut out = Vec::with_capacity(4);
     let mut start = 0;
     for q in 0..4 {
         let size = n / 4 + usize::from(q < n % 4);
         let group = &order[start..start + size];
         start += size;
-        let xs: Vec<f64> = group.iter().map(|&i| x[i]).collect();
-        let ys: Vec<f64> = group.iter().map(|&i| y[i]).collect();
+        let mean_coverage =
+            (size > 0).then(|| group.iter().map(|&i| coverage[i]).sum::<f64>() / size as f64);
+        let (xs, ys): (Vec<f64>, Vec<f64>) = group
+            .iter()
+            .filter(|&&i| correlated(pass_rate[i]))
+            .map(|&i| (coverage[i], pass_rate[i]))
+            .unzip();
         out.push(QuartileCorrelation {
             quartile: q as u8 + 1,
             n: size,
+            mean_coverage,
+            correlated: xs.len(),
             kendall: kendall_tau(&xs, &ys),
             spearman: spearman_rho(&xs, &ys),
         });

@@ -12,7 +12,9 @@ mod strict_pass_rate;
 
 pub use average_pass_rate::average_pass_rate;
 pub use caller_coverage::caller_coverage;
-pub use correlation::{Correlation, QuartileCorrelation, by_quartile, kendall_tau, spearman_rho};
+pub use correlation::{
+    Correlation, QuartileCorrelation, by_quartile, correlated, kendall_tau, spearman_rho,
+};
 pub use strict_pass_rate::strict_pass_rate;
 
 use std::collections::BTreeMap;

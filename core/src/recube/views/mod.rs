@@ -33,6 +33,11 @@ use crate::workspace::Workspace;
 /// How many similar files a context lists.
 pub const SIMILAR_FILES: usize = 5;
 
+/// The least score a similar file needs to be listed: one that shows as 0.000 at the three
+/// decimals the views print shares no signal with the target worth the agent's reading.
+/// (The spec gives no threshold; this only keeps "similar" from naming dissimilar files.)
+pub const MIN_SIMILARITY: f64 = 0.0005;
+
 /// The four views of one target.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Context {
@@ -48,6 +53,7 @@ impl Context {
     /// repository (its target file, if there, is never read).
     pub fn of(graph: &Graph, workspace: &Workspace, masked: &str) -> Self {
         let mut similar = similar_files(workspace, &graph.target, masked);
+        similar.retain(|file| file.score >= MIN_SIMILARITY);
         similar.truncate(SIMILAR_FILES);
         Self {
             target: graph.target.clone(),

@@ -353,11 +353,21 @@ pub(super) fn decode_grep(
                     Some((file.clone(), None, line))
                 }
             }
-            None => split_path_line(ctx, part, spec.numbers, line, &seen_paths).or_else(|| {
-                let file = lone.clone()?;
-                let (n, t) = grep_number(line)?;
-                (spec.numbers && !ctx.is_dir(&file) && file != ".").then_some((file, Some(n), t))
-            }),
+            None => split_path_line(ctx, part, spec.numbers, line, &seen_paths)
+                .filter(|(path, _, text)| {
+                    names_a_searched_file(ctx, lone.as_deref(), path, text, obs)
+                })
+                .or_else(|| {
+                    let file = lone.clone().filter(|f| !ctx.is_dir(f) && f != ".")?;
+                    if !spec.numbers {
+                        // `grep -r PAT FILE` of a file the workspace does not hold: GNU
+                        // grep names no file for one file operand, so the line is text.
+                        return (!ctx.is_dir(&file) && ctx.text(&file).is_none())
+                            .then_some((file, None, line));
+                    }
+                    let (n, t) = grep_number(line)?;
+                    Some((file, Some(n), t))
+                }),
         };
         let Some((file, n, text)) = decoded else {
             continue;
@@ -404,6 +414,30 @@ pub(super) fn decode_grep(
             r.shown.add(&file, n);
         }
     }
+}
+
+/// Whether a `path:text` reading of a grep line can be what grep printed: grep names only
+/// the files it searched, so with one operand `X` only `X` or a path under `X/` (a name
+/// elsewhere is the text of a file grep did not name, `note: k:v`); never a directory the
+/// workspace holds; and, where another part of the command printed too (`ls -R && grep -r`),
+/// not a `dir:` line with nothing after it that names no file the workspace holds (a
+/// listing's header, not a match of an empty line).
+fn names_a_searched_file(
+    ctx: &Ctx<'_>,
+    lone: Option<&str>,
+    path: &str,
+    text: &str,
+    obs: &Obs<'_>,
+) -> bool {
+    let under_operand = lone.is_none_or(|operand| {
+        operand == "."
+            || path == operand
+            || path
+                .strip_prefix(operand)
+                .is_some_and(|rest| rest.starts_with('/'))
+    });
+    let listing_header = obs.printing_parts > 1 && text.is_empty() && ctx.text(path).is_none();
+    under_operand && !ctx.is_dir(path) && !listing_header
 }
 
 /// Tools whose messages on stderr (merged into the observation by the harness) begin with
