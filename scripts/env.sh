@@ -8,4 +8,5 @@ export PATH="$HOME/.cargo/bin:$PATH"
 export CARGO_TERM_COLOR="${CARGO_TERM_COLOR:-never}"
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 export ROOT
-step() { printf '\n==> %s\n' "$*"; }
+# Each step says when it began (seconds since the script started), so a log shows where the time went.
+step() { printf '\n==> [%d s] %s\n' "$SECONDS" "$*"; }
