@@ -362,8 +362,7 @@ pub(super) fn decode_grep(
                     if !spec.numbers {
                         // `grep -r PAT FILE` of a file the workspace does not hold: GNU
                         // grep names no file for one file operand, so the line is text.
-                        return (!ctx.is_dir(&file) && ctx.text(&file).is_none())
-                            .then_some((file, None, line));
+                        return ctx.text(&file).is_none().then_some((file, None, line));
                     }
                     let (n, t) = grep_number(line)?;
                     Some((file, Some(n), t))
