@@ -3,6 +3,7 @@
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
+use rayon::prelude::*;
 use serde::Serialize;
 use wheelwright_core::reporeuse::dataset::{RepositorySource, empty_module, turn_dir};
 
@@ -120,6 +121,17 @@ impl TurnVerdict {
     }
 }
 
+/// The module a turn's tests are run against.
+#[derive(Clone, Copy)]
+enum Module {
+    /// The turn's reference solution: every test passes.
+    Reference,
+    /// The targets' signatures with empty bodies: the tests must fail.
+    Empty,
+    /// What the copy baseline submits.
+    Copy,
+}
+
 /// Verifies the dataset in `dir`, printing progress, a per-turn table, notes and failures
 /// to `out`; `Ok(true)` when every check passed.
 fn verify_dir(
@@ -205,28 +217,46 @@ fn verify_dir(
                     .join("\n")
             ));
         }
+        // Each turn's three pytest runs (reference, empty module, the copy baseline) are
+        // separate processes in their own workspaces: run on every core (rayon), they take
+        // half the time on two.
+        let runs: Vec<(usize, Module)> = (0..verdicts.len())
+            .flat_map(|k| [Module::Reference, Module::Empty, Module::Copy].map(|m| (k, m)))
+            .collect();
         let bar = if options.progress {
-            let bar = indicatif::ProgressBar::new(verdicts.len() as u64);
+            let bar = indicatif::ProgressBar::new(runs.len() as u64);
             bar.set_style(
-                indicatif::ProgressStyle::with_template("testing {bar:40} {pos}/{len} turns {msg}")
-                    .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+                indicatif::ProgressStyle::with_template(
+                    "testing {bar:40} {pos}/{len} pytest runs (3 a turn)",
+                )
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
             );
             bar
         } else {
             indicatif::ProgressBar::hidden()
         };
-        for ((v, (chain, i)), copy) in verdicts.iter_mut().zip(&turn_refs).zip(&copies) {
-            bar.set_message(format!("{} turn {}", chain.manifest.id, i + 1));
-            let turn = &chain.turns[*i];
-            v.reference = Some(run_turn_tests(&python, &chain.turns, *i, &turn.reference)?);
-            v.empty = Some(run_turn_tests(
-                &python,
-                &chain.turns,
-                *i,
-                &empty_module(&turn.manifest),
-            )?);
-            v.copy = Some(run_turn_tests(&python, &chain.turns, *i, &copy.text)?);
-            bar.inc(1);
+        let counts: Vec<Result<PytestCounts, _>> = runs
+            .par_iter()
+            .map(|&(k, module)| {
+                let (chain, i) = turn_refs[k];
+                let turn = &chain.turns[i];
+                let text = match module {
+                    Module::Reference => turn.reference.clone(),
+                    Module::Empty => empty_module(&turn.manifest),
+                    Module::Copy => copies[k].text.clone(),
+                };
+                let counts = run_turn_tests(&python, &chain.turns, i, &text);
+                bar.inc(1);
+                counts
+            })
+            .collect();
+        for ((k, module), counts) in runs.into_iter().zip(counts) {
+            let slot = match module {
+                Module::Reference => &mut verdicts[k].reference,
+                Module::Empty => &mut verdicts[k].empty,
+                Module::Copy => &mut verdicts[k].copy,
+            };
+            *slot = Some(counts?);
         }
         bar.finish_and_clear();
     }
