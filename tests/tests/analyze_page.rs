@@ -198,3 +198,60 @@ async fn a_real_library_file_pasted_into_the_page_matches_the_server() -> anyhow
     server.stop().await?;
     result
 }
+
+/// The page's summary line (`#summary`), e.g. "3 definitions ...".
+async fn summary(client: &Client) -> anyhow::Result<String> {
+    Ok(client.find(Locator::Css("#summary")).await?.text().await?)
+}
+
+#[tokio::test]
+async fn broken_python_still_lists_what_parsed_and_clearing_empties_the_table() -> anyhow::Result<()>
+{
+    let test = "broken_python_still_lists_what_parsed_and_clearing_empties_the_table";
+    let broken = "def ok():\n    return helper()\n\ndef broken(:\n    pass\n";
+    let server = Server::start().await?;
+    let driver = Chromedriver::start()?;
+    let profile = tempfile::tempdir()?;
+    let client = driver.browser(profile.path()).await?;
+    let result = async {
+        open_analyze(&client, &server).await?;
+        let area = client.find(Locator::Css("#source")).await?;
+        area.clear().await?;
+        area.send_keys(broken).await?;
+        let warning = client
+            .wait()
+            .at_most(Duration::from_secs(20))
+            .for_element(Locator::Css("#syntax-errors"))
+            .await?
+            .text()
+            .await?;
+        assert!(warning.contains("line 4"), "{warning}");
+        let shown = page_rows(&client).await?;
+        let ok: Row = ["function", "ok", "1–2", "helper"].map(str::to_owned);
+        assert_eq!(shown.first(), Some(&ok), "{shown:?}");
+        let said = summary(&client).await?;
+        assert!(
+            said.starts_with("2 definitions, 1 call inside them"),
+            "{said}"
+        );
+        screenshot(&client, test, "broken.png").await?;
+
+        // Clearing the source empties the table and says so.
+        client
+            .execute(
+                "const area = document.querySelector('#source');
+                 area.value = '';
+                 area.dispatchEvent(new Event('input', { bubbles: true }));",
+                vec![],
+            )
+            .await?;
+        assert_eq!(wait_for_rows(&client, 0).await?, Vec::<Row>::new());
+        let said = summary(&client).await?;
+        assert!(said.starts_with("0 definitions"), "{said}");
+        anyhow::Ok(())
+    }
+    .await;
+    client.close().await?;
+    server.stop().await?;
+    result
+}

@@ -151,7 +151,9 @@ pub fn AnalyzePage() -> impl IntoView {
                 {move || analysis.with(|a| {
                     let n = a.definitions.len();
                     let calls: usize = a.definitions.iter().map(|d| d.calls.len()).sum();
-                    format!("{n} definitions, {calls} calls inside them")
+                    let definitions = if n == 1 { "definition" } else { "definitions" };
+                    let call_word = if calls == 1 { "call" } else { "calls" };
+                    format!("{n} {definitions}, {calls} {call_word} inside them")
                 })}
                 <Show when=move || analysis.with(|a| a.syntax_errors)>
                     <span class="warning" id="syntax-errors">
