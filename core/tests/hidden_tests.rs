@@ -130,7 +130,7 @@ fn pytest_suites_are_judged_from_the_stream_and_the_canaries() {
     let checked = check_scenarios("pytest", |stream, end| {
         suite.verdict(Some(stream), false, end)
     });
-    assert_eq!(checked, 7, "every scenario was checked");
+    assert_eq!(checked, 8, "every scenario was checked");
 }
 
 #[test]

@@ -350,6 +350,20 @@ impl PytestSuite {
                 "a canary test, which always fails, was reported as passed or skipped".to_owned()
             });
         }
+        // A pass counts only once every canary was reported failed. A run cut short (its
+        // time or memory limit, a killed interpreter) before a canary ran would otherwise
+        // keep every pass reported before it, and a forger who reports every test passed
+        // and stalls when it meets the canary (its body compares two literals, which can be
+        // recognised) would keep them all.
+        if tests.iter().any(|t| t.outcome.passed())
+            && canaries.iter().any(|c| c.outcome != TestOutcome::Failed)
+        {
+            problem.get_or_insert_with(|| {
+                "the run ended before its canary test (which always fails) was reported \
+                 failed, so no pass reported before it can be told from a forged one"
+                    .to_owned()
+            });
+        }
         Verdict::from_tests(tests, problem)
     }
 }
