@@ -198,24 +198,31 @@ const BUILTIN_METHODS: &[&str] = &[
 /// Bases that bring no methods a subclass could override.
 const NEUTRAL_BASES: &[&str] = &["object", "ABC", "Generic", "Protocol"];
 
-/// Words the replacement pool never draws: commands and subcommands an agent types in a
-/// shell (`find`, `git diff`, `pip install`). A view name equal to one would turn the
-/// command itself into a repository name when the command is translated back.
+/// Commands and subcommands an agent types in a shell (`ls`, `find`, `git diff`, `pip
+/// install`). The replacement pool never draws one: a view name equal to one would turn the
+/// command itself into a repository name when the command is translated back. And the
+/// virtual namespace never renames a repository name equal to one ([`Reason::ToolName`]):
+/// the agent types `ls` meaning the shell's, and `ls: cannot access` must read as such.
 const SHELL_WORDS: &[&str] = &[
     "apply",
     "awk",
+    "bash",
     "blame",
     "branch",
     "break",
     "cat",
+    "cd",
     "checkout",
     "chmod",
     "clone",
     "commit",
     "continue",
     "copy",
+    "cp",
+    "cut",
     "diff",
     "echo",
+    "env",
     "eval",
     "exec",
     "exit",
@@ -224,6 +231,7 @@ const SHELL_WORDS: &[&str] = &[
     "file",
     "find",
     "freeze",
+    "git",
     "grep",
     "head",
     "help",
@@ -232,22 +240,33 @@ const SHELL_WORDS: &[&str] = &[
     "kill",
     "less",
     "list",
+    "ln",
     "log",
+    "ls",
     "make",
     "merge",
+    "mkdir",
     "more",
     "move",
+    "mv",
+    "nl",
     "paste",
     "patch",
+    "pip",
     "print",
     "pull",
     "push",
+    "pwd",
+    "pytest",
     "python",
     "read",
     "rebase",
     "remove",
     "reset",
     "return",
+    "rm",
+    "sed",
+    "sh",
     "shift",
     "show",
     "sleep",
@@ -257,18 +276,23 @@ const SHELL_WORDS: &[&str] = &[
     "stash",
     "status",
     "tail",
+    "tee",
     "test",
     "time",
     "touch",
+    "tr",
     "trap",
     "tree",
     "true",
     "type",
     "uninstall",
+    "uniq",
     "unset",
     "wait",
     "watch",
+    "wc",
     "which",
+    "xargs",
 ];
 
 /// Which names a mapping may rename: what its view is made of decides what it can reach.
@@ -309,7 +333,8 @@ pub enum Reason {
     /// reaches in a way the survey does not see (a pickle that spells a module's name).
     Kept,
     /// A name a tool looks up (`pytestmark`, `pytest_configure`, the `monkeypatch`
-    /// fixture, Sphinx's `extensions`, a `setup.py` or `pyproject.toml` key).
+    /// fixture, Sphinx's `extensions`, a `setup.py` or `pyproject.toml` key), or a shell
+    /// command's name (`ls`), which the agent types meaning the command.
     ToolName,
     /// A method that overrides one the repository does not own: its class has a base from
     /// elsewhere (`logging.Handler.emit`); or any name that is a built-in type's method name
@@ -318,6 +343,10 @@ pub enum Reason {
     Override,
     /// The rebuilt name would equal another name.
     Collision,
+    /// Virtual mode: a name of one or two letters (`c`, `T`, `fd`): translated as a whole
+    /// word everywhere, it would also rename the same letters in every output (`python -c`
+    /// in a usage message, `fd` in a traceback), where the agent could not tell them apart.
+    ShortName,
 }
 
 /// An owned name left out of the mapping, with the first place that decided it.
@@ -732,20 +761,39 @@ fn own_distribution(survey: &mut Survey, quoted: &str, path: &str, line: u32) {
 /// `[project]` or `[metadata]`) is the repository's own.
 fn survey_config(path: &str, text: &str, survey: &mut Survey) {
     let mut section = String::new();
+    // Inside a TOML multi-line string (a readme fragment): text, not keys.
+    let mut in_text = false;
     for (i, line) in text.lines().enumerate() {
         let line_no = i as u32 + 1;
         let trimmed = line.trim();
-        if let Some(header) = trimmed.strip_prefix('[') {
-            section = header.trim_end_matches(']').trim_matches('[').to_owned();
+        let quotes = trimmed.matches("\"\"\"").count() + trimmed.matches("'''").count();
+        if in_text {
+            in_text = quotes % 2 == 0;
+            continue;
+        }
+        in_text = quotes % 2 == 1;
+        let is_header = trimmed.starts_with('[')
+            && trimmed.ends_with(']')
+            && trimmed
+                .chars()
+                .all(|c| is_word_char(c) || "[].-\" ".contains(c));
+        if is_header {
+            section = trimmed.trim_matches(['[', ']']).to_owned();
             for (_, w) in word_tokens(&section) {
                 survey.exclude(w, Reason::ToolName, path, line_no);
             }
             continue;
         }
+        // A key starts its line; a quoted key (`"tests/x.py" = ...`) names a file, not a
+        // setting, and an indented line continues a value.
         let Some((key, value)) = trimmed.split_once(['=', ':']) else {
             continue;
         };
-        if trimmed.starts_with(['#', ';']) || line.starts_with([' ', '\t']) {
+        let is_key = key
+            .trim()
+            .chars()
+            .all(|c| is_word_char(c) || c == '-' || c == '.');
+        if !is_key || line.starts_with([' ', '\t']) {
             continue;
         }
         for (_, w) in word_tokens(key) {
@@ -900,6 +948,16 @@ impl NamespaceMapping {
                 });
                 continue;
             }
+            let letters = name.chars().filter(|c| c.is_alphabetic()).count();
+            if mode == Mode::Virtual && letters < 3 {
+                left_out.push(LeftOut {
+                    name: name.clone(),
+                    reason: Reason::ShortName,
+                    path: path.clone(),
+                    line: *line,
+                });
+                continue;
+            }
             let words = subwords_of(name);
             // Each run of two or more of the name's subwords, looked up (a name has few); none
             // in virtual mode, whose survey records no strings.
@@ -907,7 +965,13 @@ impl NamespaceMapping {
                 .flat_map(|i| (i + 2..=words.len()).map(move |j| (i, j)))
                 .find_map(|(i, j)| survey.fragments.get(&words[i..j]))
                 .map(|(path, line)| (Reason::NamedInString, path.clone(), *line));
-            if let Some((reason, path, line)) = survey.excluded.get(name).cloned().or(fragment) {
+            let excluded = survey.excluded.get(name).cloned().filter(|(reason, _, _)| {
+                // A module's name is the repository's own path: a tool's setting spelled the
+                // same (`version` in Sphinx's `conf.py`) is renamed with it in the virtual
+                // namespace, which shows it renamed but never changes what the tool reads.
+                !(mode == Mode::Virtual && *reason == Reason::ToolName && modules.contains(name))
+            });
+            if let Some((reason, path, line)) = excluded.or(fragment) {
                 left_out.push(LeftOut {
                     name: name.clone(),
                     reason,
@@ -1081,6 +1145,15 @@ fn own_methods(survey: &mut Survey) {
         .collect();
     for (name, path, line) in builtin {
         survey.exclude(&name, Reason::Override, &path, line);
+    }
+    let commands: Vec<(String, String, u32)> = survey
+        .owned
+        .iter()
+        .filter(|(n, _)| SHELL_WORDS.contains(&n.as_str()))
+        .map(|(n, (p, l))| (n.clone(), p.clone(), *l))
+        .collect();
+    for (name, path, line) in commands {
+        survey.exclude(&name, Reason::ToolName, &path, line);
     }
 }
 
