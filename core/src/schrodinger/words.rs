@@ -1,7 +1,7 @@
 //! The replacement words a namespace mapping draws from: a shipped English word list, shuffled under a seed.
 //!
 //! No network and no language model: `words.txt` is compiled in, so the browser and the
-//! command line draw the same words. It holds 3,540 common, neutral English words (SCOWL's
+//! command line draw the same words. It holds 3,525 common, neutral English words (SCOWL's
 //! size-10 and size-20 lists, the most common words, its licence in the file's header),
 //! made by `scripts/schrodinger-words`: 4 to 8 letters, no plurals or inflected forms, no
 //! roman numerals, and nothing on a deny list of profanity, slurs and sexual, body, drug,
@@ -76,6 +76,6 @@ mod tests {
         assert_eq!(order(7), order(7));
         assert_ne!(order(7), order(8));
         // Pinned: the stream must not change under a dependency update.
-        assert_eq!(order(7)[..3], ["possible", "froze", "honey"]);
+        assert_eq!(order(7)[..3], ["bent", "mislead", "twist"]);
     }
 }

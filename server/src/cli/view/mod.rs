@@ -245,11 +245,13 @@ fn print_made(json: bool, repo: &Path, made: &Made) -> anyhow::Result<()> {
         {
             writeln!(w, "  dynamic: {} ({}:{})", l.name, l.path, l.line)?;
         }
-        writeln!(
-            w,
-            "level 3: {} runs of definitions reordered",
-            m.runs_reordered
-        )?;
+        if m.out.is_some() {
+            writeln!(
+                w,
+                "level 3: {} runs of definitions reordered",
+                m.runs_reordered
+            )?;
+        }
         for s in &m.skipped {
             writeln!(w, "skipped: {s}")?;
         }
