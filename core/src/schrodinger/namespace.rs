@@ -1136,24 +1136,24 @@ fn own_methods(survey: &mut Survey) {
         own(survey, &name, &path, line);
     }
     // A method name of the built-in types, method or not: renaming `pop` would rename
-    // `list.pop` in every output the agent reads.
-    let builtin: Vec<(String, String, u32)> = survey
+    // `list.pop` in every output the agent reads. A shell command's name: the agent types
+    // `ls` meaning the command.
+    let reads_elsewhere: Vec<(String, Reason, String, u32)> = survey
         .owned
         .iter()
-        .filter(|(n, _)| BUILTIN_METHODS.contains(&n.as_str()))
-        .map(|(n, (p, l))| (n.clone(), p.clone(), *l))
+        .filter_map(|(n, (p, l))| {
+            let reason = if BUILTIN_METHODS.contains(&n.as_str()) {
+                Reason::Override
+            } else if SHELL_WORDS.contains(&n.as_str()) {
+                Reason::ToolName
+            } else {
+                return None;
+            };
+            Some((n.clone(), reason, p.clone(), *l))
+        })
         .collect();
-    for (name, path, line) in builtin {
-        survey.exclude(&name, Reason::Override, &path, line);
-    }
-    let commands: Vec<(String, String, u32)> = survey
-        .owned
-        .iter()
-        .filter(|(n, _)| SHELL_WORDS.contains(&n.as_str()))
-        .map(|(n, (p, l))| (n.clone(), p.clone(), *l))
-        .collect();
-    for (name, path, line) in commands {
-        survey.exclude(&name, Reason::ToolName, &path, line);
+    for (name, reason, path, line) in reads_elsewhere {
+        survey.exclude(&name, reason, &path, line);
     }
 }
 
