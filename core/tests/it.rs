@@ -25,6 +25,7 @@ mod recube_pass_rates;
 mod schrodinger_actions;
 mod schrodinger_subwords;
 mod schrodinger_views;
+mod schrodinger_words;
 mod score_run;
 mod shell_observations;
 mod table;

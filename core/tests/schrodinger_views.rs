@@ -9,7 +9,7 @@ use common::expect::expect_json;
 use common::python::cpython_refuses;
 use serde_json::{Value, json};
 use wheelwright_core::schrodinger::layout::{reorder, restore};
-use wheelwright_core::schrodinger::namespace::{NamespaceMapping, word_tokens};
+use wheelwright_core::schrodinger::namespace::{Mode, NamespaceMapping, Reason, word_tokens};
 use wheelwright_core::schrodinger::translate::Translator;
 use wheelwright_core::schrodinger::view::{ViewError, make_view, recover};
 use wheelwright_core::syntax;
@@ -73,23 +73,60 @@ fn check_one_to_one(mapping: &NamespaceMapping, files: &BTreeMap<String, String>
     );
 }
 
+/// The cases of `fixtures/schrodinger/namespace/`, each a repository and what each mode maps.
+const NAMESPACE_CASES: [&str; 4] = [
+    "owned_and_external",
+    "dynamic",
+    "methods_and_tools",
+    "tool_owned",
+];
+
+/// What a mapping renames and what it leaves out, and why, as its expectation files pin it.
+fn mapped_and_left_out(mapping: &NamespaceMapping) -> Value {
+    let left_out: BTreeMap<&str, Value> = mapping
+        .left_out
+        .iter()
+        .map(|l| (l.name.as_str(), json!(l.reason)))
+        .collect();
+    json!({
+        "mapped": mapping.names.keys().collect::<Vec<_>>(),
+        "left_out": left_out,
+    })
+}
+
 #[test]
 fn level_2_maps_the_names_a_repository_owns_and_says_why_it_leaves_the_others_out() {
-    for case in ["owned_and_external", "dynamic", "methods_and_tools"] {
+    for case in NAMESPACE_CASES {
         let dir = fixtures().join("namespace").join(case);
         let files = read_repo(&dir.join("repo"));
         let mapping = NamespaceMapping::build(&files, 1);
         check_one_to_one(&mapping, &files);
-        let left_out: BTreeMap<&str, Value> = mapping
+        expect_json(&dir.join("expected.json"), &mapped_and_left_out(&mapping));
+    }
+}
+
+/// The virtual namespace renames what the materialised view cannot (names in strings,
+/// `__all__` and config files, methods, the distribution name) and keeps only what tools
+/// read by name or code elsewhere calls: `tool_owned` pins each such rule.
+#[test]
+fn the_virtual_namespace_renames_every_owned_name_but_those_tools_read() {
+    for case in NAMESPACE_CASES {
+        let dir = fixtures().join("namespace").join(case);
+        let files = read_repo(&dir.join("repo"));
+        let mapping = NamespaceMapping::build_in(Mode::Virtual, &files, 1, &BTreeSet::new());
+        assert_eq!(mapping.mode, Mode::Virtual);
+        check_one_to_one(&mapping, &files);
+        let collisions: Vec<&str> = mapping
             .left_out
             .iter()
-            .map(|l| (l.name.as_str(), json!(l.reason)))
+            .filter(|l| l.reason == Reason::Collision)
+            .map(|l| l.name.as_str())
             .collect();
-        let actual = json!({
-            "mapped": mapping.names.keys().collect::<Vec<_>>(),
-            "left_out": left_out,
-        });
-        expect_json(&dir.join("expected.json"), &actual);
+        assert!(collisions.is_empty(), "{case}: {collisions:?}");
+        expect_json(
+            &dir.join("expected-virtual.json"),
+            &mapped_and_left_out(&mapping),
+        );
     }
 }
 

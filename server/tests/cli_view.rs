@@ -283,3 +283,173 @@ fn views_of_click_packaging_and_attrs_pass_their_own_test_suites_in_the_sandbox_
         );
     }
 }
+
+/// The three libraries' source releases, each with names its virtual namespace must
+/// rename: its packages, and for packaging its `version` module, which Sphinx's `conf.py`
+/// also spells (a module's name is renamed even when a tool's setting shares it).
+const LIBRARIES: [(&str, &str, &[&str]); 3] = [
+    ("click", "8.1.7", &["click"]),
+    ("packaging", "24.2", &["packaging", "version"]),
+    ("attrs", "24.2.0", &["attr", "attrs"]),
+];
+
+/// `wheelwright view --virtual` of a repository: its JSON summary and its bundle.
+fn virtual_namespace(repo: &Path, bundle: &Path) -> (Value, Value) {
+    let made = wheelwright(&[
+        "view",
+        "--virtual",
+        "--repo",
+        path_str(repo),
+        "--seed",
+        "3",
+        "--bundle",
+        path_str(bundle),
+        "--json",
+    ]);
+    assert!(made.status.success(), "{made:?}");
+    let text = std::fs::read_to_string(bundle).expect("the bundle is written");
+    (json_of(&made), serde_json::from_str(&text).unwrap())
+}
+
+/// The virtual namespace renames every name the repository owns that the filter keeps:
+/// what it leaves out is only another library's name, an override of one, or a name a tool
+/// reads; the packages are renamed, and no name is dropped for a collision.
+#[test]
+fn the_virtual_namespace_of_click_packaging_and_attrs_renames_every_owned_name_the_filter_keeps() {
+    let tmp = tempfile::tempdir().unwrap();
+    for (name, version, packages) in LIBRARIES {
+        let repo = sdist(name, version);
+        let (summary, bundle) = virtual_namespace(&repo, &tmp.path().join(format!("{name}.json")));
+        let names = &bundle["namespace"]["names"];
+        assert_eq!(bundle["namespace"]["mode"], "virtual", "{name}");
+        for package in packages {
+            assert!(
+                names[package].is_string(),
+                "{name}: {package} is not renamed"
+            );
+        }
+        let left_out = summary["left_out"].as_object().unwrap();
+        let reasons: Vec<&String> = left_out.keys().collect();
+        assert!(
+            reasons
+                .iter()
+                .all(|r| ["external", "override", "tool_name", "short_name"].contains(&r.as_str())),
+            "{name}: {left_out:?}"
+        );
+        let mapped = summary["names_mapped"].as_u64().unwrap();
+        let dropped: u64 = left_out.values().map(|n| n.as_u64().unwrap()).sum();
+        assert!(mapped > 500, "{name}: {summary}");
+        // The numbers docs/performance.md reports.
+        eprintln!("{name} {version}: {mapped} renamed, left out {left_out:?} ({dropped})");
+    }
+}
+
+/// The commands of `fixtures/view_shell/commands.json` for `library`.
+fn agent_commands(library: &str) -> Vec<String> {
+    let path =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/view_shell/commands.json");
+    let all: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    serde_json::from_value(all[library].clone()).unwrap()
+}
+
+/// A fresh copy of `from` at `to` (the same path for both runs, so absolute paths in
+/// tracebacks agree).
+fn fresh_copy(from: &Path, to: &Path) {
+    if to.exists() {
+        std::fs::remove_dir_all(to).unwrap();
+    }
+    let status = Command::new("cp")
+        .arg("-r")
+        .arg(from)
+        .arg(to)
+        .status()
+        .unwrap();
+    assert!(status.success());
+}
+
+/// A run of one command: standard output, standard error, exit code.
+type Ran = (String, String, i32);
+
+fn ran(out: &Output) -> Ran {
+    (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+        out.status.code().unwrap_or(-1),
+    )
+}
+
+/// An agent's session on a view: each command written in the virtual namespace, run through
+/// `view shell` on the original, gives an output whose translation back is what the real
+/// command gives run directly; its writes land under real names, so both sessions leave the
+/// same files; and no output shows a renamed name.
+#[test]
+fn commands_in_the_virtual_namespace_of_three_libraries_run_on_the_original_and_read_back_as_the_real_ones()
+ {
+    let tmp = tempfile::tempdir().unwrap();
+    for (name, version, _) in LIBRARIES {
+        let source = sdist(name, version);
+        let bundle_path = tmp.path().join(format!("{name}.json"));
+        let (_, bundle) = virtual_namespace(&source, &bundle_path);
+        let names: std::collections::BTreeMap<String, String> =
+            serde_json::from_value(bundle["namespace"]["names"].clone()).unwrap();
+        let translator = wheelwright_core::schrodinger::translate::Translator::new(names.clone());
+        let work = tmp.path().join(name);
+        let commands = agent_commands(name);
+        assert!(commands.len() >= 8, "{name}");
+
+        fresh_copy(&source, &work);
+        let direct: Vec<Ran> = commands
+            .iter()
+            .map(|c| {
+                ran(&Command::new("bash")
+                    .args(["-c", c])
+                    .current_dir(&work)
+                    .env("PYTHONDONTWRITEBYTECODE", "1")
+                    .output()
+                    .unwrap())
+            })
+            .collect();
+        let after_direct = common::files_under(&work);
+
+        fresh_copy(&source, &work);
+        let mut changed = 0;
+        for (command, real) in commands.iter().zip(&direct) {
+            let in_view = translator.observation(command).text;
+            let out = Command::new(env!("CARGO_BIN_EXE_wheelwright"))
+                .args(["view", "shell", "--bundle", path_str(&bundle_path)])
+                .args(["--repo", path_str(&work), "--", &in_view])
+                .env("PYTHONDONTWRITEBYTECODE", "1")
+                .env("WHEELWRIGHT_LOG", "warn")
+                .output()
+                .unwrap();
+            let (stdout, stderr, code) = ran(&out);
+            for shown in [&stdout, &stderr] {
+                let leaked: Vec<&str> =
+                    wheelwright_core::schrodinger::namespace::word_tokens(shown)
+                        .map(|(_, w)| w)
+                        .filter(|w| names.contains_key(*w))
+                        .collect();
+                assert!(
+                    leaked.is_empty(),
+                    "{name}: `{in_view}` shows {leaked:?}:\n{shown}"
+                );
+            }
+            let back = (
+                translator.patch(&stdout).text,
+                translator.patch(&stderr).text,
+                code,
+            );
+            assert_eq!(&back, real, "{name}: `{command}` run as `{in_view}`");
+            changed += usize::from(stdout != real.0 || stderr != real.1);
+        }
+        assert!(
+            changed * 3 >= commands.len() * 2,
+            "{name}: only {changed} of {} outputs show view names",
+            commands.len()
+        );
+        assert!(
+            common::files_under(&work) == after_direct,
+            "{name}: the writes through the view did not land as the real ones"
+        );
+    }
+}

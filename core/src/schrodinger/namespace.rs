@@ -1,14 +1,24 @@
 //! Level 2 of SchrodingerRepo (spec 3): the names a repository owns, and a seeded one-to-one mapping of them onto names built from other words.
 //!
-//! A repository's own names are its top-level classes, functions and module-level
-//! variables, and its module and package names. Left out, each with a [`Reason`] in the
-//! mapping: keywords, builtins, dunders and standard-library module names; names the
-//! repository imports from or reaches through code it does not own (`os.path.join` leaves
-//! `join` alone); names also used as method names or keyword-argument names (code outside
-//! the repository may call them by that name); and names the code may reach dynamically:
-//! a name written as a word in a string (`__all__`, `getattr`, `importlib` paths, entry
-//! points in `setup.py`, code generated as text and `exec`ed) or in a `.toml`, `.cfg` or
-//! `.ini` file.
+//! A mapping is made for one of two [`Mode`]s. The *virtual* namespace (paper §III-C) is
+//! never written out: the agent sees it through the translator ([`super::translate`]), its
+//! commands run on the untouched original, so a name the code reaches by text (in a
+//! string, `__all__`, a config file) is renamed too. It maps the repository's top-level
+//! classes, functions and module-level variables, the methods of its classes, its module
+//! and package names and its distribution name. The *materialised* view (how level 3
+//! ships, [`super::view`]) rewrites the files, so it cannot rename what the code reaches by
+//! text: it maps no method and leaves out every name written in a string or config file.
+//!
+//! Left out in both modes, each with a [`Reason`] in the mapping: keywords, builtins,
+//! dunders and standard-library module names; names the repository imports from or
+//! reaches through code it does not own (`os.path.join` leaves `join` alone); names tools
+//! read by name ([`Reason::ToolName`]: pytest hooks and fixtures, Sphinx's `conf.py`
+//! variables, `setup.py` and config-file keys, entry-point groups); and methods that
+//! override code the repository does not own ([`Reason::Override`]: a method of a class
+//! whose base is not the repository's, or a method name of a built-in type such as `get`
+//! or `read`, which standard-library code calls by name). The materialised view also
+//! leaves out method names, keyword-argument names, attributes of values it cannot place,
+//! and every name written in a string or a `.toml`, `.cfg` or `.ini` file.
 //!
 //! Each subword of the kept names ([`super::subwords`]) maps to a word of the shipped list
 //! ([`super::words`]), the same subword always to the same word, and each name is rebuilt in
@@ -47,8 +57,10 @@ pub const MAPPING_FORMAT: u32 = 1;
 /// functions and `conftest.py`; `setup.py` and `__main__` are found by name.
 const KEPT_WORDS: &[&str] = &["conftest", "main", "setup", "teardown", "test", "tests"];
 
-/// Module-level names test runners look up by name (pytest's marks, plugins and hooks,
-/// unittest's `load_tests`, nose-style module fixtures); `pytest_` starts every hook.
+/// Names tools look up by name: test runners' (pytest's marks, plugins and hooks,
+/// unittest's `load_tests`, nose-style module fixtures; `pytest_` starts every hook), the
+/// fixtures pytest itself provides (a test asks for them by parameter name), and the
+/// entry-point groups packaging tools read. `pytest_` starts every hook.
 const TOOL_NAMES: &[&str] = &[
     "load_tests",
     "pytestmark",
@@ -56,10 +68,244 @@ const TOOL_NAMES: &[&str] = &[
     "setup_module",
     "teardown_function",
     "teardown_module",
+    // pytest's own fixtures.
+    "cache",
+    "capfd",
+    "capfdbinary",
+    "caplog",
+    "capsys",
+    "capsysbinary",
+    "doctest_namespace",
+    "monkeypatch",
+    "pytestconfig",
+    "record_property",
+    "record_testsuite_property",
+    "record_xml_attribute",
+    "recwarn",
+    "request",
+    "testdir",
+    "tmp_path",
+    "tmp_path_factory",
+    "tmpdir",
+    "tmpdir_factory",
+    // Entry-point groups.
+    "console_scripts",
+    "gui_scripts",
+    "pytest11",
 ];
+
+/// Files whose module-level names a tool reads by name: Sphinx reads `conf.py`'s variables
+/// (`extensions`, `html_theme`), setuptools runs `setup.py`, nox and tox read `noxfile.py`.
+const TOOL_FILES: &[&str] = &["conf.py", "setup.py", "noxfile.py"];
 
 fn is_tool_name(name: &str) -> bool {
     TOOL_NAMES.contains(&name) || name.starts_with("pytest_")
+}
+
+fn is_tool_file(path: &str) -> bool {
+    let base = path.rsplit('/').next().unwrap_or(path);
+    TOOL_FILES.contains(&base)
+}
+
+/// Method names of the built-in types and file objects: code the repository does not own
+/// calls them by name on whatever it is given (`dict.get`, a file-like `read`), so a
+/// repository method of one of these names implements a protocol and keeps its name.
+const BUILTIN_METHODS: &[&str] = &[
+    "acquire",
+    "add",
+    "append",
+    "capitalize",
+    "casefold",
+    "center",
+    "clear",
+    "close",
+    "copy",
+    "count",
+    "decode",
+    "difference",
+    "discard",
+    "emit",
+    "encode",
+    "endswith",
+    "expandtabs",
+    "extend",
+    "fileno",
+    "filter",
+    "find",
+    "flush",
+    "format",
+    "format_map",
+    "fromkeys",
+    "get",
+    "handle",
+    "index",
+    "insert",
+    "intersection",
+    "isatty",
+    "isdisjoint",
+    "issubset",
+    "issuperset",
+    "items",
+    "join",
+    "keys",
+    "ljust",
+    "lower",
+    "lstrip",
+    "partition",
+    "pop",
+    "popitem",
+    "read",
+    "readable",
+    "readline",
+    "readlines",
+    "release",
+    "remove",
+    "replace",
+    "reverse",
+    "rfind",
+    "rindex",
+    "rjust",
+    "rpartition",
+    "rsplit",
+    "rstrip",
+    "run",
+    "seek",
+    "seekable",
+    "send",
+    "setdefault",
+    "sort",
+    "split",
+    "splitlines",
+    "start",
+    "startswith",
+    "strip",
+    "swapcase",
+    "tell",
+    "throw",
+    "title",
+    "translate",
+    "truncate",
+    "union",
+    "update",
+    "upper",
+    "values",
+    "writable",
+    "write",
+    "writelines",
+    "zfill",
+];
+
+/// Bases that bring no methods a subclass could override.
+const NEUTRAL_BASES: &[&str] = &["object", "ABC", "Generic", "Protocol"];
+
+/// Commands and subcommands an agent types in a shell (`ls`, `find`, `git diff`, `pip
+/// install`). The replacement pool never draws one: a view name equal to one would turn the
+/// command itself into a repository name when the command is translated back. And the
+/// virtual namespace never renames a repository name equal to one ([`Reason::ToolName`]):
+/// the agent types `ls` meaning the shell's, and `ls: cannot access` must read as such.
+const SHELL_WORDS: &[&str] = &[
+    "apply",
+    "awk",
+    "bash",
+    "blame",
+    "branch",
+    "break",
+    "cat",
+    "cd",
+    "checkout",
+    "chmod",
+    "clone",
+    "commit",
+    "continue",
+    "copy",
+    "cp",
+    "cut",
+    "diff",
+    "echo",
+    "env",
+    "eval",
+    "exec",
+    "exit",
+    "export",
+    "fetch",
+    "file",
+    "find",
+    "freeze",
+    "git",
+    "grep",
+    "head",
+    "help",
+    "install",
+    "join",
+    "kill",
+    "less",
+    "list",
+    "ln",
+    "log",
+    "ls",
+    "make",
+    "merge",
+    "mkdir",
+    "more",
+    "move",
+    "mv",
+    "nl",
+    "paste",
+    "patch",
+    "pip",
+    "print",
+    "pull",
+    "push",
+    "pwd",
+    "pytest",
+    "python",
+    "read",
+    "rebase",
+    "remove",
+    "reset",
+    "return",
+    "rm",
+    "sed",
+    "sh",
+    "shift",
+    "show",
+    "sleep",
+    "sort",
+    "source",
+    "split",
+    "stash",
+    "status",
+    "tail",
+    "tee",
+    "test",
+    "time",
+    "touch",
+    "tr",
+    "trap",
+    "tree",
+    "true",
+    "type",
+    "uninstall",
+    "uniq",
+    "unset",
+    "wait",
+    "watch",
+    "wc",
+    "which",
+    "xargs",
+];
+
+/// Which names a mapping may rename: what its view is made of decides what it can reach.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Mode {
+    /// The view is written out as files (levels 2 and 3 of `wheelwright view --out`): a
+    /// name the code reaches by text or that outside code calls by name must keep it.
+    #[default]
+    Materialised,
+    /// The view exists only through the translator (`wheelwright view shell`): the
+    /// original runs untouched, so every name the repository owns may be renamed.
+    Virtual,
 }
 
 /// Text files whose words may name a module or object to load (entry points, plugins,
@@ -86,10 +332,21 @@ pub enum Reason {
     /// Left out because the caller asked (`wheelwright view --keep`): a name the code
     /// reaches in a way the survey does not see (a pickle that spells a module's name).
     Kept,
-    /// A name a test runner looks up (`pytestmark`, `pytest_configure`).
+    /// A name a tool looks up (`pytestmark`, `pytest_configure`, the `monkeypatch`
+    /// fixture, Sphinx's `extensions`, a `setup.py` or `pyproject.toml` key), or a shell
+    /// command's name (`ls`), which the agent types meaning the command.
     ToolName,
+    /// A method that overrides one the repository does not own: its class has a base from
+    /// elsewhere (`logging.Handler.emit`); or any name that is a built-in type's method name
+    /// (`get`, `read`, `pop`), which code elsewhere calls on its own objects: renaming it
+    /// would rename theirs in everything the agent reads.
+    Override,
     /// The rebuilt name would equal another name.
     Collision,
+    /// Virtual mode: a name of one or two letters (`c`, `T`, `fd`): translated as a whole
+    /// word everywhere, it would also rename the same letters in every output (`python -c`
+    /// in a usage message, `fd` in a traceback), where the agent could not tell them apart.
+    ShortName,
 }
 
 /// An owned name left out of the mapping, with the first place that decided it.
@@ -107,6 +364,9 @@ pub struct LeftOut {
 pub struct NamespaceMapping {
     pub format: u32,
     pub seed: u64,
+    /// What the mapping was made for (absent in bundles written before modes: materialised).
+    #[serde(default)]
+    pub mode: Mode,
     /// Each mapped subword and its word.
     pub words: BTreeMap<String, String>,
     /// Each mapped name (original to view).
@@ -131,6 +391,10 @@ struct Survey {
     identifiers: BTreeSet<String>,
     /// Every lowercase word and subword written anywhere in any file.
     words: BTreeSet<String>,
+    /// Each class the repository defines and the names of its bases (virtual mode).
+    classes: BTreeMap<String, BTreeSet<String>>,
+    /// Each method name the repository defines, with its classes and where (virtual mode).
+    methods: BTreeMap<String, (BTreeSet<String>, String, u32)>,
 }
 
 impl Survey {
@@ -270,8 +534,16 @@ fn import_bindings<'s>(tree: &SyntaxTree<'s>, statement: syntax::NodeId) -> Vec<
 }
 
 /// Surveys one Python file.
-fn survey_python(path: &str, source: &str, roots: &BTreeSet<String>, survey: &mut Survey) {
+fn survey_python(
+    path: &str,
+    source: &str,
+    roots: &BTreeSet<String>,
+    mode: Mode,
+    survey: &mut Survey,
+) {
     let tree = syntax::parse(source);
+    let virtual_mode = mode == Mode::Virtual;
+    let tool_file = is_tool_file(path);
     // Names bound in this file by an import of a module the repository does not own.
     let mut external: BTreeSet<&str> = BTreeSet::new();
     // Names bound by an import of the repository's own modules.
@@ -322,6 +594,8 @@ fn survey_python(path: &str, source: &str, roots: &BTreeSet<String>, survey: &mu
                 let reason = match root_name {
                     Some(r) if external.contains(r) => Some(Reason::External),
                     Some(r) if internal.contains(r) || roots.contains(r) => None,
+                    // Virtual: `args.pop()` shows the view's name only where the text has it.
+                    _ if virtual_mode => None,
                     _ => Some(Reason::AttributeOfValue),
                 };
                 if let (Some(reason), Some(attr)) = (reason, tree.child(id, Field::Attribute)) {
@@ -329,15 +603,25 @@ fn survey_python(path: &str, source: &str, roots: &BTreeSet<String>, survey: &mu
                 }
             }
             Kind::KeywordArgument => {
-                if let Some(name) = tree.child(id, Field::Name) {
-                    survey.exclude(
-                        tree.text(name),
-                        Reason::KeywordArgument,
-                        path,
-                        line_of(&tree, name),
-                    );
+                // `setup(name=..., install_requires=...)`: setuptools reads the keys.
+                let reason = if tool_file {
+                    Some(Reason::ToolName)
+                } else {
+                    (!virtual_mode).then_some(Reason::KeywordArgument)
+                };
+                if let (Some(reason), Some(name)) = (reason, tree.child(id, Field::Name)) {
+                    survey.exclude(tree.text(name), reason, path, line_of(&tree, name));
+                }
+                if path.rsplit('/').next() == Some("setup.py")
+                    && let Some(name) = tree.child(id, Field::Name)
+                    && tree.text(name) == "name"
+                    && let Some(value) = tree.child(id, Field::Value)
+                    && tree.kind(value) == Kind::String
+                {
+                    own_distribution(survey, tree.text(value), path, line_of(&tree, value));
                 }
             }
+            Kind::String if virtual_mode => {}
             Kind::String => {
                 // Any name written as a word in a string: `__all__`, `getattr(x, "name")`,
                 // `importlib` paths, and code generated from text (attrs writes
@@ -375,13 +659,34 @@ fn survey_python(path: &str, source: &str, roots: &BTreeSet<String>, survey: &mu
                     let parent_is_class_body =
                         in_class.last().is_some_and(|&c| is_body_of(&tree, id, c));
                     if parent_is_class_body && node.kind == Kind::FunctionDefinition {
-                        survey.exclude(text, Reason::MethodName, path, line_of(&tree, name));
+                        if virtual_mode {
+                            let class = in_class.last().and_then(|&c| tree.child(c, Field::Name));
+                            let entry =
+                                survey.methods.entry(text.to_owned()).or_insert_with(|| {
+                                    (BTreeSet::new(), path.to_owned(), line_of(&tree, name))
+                                });
+                            entry.0.extend(class.map(|c| tree.text(c).to_owned()));
+                        } else {
+                            survey.exclude(text, Reason::MethodName, path, line_of(&tree, name));
+                        }
                     } else if is_module_level(&tree, id) {
+                        if tool_file {
+                            survey.exclude(text, Reason::ToolName, path, line_of(&tree, name));
+                        }
                         own(survey, text, path, line_of(&tree, name));
                     }
                 }
                 if node.kind == Kind::ClassDefinition {
                     in_class.push(id);
+                    if let Some(name) = tree.child(id, Field::Name) {
+                        let bases = survey
+                            .classes
+                            .entry(tree.text(name).to_owned())
+                            .or_default();
+                        if let Some(list) = tree.child(id, Field::Superclasses) {
+                            bases.extend(base_names(&tree, list));
+                        }
+                    }
                 }
             }
             Kind::Assignment => {
@@ -401,12 +706,101 @@ fn survey_python(path: &str, source: &str, roots: &BTreeSet<String>, survey: &mu
                                 )
                             })
                         {
+                            if tool_file {
+                                survey.exclude(
+                                    tree.text(d),
+                                    Reason::ToolName,
+                                    path,
+                                    line_of(&tree, d),
+                                );
+                            }
                             own(survey, tree.text(d), path, line_of(&tree, d));
                         }
                     }
                 }
             }
             _ => {}
+        }
+    }
+}
+
+/// The names of a class's bases as written: `(Base, mod.Other, Generic[T], metaclass=M)`
+/// -> `Base`, `Other`, `Generic`; keyword arguments (`metaclass=`) are not bases.
+fn base_names(tree: &SyntaxTree<'_>, list: syntax::NodeId) -> Vec<String> {
+    let mut out = Vec::new();
+    for base in tree.children(list) {
+        let mut at = base;
+        if tree.kind(at) == Kind::Subscript
+            && let Some(value) = tree.child(at, Field::Value)
+        {
+            at = value;
+        }
+        let name = match tree.kind(at) {
+            Kind::Identifier => Some(at),
+            Kind::Attribute => tree.child(at, Field::Attribute),
+            _ => None,
+        };
+        out.extend(name.map(|n| tree.text(n).to_owned()));
+    }
+    out
+}
+
+/// The distribution name written in a string (`"my_lib"`), owned when it is one identifier.
+fn own_distribution(survey: &mut Survey, quoted: &str, path: &str, line: u32) {
+    let name = quoted.trim_matches(|c| c == '"' || c == '\'');
+    let identifier = !name.is_empty()
+        && name.chars().all(is_word_char)
+        && !name.starts_with(|c: char| c.is_ascii_digit());
+    if identifier {
+        own(survey, name, path, line);
+    }
+}
+
+/// A config file in virtual mode: its keys and section names are read by tools and stay
+/// (`[tool.pytest.ini_options]`, `testpaths = ...`); the distribution name (`name = "x"` in
+/// `[project]` or `[metadata]`) is the repository's own.
+fn survey_config(path: &str, text: &str, survey: &mut Survey) {
+    let mut section = String::new();
+    // Inside a TOML multi-line string (a readme fragment): text, not keys.
+    let mut in_text = false;
+    for (i, line) in text.lines().enumerate() {
+        let line_no = i as u32 + 1;
+        let trimmed = line.trim();
+        let quotes = trimmed.matches("\"\"\"").count() + trimmed.matches("'''").count();
+        if in_text {
+            in_text = quotes % 2 == 0;
+            continue;
+        }
+        in_text = quotes % 2 == 1;
+        let is_header = trimmed.starts_with('[')
+            && trimmed.ends_with(']')
+            && trimmed
+                .chars()
+                .all(|c| is_word_char(c) || "[].-\" ".contains(c));
+        if is_header {
+            section = trimmed.trim_matches(['[', ']']).to_owned();
+            for (_, w) in word_tokens(&section) {
+                survey.exclude(w, Reason::ToolName, path, line_no);
+            }
+            continue;
+        }
+        // A key starts its line; a quoted key (`"tests/x.py" = ...`) names a file, not a
+        // setting, and an indented line continues a value.
+        let Some((key, value)) = trimmed.split_once(['=', ':']) else {
+            continue;
+        };
+        let is_key = key
+            .trim()
+            .chars()
+            .all(|c| is_word_char(c) || c == '-' || c == '.');
+        if !is_key || line.starts_with([' ', '\t']) {
+            continue;
+        }
+        for (_, w) in word_tokens(key) {
+            survey.exclude(w, Reason::ToolName, path, line_no);
+        }
+        if key.trim() == "name" && matches!(section.as_str(), "project" | "metadata") {
+            own_distribution(survey, value.trim(), path, line_no);
         }
     }
 }
@@ -456,6 +850,30 @@ impl NamespaceMapping {
         seed: u64,
         keep: &BTreeSet<String>,
     ) -> Self {
+        Self::build_in(Mode::Materialised, files, seed, keep)
+    }
+
+    /// The mapping for `mode`: [`Mode::Virtual`] renames every name the repository owns
+    /// that no tool reads by name, strings and config files included. Example:
+    /// ```
+    /// use std::collections::{BTreeMap, BTreeSet};
+    /// use wheelwright_core::schrodinger::namespace::{Mode, NamespaceMapping};
+    /// let files = BTreeMap::from([
+    ///     ("pkg/__init__.py".to_owned(), "__all__ = [\"Query\"]\nfrom pkg.query import Query\n".to_owned()),
+    ///     ("pkg/query.py".to_owned(), "class Query:\n    def run_query(self):\n        return 1\n".to_owned()),
+    /// ]);
+    /// let virtual_names = NamespaceMapping::build_in(Mode::Virtual, &files, 1, &BTreeSet::new());
+    /// assert!(virtual_names.names.contains_key("Query") && virtual_names.names.contains_key("pkg"));
+    /// assert!(virtual_names.names.contains_key("run_query"));
+    /// let materialised = NamespaceMapping::build(&files, 1);
+    /// assert!(!materialised.names.contains_key("Query"), "written in `__all__`");
+    /// ```
+    pub fn build_in(
+        mode: Mode,
+        files: &BTreeMap<String, String>,
+        seed: u64,
+        keep: &BTreeSet<String>,
+    ) -> Self {
         let modules = module_names(files);
         // A module path whose first part is one of these is the repository's own.
         let mut roots: BTreeSet<String> = modules.clone();
@@ -483,8 +901,12 @@ impl NamespaceMapping {
         }
         for (path, text) in files {
             if path.ends_with(".py") {
-                survey_python(path, text, &roots, &mut survey);
-            } else if CONFIG_EXTENSIONS.iter().any(|e| path.ends_with(e)) {
+                survey_python(path, text, &roots, mode, &mut survey);
+            } else if !CONFIG_EXTENSIONS.iter().any(|e| path.ends_with(e)) {
+                continue;
+            } else if mode == Mode::Virtual {
+                survey_config(path, text, &mut survey);
+            } else {
                 let line_starts: Vec<usize> = std::iter::once(0)
                     .chain(text.match_indices('\n').map(|(i, _)| i + 1))
                     .collect();
@@ -499,10 +921,13 @@ impl NamespaceMapping {
                 .excluded
                 .insert(name.clone(), (Reason::Kept, String::new(), 0));
         }
-        Self::from_survey(survey, modules, seed)
+        if mode == Mode::Virtual {
+            own_methods(&mut survey);
+        }
+        Self::from_survey(survey, modules, seed, mode)
     }
 
-    fn from_survey(survey: Survey, modules: BTreeSet<String>, seed: u64) -> Self {
+    fn from_survey(survey: Survey, modules: BTreeSet<String>, seed: u64, mode: Mode) -> Self {
         let mut left_out = Vec::new();
         let mut kept = Vec::new();
         for (name, (path, line)) in &survey.owned {
@@ -523,13 +948,30 @@ impl NamespaceMapping {
                 });
                 continue;
             }
+            let letters = name.chars().filter(|c| c.is_alphabetic()).count();
+            if mode == Mode::Virtual && letters < 3 {
+                left_out.push(LeftOut {
+                    name: name.clone(),
+                    reason: Reason::ShortName,
+                    path: path.clone(),
+                    line: *line,
+                });
+                continue;
+            }
             let words = subwords_of(name);
-            // Each run of two or more of the name's subwords, looked up (a name has few).
+            // Each run of two or more of the name's subwords, looked up (a name has few); none
+            // in virtual mode, whose survey records no strings.
             let fragment = (0..words.len())
                 .flat_map(|i| (i + 2..=words.len()).map(move |j| (i, j)))
                 .find_map(|(i, j)| survey.fragments.get(&words[i..j]))
                 .map(|(path, line)| (Reason::NamedInString, path.clone(), *line));
-            if let Some((reason, path, line)) = survey.excluded.get(name).cloned().or(fragment) {
+            let excluded = survey.excluded.get(name).cloned().filter(|(reason, _, _)| {
+                // A module's name is the repository's own path: a tool's setting spelled the
+                // same (`version` in Sphinx's `conf.py`) is renamed with it in the virtual
+                // namespace, which shows it renamed but never changes what the tool reads.
+                !(mode == Mode::Virtual && *reason == Reason::ToolName && modules.contains(name))
+            });
+            if let Some((reason, path, line)) = excluded.or(fragment) {
                 left_out.push(LeftOut {
                     name: name.clone(),
                     reason,
@@ -552,6 +994,7 @@ impl NamespaceMapping {
                     && !is_keyword(w)
                     && !is_builtin(w)
                     && !is_stdlib_module(w)
+                    && !SHELL_WORDS.contains(w)
             })
             .collect();
         words::shuffle(&mut words::rng(seed, "namespace"), &mut pool);
@@ -605,6 +1048,7 @@ impl NamespaceMapping {
         Self {
             format: MAPPING_FORMAT,
             seed,
+            mode,
             words,
             names,
             modules,
@@ -659,6 +1103,57 @@ impl NamespaceMapping {
         }
         let mut diagnostics = Vec::new();
         rewrite::apply(source, edits, &mut diagnostics)
+    }
+}
+
+/// Virtual mode: each method name the repository defines becomes owned, unless it
+/// overrides code from elsewhere ([`Reason::Override`]): a method of a class with a base
+/// the repository does not define (followed through the repository's own classes: a
+/// subclass of a subclass of `Exception` counts), or any owned name that is a built-in
+/// type's method name.
+fn own_methods(survey: &mut Survey) {
+    // A class is foreign when a base is not one of the repository's classes, or is foreign.
+    let mut foreign: BTreeSet<String> = BTreeSet::new();
+    loop {
+        let before = foreign.len();
+        for (class, bases) in &survey.classes {
+            let reaches_out = bases.iter().any(|b| {
+                !NEUTRAL_BASES.contains(&b.as_str())
+                    && (!survey.classes.contains_key(b) || foreign.contains(b))
+            });
+            if reaches_out {
+                foreign.insert(class.clone());
+            }
+        }
+        if foreign.len() == before {
+            break;
+        }
+    }
+    for (name, (classes, path, line)) in std::mem::take(&mut survey.methods) {
+        if classes.iter().any(|c| foreign.contains(c)) && !is_dunder(&name) {
+            survey.exclude(&name, Reason::Override, &path, line);
+        }
+        own(survey, &name, &path, line);
+    }
+    // A method name of the built-in types, method or not: renaming `pop` would rename
+    // `list.pop` in every output the agent reads. A shell command's name: the agent types
+    // `ls` meaning the command.
+    let reads_elsewhere: Vec<(String, Reason, String, u32)> = survey
+        .owned
+        .iter()
+        .filter_map(|(n, (p, l))| {
+            let reason = if BUILTIN_METHODS.contains(&n.as_str()) {
+                Reason::Override
+            } else if SHELL_WORDS.contains(&n.as_str()) {
+                Reason::ToolName
+            } else {
+                return None;
+            };
+            Some((n.clone(), reason, p.clone(), *l))
+        })
+        .collect();
+    for (name, reason, path, line) in reads_elsewhere {
+        survey.exclude(&name, reason, &path, line);
     }
 }
 

@@ -113,15 +113,42 @@ fn replace(
 }
 
 /// Byte ranges of a command that are never translated: the command word of each simple
-/// command (after leading `NAME=value` assignments) and each flag (`-x`, `--name`, the name
-/// part of `--name=value`).
+/// command (after leading `NAME=value` assignments) unless it is a path, and each flag
+/// (`-x`, `--name`, the name part of `--name=value`). The body of a here-document
+/// (`cat > f <<'EOF'` up to `EOF`) is data and is translated whole.
 fn protected_ranges(command: &str) -> Vec<(usize, usize)> {
     let mut ranges = Vec::new();
     let mut expect_command = true;
     let bytes = command.as_bytes();
+    // Delimiters of here-documents opened on the current line, and whether the next word
+    // is one (`<< EOF`).
+    let mut heredocs: Vec<(String, bool)> = Vec::new();
+    let mut delimiter_next: Option<bool> = None;
     let mut i = 0;
     while i < bytes.len() {
         let c = bytes[i];
+        if c == b'\n' && !heredocs.is_empty() {
+            // The bodies are data, written in the agent's names: nothing in them is a
+            // command word. Each ends at a line that is its delimiter.
+            i += 1;
+            for (delimiter, strip_tabs) in std::mem::take(&mut heredocs) {
+                while i < bytes.len() {
+                    let end = command[i..].find('\n').map_or(bytes.len(), |n| i + n);
+                    let line = &command[i..end];
+                    let line = if strip_tabs {
+                        line.trim_start_matches('\t')
+                    } else {
+                        line
+                    };
+                    i = (end + 1).min(bytes.len());
+                    if line == delimiter {
+                        break;
+                    }
+                }
+            }
+            expect_command = true;
+            continue;
+        }
         if c == b'\n' || c == b';' || c == b'|' || c == b'&' || c == b'(' || c == b'`' {
             expect_command = true;
             i += 1;
@@ -151,6 +178,21 @@ fn protected_ranges(command: &str) -> Vec<(usize, usize)> {
             i += 1;
         }
         let word = &command[start..i];
+        if let Some(strip_tabs) = delimiter_next.take() {
+            heredocs.push((unquote(word), strip_tabs));
+            continue;
+        }
+        if let Some(rest) = word.strip_prefix("<<")
+            && !rest.starts_with('<')
+        {
+            let (strip_tabs, rest) = rest.strip_prefix('-').map_or((false, rest), |r| (true, r));
+            if rest.is_empty() {
+                delimiter_next = Some(strip_tabs);
+            } else {
+                heredocs.push((unquote(rest), strip_tabs));
+            }
+            continue;
+        }
         let assignment = word.split_once('=').is_some_and(|(name, _)| {
             !name.is_empty() && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
         });
@@ -158,7 +200,11 @@ fn protected_ranges(command: &str) -> Vec<(usize, usize)> {
             continue;
         }
         if expect_command {
-            ranges.push((start, i));
+            // A command given by path (`./harbor/cli.py`, `tests/run.sh`) names the
+            // repository's files and is translated like any argument.
+            if !word.contains('/') {
+                ranges.push((start, i));
+            }
             expect_command = false;
         } else if word.starts_with('-') {
             let end = word.find('=').map_or(i, |eq| start + eq);
@@ -166,4 +212,9 @@ fn protected_ranges(command: &str) -> Vec<(usize, usize)> {
         }
     }
     ranges
+}
+
+/// A here-document's delimiter as the shell compares it: quotes removed (`'EOF'` -> `EOF`).
+fn unquote(word: &str) -> String {
+    word.chars().filter(|&c| c != '\'' && c != '"').collect()
 }

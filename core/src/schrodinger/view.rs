@@ -1,7 +1,11 @@
 //! A repository's view under levels 2 and 3 and a seed, its bundle, and patch recovery: a final view state turned back into a patch of the original.
 //!
 //! The bundle is everything needed to go back: the namespace mapping (level 2) and, per
-//! view file, the runs whose order level 3 drew. It is JSON (`docs/formats.md`, "View
+//! view file, the runs whose order level 3 drew. A view made here is *materialised*: its
+//! files are written out, so level 2 cannot rename what the code reaches by text (a name in
+//! a string, `__all__` or a config file, a method name, the package when a config file
+//! names it) and leaves those out. The virtual namespace ([`virtual_bundle`]) renames them
+//! too, because its files are never written: an agent sees it through the translator. It is JSON (`docs/formats.md`, "View
 //! bundle"). Levels 1 and 4 rewrite text with a language model; a dataset may ship such
 //! views, but they are not made here. Example:
 //! ```
@@ -23,7 +27,7 @@ use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 use super::layout::{self, RunRecord};
-use super::namespace::NamespaceMapping;
+use super::namespace::{Mode, NamespaceMapping};
 use super::translate::Translator;
 
 /// The version of the view bundle's format.
@@ -127,6 +131,36 @@ pub fn make_view_keeping(
             layout,
         },
     })
+}
+
+/// The bundle of a level-2 *virtual* namespace of a repository's text files: no view files,
+/// only the mapping ([`Mode::Virtual`]), which the translator applies to everything an
+/// agent sends and reads while its commands run on the untouched original. Example:
+/// ```
+/// use std::collections::{BTreeMap, BTreeSet};
+/// use wheelwright_core::schrodinger::view::virtual_bundle;
+/// let files = BTreeMap::from([
+///     ("pkg/__init__.py".to_owned(), "__all__ = [\"area\"]\nfrom pkg.shapes import area\n".to_owned()),
+///     ("pkg/shapes.py".to_owned(), "def area(w, h):\n    return w * h\n".to_owned()),
+/// ]);
+/// let bundle = virtual_bundle(&files, 5, &BTreeSet::new());
+/// let back = bundle.translator().unwrap();
+/// let view = back.observation("from pkg.shapes import area").text;
+/// assert!(!view.contains("area") && !view.contains("pkg"));
+/// assert_eq!(back.command(&format!("grep -n {view} -r .")).text, "grep -n from pkg.shapes import area -r .");
+/// ```
+pub fn virtual_bundle(
+    files: &BTreeMap<String, String>,
+    seed: u64,
+    keep: &BTreeSet<String>,
+) -> ViewBundle {
+    ViewBundle {
+        format: VIEW_FORMAT,
+        seed,
+        levels: vec![2],
+        namespace: Some(NamespaceMapping::build_in(Mode::Virtual, files, seed, keep)),
+        layout: BTreeMap::new(),
+    }
 }
 
 impl ViewBundle {

@@ -1,8 +1,13 @@
 //! The replacement words a namespace mapping draws from: a shipped English word list, shuffled under a seed.
 //!
-//! No network and no language model: `words.txt` (8,188 words from SCOWL, its licence in
-//! the file's header) is compiled in, so the browser and the command line draw the same
-//! words. The shuffle is a Fisher–Yates over ChaCha8, whose stream is fixed by its
+//! No network and no language model: `words.txt` is compiled in, so the browser and the
+//! command line draw the same words. It holds 3,525 common, neutral English words (SCOWL's
+//! size-10 and size-20 lists, the most common words, its licence in the file's header),
+//! made by `scripts/schrodinger-words`: 4 to 8 letters, no plurals or inflected forms, no
+//! roman numerals, and nothing on a deny list of profanity, slurs and sexual, body, drug,
+//! violent and religious terms kept with core's tests (never compiled in, never shown).
+//! Core's test `schrodinger_words` checks every shipped word, and every name mappings of
+//! real packages build from them, against that list. The shuffle is a Fisher–Yates over ChaCha8, whose stream is fixed by its
 //! specification, so a seed gives the same order everywhere.
 
 use rand_chacha::ChaCha8Rng;
@@ -51,7 +56,7 @@ mod tests {
     #[test]
     fn the_list_is_lowercase_letters_without_repeats() {
         let words: Vec<&str> = shipped().collect();
-        assert!(words.len() > 8000, "{}", words.len());
+        assert!(words.len() > 3000, "{}", words.len());
         assert!(
             words
                 .iter()
@@ -71,6 +76,6 @@ mod tests {
         assert_eq!(order(7), order(7));
         assert_ne!(order(7), order(8));
         // Pinned: the stream must not change under a dependency update.
-        assert_eq!(order(7)[..3], ["fruit", "delegate", "seesaw"]);
+        assert_eq!(order(7)[..3], ["bent", "mislead", "twist"]);
     }
 }

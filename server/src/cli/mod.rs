@@ -269,11 +269,17 @@ pub struct ViewArgs {
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
     /// Where to write the view (a new or empty directory).
-    #[arg(long, required = true)]
+    #[arg(long, required_unless_present = "virtual_namespace")]
     pub out: Option<PathBuf>,
     /// Where to write the bundle [default: <out>.view.json, beside the view].
-    #[arg(long)]
+    #[arg(long, required_if_eq("virtual_namespace", "true"))]
     pub bundle: Option<PathBuf>,
+    /// Write only the bundle of level 2's virtual namespace, no view files: it renames
+    /// every name the repository owns that no tool reads by name (strings, `__all__`,
+    /// config files, methods, the package and distribution included), and an agent works
+    /// in it through `view shell`. Level 3 is not applied.
+    #[arg(long = "virtual", conflicts_with = "out")]
+    pub virtual_namespace: bool,
     /// Names to leave out of level 2's mapping (comma-separated): names the code reaches
     /// in ways the survey cannot see, found with `view check`.
     #[arg(long, value_delimiter = ',')]
@@ -285,6 +291,28 @@ pub struct ViewArgs {
 
 #[derive(Debug, Subcommand)]
 pub enum ViewCommand {
+    /// Run one shell command written in a virtual namespace's names on the original
+    /// repository (the online translator, for a bash-tool harness: call it once per
+    /// action). The command is translated to real names (here-document bodies included),
+    /// run with `bash -c` in the repository, and its output printed in the view's names;
+    /// the exit code is the command's (124 when it ran over --timeout).
+    Shell {
+        /// The virtual namespace's bundle (`wheelwright view --virtual`).
+        #[arg(long)]
+        bundle: PathBuf,
+        /// The original repository directory, where the command runs.
+        #[arg(long)]
+        repo: PathBuf,
+        /// Seconds before the command and everything it started is killed.
+        #[arg(long, default_value_t = 120)]
+        timeout: u64,
+        /// Bytes kept of each of standard output and standard error.
+        #[arg(long, default_value_t = 1 << 20)]
+        max_output: usize,
+        /// The command (its words joined by spaces); read from standard input when absent.
+        #[arg(last = true)]
+        command: Vec<String>,
+    },
     /// Turn the final state of a view (after an agent worked in it) back into a patch of
     /// the original repository (spec 3, patch recovery), printed to standard output.
     Recover {
@@ -733,6 +761,20 @@ pub async fn execute(cli: Cli) -> anyhow::Result<()> {
         }
         Command::Cce(command) => cce::execute(command),
         Command::View(args) => match args.command {
+            Some(ViewCommand::Shell {
+                bundle,
+                repo,
+                timeout,
+                max_output,
+                command,
+            }) => {
+                let bounds = view::Bounds {
+                    timeout: std::time::Duration::from_secs(timeout),
+                    max_output,
+                };
+                let code = view::shell(&bundle, &repo, &command, &bounds)?;
+                std::process::exit(code)
+            }
             Some(ViewCommand::Recover {
                 repo,
                 view,
@@ -761,6 +803,13 @@ pub async fn execute(cli: Cli) -> anyhow::Result<()> {
                     view::check(&repo, &level, seed, &keep, &suite, &config, json)
                 })
                 .await?
+            }
+            None if args.virtual_namespace => {
+                let (Some(repo), Some(bundle)) = (args.repo, args.bundle) else {
+                    anyhow::bail!("give --repo DIR and --bundle FILE");
+                };
+                let keep = args.keep.into_iter().collect();
+                view::make_virtual(&repo, args.seed, &keep, &bundle, args.json)
             }
             None => {
                 let (Some(repo), Some(out)) = (args.repo, args.out) else {

@@ -1,4 +1,9 @@
-//! `wheelwright view` and `wheelwright view recover`: a SchrodingerRepo view of a repository directory written to disk, and a final view state turned back into a patch.
+//! `wheelwright view` and `wheelwright view recover`: a SchrodingerRepo view of a repository directory written to disk (or, `--virtual`, only its namespace's bundle), and a final view state turned back into a patch.
+//!
+//! A materialised view (`--out`) is written as files; level 2 then cannot rename what the
+//! code reaches by text (names in strings, `__all__` and config files, method names) and
+//! leaves it out. The virtual namespace (`--virtual`) is only a bundle: [`shell`] runs an
+//! agent's commands through it on the untouched original, so it renames those too.
 //!
 //! Core makes the view from the repository's text files ([`make_view`]); this host reads
 //! the directory (regular files only, `.git` and `__pycache__` skipped, within
@@ -16,6 +21,10 @@ use wheelwright_core::schrodinger::namespace::Reason;
 use wheelwright_core::schrodinger::view::{ViewBundle, make_view_keeping, recover};
 
 use super::io::emit;
+
+mod shell;
+
+pub(super) use shell::{Bounds, shell};
 
 /// Largest number of files a repository given to `view` may have.
 const MAX_VIEW_FILES: usize = 50_000;
@@ -102,7 +111,8 @@ fn write_file(root: &Path, rel: &str, bytes: &[u8]) -> anyhow::Result<()> {
 /// What `view` reports.
 #[derive(Serialize)]
 struct Made {
-    out: PathBuf,
+    /// The view's directory; none for a virtual namespace.
+    out: Option<PathBuf>,
     bundle: PathBuf,
     seed: u64,
     levels: Vec<u8>,
@@ -180,7 +190,7 @@ pub(super) fn make(
         *left_out.entry(reason_name(l.reason)).or_insert(0) += 1;
     }
     let made = Made {
-        out: out.to_owned(),
+        out: Some(out.to_owned()),
         bundle: bundle_path,
         seed,
         levels: view.bundle.levels.clone(),
@@ -191,15 +201,29 @@ pub(super) fn make(
         runs_reordered: view.bundle.layout.values().map(Vec::len).sum(),
         skipped: tree.skipped,
     };
-    emit(json, &made, |w, m| {
-        writeln!(
-            w,
-            "wrote the view of {} to {} ({} files), its bundle to {}",
-            repo.display(),
-            m.out.display(),
-            m.files,
-            m.bundle.display()
-        )?;
+    print_made(json, repo, &made)
+}
+
+/// The summary of `view` (both modes).
+fn print_made(json: bool, repo: &Path, made: &Made) -> anyhow::Result<()> {
+    emit(json, made, |w, m| {
+        match &m.out {
+            Some(out) => writeln!(
+                w,
+                "wrote the view of {} to {} ({} files), its bundle to {}",
+                repo.display(),
+                out.display(),
+                m.files,
+                m.bundle.display()
+            )?,
+            None => writeln!(
+                w,
+                "wrote the virtual namespace of {} ({} files) to {}; run commands in it with `wheelwright view shell`",
+                repo.display(),
+                m.files,
+                m.bundle.display()
+            )?,
+        }
         writeln!(
             w,
             "level 2: {} names mapped; left out: {}",
@@ -221,15 +245,68 @@ pub(super) fn make(
         {
             writeln!(w, "  dynamic: {} ({}:{})", l.name, l.path, l.line)?;
         }
-        writeln!(
-            w,
-            "level 3: {} runs of definitions reordered",
-            m.runs_reordered
-        )?;
+        if m.out.is_some() {
+            writeln!(
+                w,
+                "level 3: {} runs of definitions reordered",
+                m.runs_reordered
+            )?;
+        }
         for s in &m.skipped {
             writeln!(w, "skipped: {s}")?;
         }
         Ok(())
+    })
+}
+
+/// `wheelwright view --virtual --repo DIR --seed N --bundle FILE`: the bundle of the
+/// repository's level-2 virtual namespace, and no view files.
+pub(super) fn make_virtual(
+    repo: &Path,
+    seed: u64,
+    keep: &std::collections::BTreeSet<String>,
+    bundle_path: &Path,
+    json: bool,
+) -> anyhow::Result<()> {
+    if bundle_path.starts_with(repo) {
+        bail!(
+            "the bundle {} would be inside the repository, where an agent could read the mapping; put it elsewhere",
+            bundle_path.display()
+        );
+    }
+    let tree = read_tree(repo)?;
+    let bundle = wheelwright_core::schrodinger::view::virtual_bundle(&tree.texts, seed, keep);
+    std::fs::write(bundle_path, serde_json::to_vec_pretty(&bundle)?)
+        .with_context(|| format!("cannot write {}", bundle_path.display()))?;
+    let mapping = bundle.namespace.as_ref();
+    let mut left_out = BTreeMap::new();
+    for l in mapping.map(|m| m.left_out.as_slice()).unwrap_or_default() {
+        *left_out.entry(reason_name(l.reason)).or_insert(0) += 1;
+    }
+    let made = Made {
+        out: None,
+        bundle: bundle_path.to_owned(),
+        seed,
+        levels: bundle.levels.clone(),
+        files: tree.texts.len() + tree.binaries.len(),
+        names_mapped: mapping.map_or(0, |m| m.names.len()),
+        left_out,
+        left_out_names: mapping.map(|m| m.left_out.clone()).unwrap_or_default(),
+        runs_reordered: 0,
+        skipped: tree.skipped,
+    };
+    print_made(json, repo, &made)
+}
+
+/// A view bundle read from `path`.
+fn read_bundle(path: &Path) -> anyhow::Result<ViewBundle> {
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    serde_json::from_str(&text).with_context(|| {
+        format!(
+            "{} is not a view bundle (written by `wheelwright view`)",
+            path.display()
+        )
     })
 }
 
@@ -241,14 +318,7 @@ pub(super) fn recover_patch(
     bundle: &Path,
     json: bool,
 ) -> anyhow::Result<()> {
-    let text = std::fs::read_to_string(bundle)
-        .with_context(|| format!("cannot read {}", bundle.display()))?;
-    let bundle: ViewBundle = serde_json::from_str(&text).with_context(|| {
-        format!(
-            "{} is not a view bundle (written by `wheelwright view`)",
-            bundle.display()
-        )
-    })?;
+    let bundle = read_bundle(bundle)?;
     let original = read_tree(repo)?;
     let state = read_tree(final_view)?;
     let recovery = recover(&original.texts, &state.texts, &bundle);
