@@ -140,8 +140,8 @@ fn snapshot_of_a_fixed_workspace_is_pinned() {
     assert_eq!(
         (format.rsplit('/').next().unwrap(), analyses.as_str()),
         (
-            "r1",
-            "dcaff46bd9d4a7adbf2bb6a54ea56bdd4feaffc2a3299d0399ea8f049d0b92d4"
+            "r2",
+            "7f28f377b6f0dade8d9e0e535cf561be6685c7d334b653791c81670cd565aa17"
         ),
         "the saved analyses changed: raise the revision in snapshot::FORMAT and pin the new hash"
     );
