@@ -1,9 +1,14 @@
 //! `wheelwright cce`: the real binary on core's graph fixture repository (target
 //! `pkg/shapes.py`): the context is core's pinned rendering, usages and search as pinned
 //! here (`UPDATE_EXPECT=1` rewrites them from the command), and mistakes name what to fix.
+//! `cce graph` runs on the shipped ReCUBE instances' workspaces (`recube prepare`; the
+//! wheels come from PyPI the first time): the questions in `fixtures/cce/graph/queries.txt`,
+//! the answers pinned beside them.
 
 use crate::common;
 
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -74,4 +79,108 @@ fn a_target_outside_the_repository_is_named() {
         .expect("the wheelwright binary runs");
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("pkg/nope.py is not a file of"));
+}
+
+/// The workspace an agent gets for instance `id` of the shipped dataset, as
+/// `wheelwright recube prepare` writes it (the target masked), and the target's path.
+fn agent_workspace(id: &str) -> (tempfile::TempDir, String) {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let dataset = common::recube::dataset_dir();
+    let stdout = common::stdout_of(&[
+        "recube",
+        "prepare",
+        "--dataset",
+        dataset.to_str().expect("a UTF-8 path"),
+        "--instance",
+        id,
+        "--out",
+        dir.path().to_str().expect("a UTF-8 path"),
+    ]);
+    let target = stdout
+        .split_whitespace()
+        .find(|word| word.ends_with(".py"))
+        .unwrap_or_else(|| panic!("no target named in {stdout}"))
+        .to_owned();
+    (dir, target)
+}
+
+/// What a `cce` command printed, as a transcript: the command, its standard output, and
+/// when it failed its exit code and the message it ended with.
+fn transcript(args: &[&str], repo: &Path, target: &str) -> String {
+    let out = Command::new(env!("CARGO_BIN_EXE_wheelwright"))
+        .arg("cce")
+        .args(args)
+        .arg("--repo")
+        .arg(repo)
+        .args(["--target", target])
+        .env("WHEELWRIGHT_LOG", "off")
+        .output()
+        .expect("the wheelwright binary runs");
+    let mut text = format!("$ cce {}\n", args.join(" "));
+    text.push_str(&String::from_utf8_lossy(&out.stdout));
+    if !out.status.success() {
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let message = stderr.lines().last().unwrap_or_default();
+        let _ = writeln!(text, "[exit {}] {message}", out.status.code().unwrap_or(-1));
+    }
+    text.push('\n');
+    text
+}
+
+#[test]
+fn graph_questions_on_the_shipped_instances_are_answered_as_pinned() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/cce/graph");
+    let queries = std::fs::read_to_string(dir.join("queries.txt")).expect("the questions");
+    let mut by_instance: BTreeMap<&str, Vec<Vec<&str>>> = BTreeMap::new();
+    for line in queries
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+    {
+        let (instance, rest) = line.split_once(':').expect("`instance: arguments`");
+        let mut args: Vec<&str> = vec!["graph"];
+        args.extend(rest.split_whitespace());
+        by_instance.entry(instance).or_default().push(args);
+    }
+    assert!(by_instance.len() >= 3, "{by_instance:?}");
+    let mut problems = Vec::new();
+    for (instance, questions) in &by_instance {
+        let (workspace, target) = agent_workspace(instance);
+        let mut text = String::new();
+        for args in questions {
+            text.push_str(&transcript(args, workspace.path(), &target));
+        }
+        if let Err(problem) = check_text(&dir.join(format!("{instance}.txt")), &text) {
+            problems.push(problem);
+        }
+        // Each pinned answer is a real one: a question about the target's module names
+        // at least one caller from another file.
+        assert!(text.contains(" calls "), "{instance}: no call in {text}");
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+#[test]
+fn a_graph_answer_in_json_is_what_the_text_lists() {
+    let (workspace, target) = agent_workspace("click-parser");
+    let out = Command::new(env!("CARGO_BIN_EXE_wheelwright"))
+        .args([
+            "cce",
+            "graph",
+            "callers",
+            "click.parser",
+            "--limit",
+            "3",
+            "--json",
+        ])
+        .arg("--repo")
+        .arg(workspace.path())
+        .args(["--target", &target])
+        .env("WHEELWRIGHT_LOG", "warn")
+        .output()
+        .expect("the wheelwright binary runs");
+    let json: serde_json::Value = serde_json::from_str(&stdout_of(&out)).expect("JSON");
+    assert_eq!(json["subject"], "click/parser.py");
+    assert_eq!(json["items"].as_array().map(Vec::len), Some(3));
+    assert!(json["omitted"].as_u64().is_some_and(|n| n > 0), "{json}");
+    assert_eq!(json["items"][0]["withheld"], true);
 }

@@ -9,5 +9,6 @@ pub mod graph;
 pub mod mask;
 pub mod metrics;
 pub mod prompt;
+pub mod query;
 pub mod scoring;
 pub mod views;

@@ -2,9 +2,10 @@
 //!
 //! Each command reads a repository directory, withholds the target file from its
 //! dependency graph (core's `recube::graph`) and prints what an agent may know: the four
-//! views of the target, where an entity is used, or where a name is defined. Inside an
-//! agent's workspace the target is the masked file; masking is idempotent, so the views
-//! are the same when it is the original.
+//! views of the target, where an entity is used, where a name is defined, or an answer of
+//! the graph (`cce graph`: callers, callees, neighbouring files; core's `recube::query`).
+//! Inside an agent's workspace the target is the masked file; masking is idempotent, so
+//! the views are the same when it is the original.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -48,6 +49,57 @@ pub enum CceCommand {
         #[arg(long)]
         json: bool,
     },
+    /// Ask the dependency graph (the target withheld): who calls an entity, what it calls,
+    /// which files are near a module.
+    ///
+    /// Examples: `cce graph callers click.parser.OptionParser --repo . --target
+    /// click/parser.py`; `cce graph neighbours click.core --depth 2 ...`. A name the graph
+    /// does not know is an error that suggests close ones.
+    #[command(subcommand)]
+    Graph(GraphQuery),
+}
+
+/// One question of `cce graph`.
+#[derive(Debug, Subcommand)]
+pub enum GraphQuery {
+    /// The functions, classes and files that call ENTITY (a qualified name, a module or a
+    /// path; the target's own names included), most calls first. Calls of what ENTITY
+    /// contains (a class's methods, a module's functions) count.
+    Callers {
+        entity: String,
+        #[command(flatten)]
+        answer: AnswerArgs,
+    },
+    /// What ENTITY (a function, class, module or path of the repository, not of the
+    /// withheld target) and everything in it calls, most calls first.
+    Callees {
+        entity: String,
+        #[command(flatten)]
+        answer: AnswerArgs,
+    },
+    /// The files within --depth hops of MODULE (a module, a path, or a name in it) over
+    /// imports, calls and inheritance in either direction, nearest first.
+    Neighbours {
+        module: String,
+        /// Hops from MODULE, 1 to 3.
+        #[arg(long, default_value_t = 1)]
+        depth: u32,
+        #[command(flatten)]
+        answer: AnswerArgs,
+    },
+}
+
+/// The repository and how an answer is printed.
+#[derive(Debug, Args)]
+pub struct AnswerArgs {
+    #[command(flatten)]
+    repo: RepoArgs,
+    /// The most items printed; how many more there are is said.
+    #[arg(long, default_value_t = 50)]
+    limit: usize,
+    /// Print JSON instead of text.
+    #[arg(long)]
+    json: bool,
 }
 
 /// The repository and the file withheld from its graph.
@@ -112,6 +164,7 @@ pub(super) fn execute(command: CceCommand) -> anyhow::Result<()> {
                 Ok(())
             })
         }
+        CceCommand::Graph(query) => graph_query(query),
         CceCommand::Search { names, repo, json } => {
             let (_, graph) = repo.load()?;
             let found: Vec<(String, Vec<wheelwright_core::recube::graph::Node>)> = names
@@ -143,4 +196,91 @@ pub(super) fn execute(command: CceCommand) -> anyhow::Result<()> {
             })
         }
     }
+}
+
+/// Answers one `cce graph` question.
+fn graph_query(query: GraphQuery) -> anyhow::Result<()> {
+    match query {
+        GraphQuery::Callers { entity, answer } => {
+            let (_, graph) = answer.repo.load()?;
+            let calls = graph.callers(&entity, answer.limit)?;
+            emit(answer.json, &calls, |out, calls| {
+                let target = withheld_note(calls.items.iter().any(|c| c.withheld));
+                writeln!(out, "# callers of {}{target}", calls.subject)?;
+                if calls.items.is_empty() && calls.omitted == 0 {
+                    writeln!(out, "Nothing in the repository calls it.")?;
+                }
+                for c in &calls.items {
+                    writeln!(
+                        out,
+                        "{} calls {} x{} ({})",
+                        c.caller, c.callee, c.count, c.path
+                    )?;
+                }
+                omitted(out, calls.omitted)
+            })
+        }
+        GraphQuery::Callees { entity, answer } => {
+            let (_, graph) = answer.repo.load()?;
+            let calls = graph.callees(&entity, answer.limit)?;
+            emit(answer.json, &calls, |out, calls| {
+                writeln!(out, "# callees of {}", calls.subject)?;
+                if calls.items.is_empty() && calls.omitted == 0 {
+                    writeln!(out, "It calls nothing of the repository.")?;
+                }
+                for c in &calls.items {
+                    let target = if c.withheld { ", withheld target" } else { "" };
+                    writeln!(
+                        out,
+                        "{} calls {} x{} ({}{target})",
+                        c.caller, c.callee, c.count, c.path
+                    )?;
+                }
+                omitted(out, calls.omitted)
+            })
+        }
+        GraphQuery::Neighbours {
+            module,
+            depth,
+            answer,
+        } => {
+            let (_, graph) = answer.repo.load()?;
+            let files = graph.neighbours(&module, depth, answer.limit)?;
+            emit(answer.json, &files, |out, files| {
+                let hops = if depth == 1 { "hop" } else { "hops" };
+                writeln!(out, "# files within {depth} {hops} of {}", files.subject)?;
+                if files.items.is_empty() && files.omitted == 0 {
+                    writeln!(
+                        out,
+                        "No file imports, calls or inherits from it, nor it from one."
+                    )?;
+                }
+                for n in &files.items {
+                    let target = withheld_note(n.withheld);
+                    writeln!(
+                        out,
+                        "{} {}{target}: {} {}",
+                        n.depth,
+                        n.path,
+                        n.relations.join(", "),
+                        n.via
+                    )?;
+                }
+                omitted(out, files.omitted)
+            })
+        }
+    }
+}
+
+/// ` (withheld target)` when `withheld`.
+fn withheld_note(withheld: bool) -> &'static str {
+    if withheld { " (withheld target)" } else { "" }
+}
+
+/// The line saying how many items the limit left out, if any.
+fn omitted(out: &mut impl Write, omitted: usize) -> std::io::Result<()> {
+    if omitted > 0 {
+        writeln!(out, "... and {omitted} more (raise --limit to see them)")?;
+    }
+    Ok(())
 }
