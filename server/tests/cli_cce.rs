@@ -3,7 +3,10 @@
 //! here (`UPDATE_EXPECT=1` rewrites them from the command), and mistakes name what to fix.
 //! `cce graph` runs on the shipped ReCUBE instances' workspaces (`recube prepare`; the
 //! wheels come from PyPI the first time): the questions in `fixtures/cce/graph/queries.txt`,
-//! the answers pinned beside them.
+//! the answers pinned beside them. `cce validate` checks candidates made from each
+//! instance's reference (the original target): the reference itself, an empty file, the
+//! reference with a wrong signature and with a syntax error; its reports are pinned in
+//! `fixtures/cce/validate/`.
 
 use crate::common;
 
@@ -183,4 +186,165 @@ fn a_graph_answer_in_json_is_what_the_text_lists() {
     assert_eq!(json["items"].as_array().map(Vec::len), Some(3));
     assert!(json["omitted"].as_u64().is_some_and(|n| n > 0), "{json}");
     assert_eq!(json["items"][0]["withheld"], true);
+}
+
+/// The original target of instance `id` (the reference an agent's file is compared with).
+fn reference(id: &str) -> String {
+    let dataset =
+        wheelwright_server::dataset::recube::load_recube_dir(&common::recube::dataset_dir())
+            .expect("the shipped dataset");
+    let instance = dataset
+        .instances
+        .iter()
+        .find(|i| i.manifest.id == id)
+        .expect("a shipped instance");
+    let repos = common::recube::repositories(&dataset);
+    repos[&instance.manifest.repository][&instance.manifest.target].clone()
+}
+
+/// `cce validate` of `candidate` in the workspace, as a transcript, and its exit code.
+fn validation(name: &str, candidate: &str, workspace: &Path, target: &str) -> (String, i32) {
+    let file = workspace.join(format!("../{name}.py"));
+    std::fs::write(&file, candidate).expect("the candidate is written");
+    let args = ["validate", "--candidate", file.to_str().expect("UTF-8")];
+    let out = Command::new(env!("CARGO_BIN_EXE_wheelwright"))
+        .arg("cce")
+        .args(args)
+        .arg("--repo")
+        .arg(workspace)
+        .args(["--target", target])
+        .env("WHEELWRIGHT_LOG", "off")
+        .output()
+        .expect("the wheelwright binary runs");
+    let code = out.status.code().unwrap_or(-1);
+    let mut text = format!("$ cce validate --candidate {name}.py  [exit {code}]\n");
+    text.push_str(&String::from_utf8_lossy(&out.stdout));
+    text.push_str(&String::from_utf8_lossy(&out.stderr));
+    text.push('\n');
+    (text, code)
+}
+
+/// Candidates made from each instance's reference: (name, edit of the reference, exit
+/// code). An edit replaces its first text with its second (`None`: the reference as is).
+type Edit = (&'static str, &'static str);
+const CANDIDATES: &[(&str, &str, Option<Edit>, i32)] = &[
+    ("click-parser", "reference", None, 0),
+    ("click-parser", "empty", Some(("", "")), 1),
+    (
+        "click-parser",
+        "wrong-arity",
+        Some((
+            "def split_opt(opt: str) -> t.Tuple[str, str]:",
+            "def split_opt(opt: str, strict: bool) -> t.Tuple[str, str]:",
+        )),
+        1,
+    ),
+    (
+        "click-parser",
+        "required-parameter",
+        Some((
+            "def __init__(self, ctx: t.Optional[\"Context\"] = None) -> None:",
+            "def __init__(self, ctx: t.Optional[\"Context\"], strict: bool) -> None:",
+        )),
+        1,
+    ),
+    (
+        "click-parser",
+        "syntax-error",
+        Some(("    first = opt[:1]\n", "    first = = opt[:1]\n")),
+        1,
+    ),
+    ("packaging-version", "reference", None, 0),
+    ("packaging-version", "empty", Some(("", "")), 1),
+    ("attrs-setters", "reference", None, 0),
+    ("attrs-setters", "empty", Some(("", "")), 1),
+];
+
+#[test]
+fn validate_passes_each_reference_and_reports_what_each_broken_candidate_lacks() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/cce/validate");
+    let mut by_instance: BTreeMap<&str, Vec<_>> = BTreeMap::new();
+    for candidate in CANDIDATES {
+        by_instance.entry(candidate.0).or_default().push(candidate);
+    }
+    let mut problems = Vec::new();
+    for (instance, candidates) in by_instance {
+        let (workspace, target) = agent_workspace(instance);
+        let original = reference(instance);
+        let mut text = String::new();
+        for &&(_, name, edit, expected) in &candidates {
+            let candidate = match edit {
+                None => original.clone(),
+                Some(("", "")) => String::new(),
+                Some((from, to)) => {
+                    assert!(original.contains(from), "{instance}: no {from:?}");
+                    original.replacen(from, to, 1)
+                }
+            };
+            let (transcript, code) = validation(name, &candidate, workspace.path(), &target);
+            assert_eq!(code, expected, "{instance} {name}: {transcript}");
+            text.push_str(&transcript);
+        }
+        if let Err(problem) = check_text(&dir.join(format!("{instance}.txt")), &text) {
+            problems.push(problem);
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+#[test]
+fn validate_of_an_empty_file_names_every_name_the_graph_says_callers_use() {
+    let (workspace, target) = agent_workspace("click-parser");
+    let usages = Command::new(env!("CARGO_BIN_EXE_wheelwright"))
+        .args([
+            "cce",
+            "graph",
+            "callers",
+            "click.parser",
+            "--json",
+            "--limit",
+            "1000",
+        ])
+        .arg("--repo")
+        .arg(workspace.path())
+        .args(["--target", &target])
+        .output()
+        .expect("the wheelwright binary runs");
+    let callers: serde_json::Value = serde_json::from_str(&stdout_of(&usages)).expect("JSON");
+    let called: std::collections::BTreeSet<String> = callers["items"]
+        .as_array()
+        .expect("items")
+        .iter()
+        .map(|c| {
+            c["callee"]
+                .as_str()
+                .expect("a callee")
+                .trim_start_matches("click.parser.")
+                .to_owned()
+        })
+        .collect();
+    let empty = workspace.path().join("../empty.py");
+    std::fs::write(&empty, "").expect("the candidate is written");
+    let out = Command::new(env!("CARGO_BIN_EXE_wheelwright"))
+        .args(["cce", "validate", "--json", "--candidate"])
+        .arg(&empty)
+        .arg("--repo")
+        .arg(workspace.path())
+        .args(["--target", &target])
+        .output()
+        .expect("the wheelwright binary runs");
+    assert_eq!(out.status.code(), Some(1));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let missing: std::collections::BTreeSet<String> = report["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .filter(|f| f["kind"] == "missing_name")
+        .filter_map(|f| f["message"].as_str()?.split('`').nth(1).map(str::to_owned))
+        .collect();
+    assert!(!called.is_empty());
+    assert!(
+        called.is_subset(&missing),
+        "{called:?} not all in {missing:?}"
+    );
 }

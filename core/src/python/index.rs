@@ -19,7 +19,7 @@ use super::facts::DefinitionKind;
 use super::fuel::Fuel;
 pub use super::fuel::MAX_RESOLUTION_STEPS;
 use super::scope::{
-    self, CallSite, Callee, Candidate, FileAnalysis, ImportTarget, NameRef, TopKind,
+    self, CallArgs, CallSite, Callee, Candidate, FileAnalysis, ImportTarget, NameRef, TopKind,
 };
 use crate::budget::{Cancel, Cancelled};
 use crate::workspace::Workspace;
@@ -499,6 +499,13 @@ impl RepoIndex {
             bases,
             callees: self.callees_of(module, qual, fuel).into_iter().collect(),
         })
+    }
+
+    /// Whether `module` binds `name` at its top level (a definition, an assignment, an
+    /// import), or may through a star import; `None` when no such module is indexed.
+    pub fn binds(&self, module: &str, name: &str) -> Option<bool> {
+        let m = self.modules.get(module)?;
+        Some(m.last.contains_key(name) || !m.stars.is_empty())
     }
 
     /// The imports of a module, in source order.
@@ -1206,7 +1213,7 @@ impl RepoIndex {
     /// name may have where the call is made ([`FileAnalysis::module_candidates`]), so a call
     /// made before the file rebinds the name stays a call of what it imported. A call
     /// with several possible callees (a name bound in two branches) appears once per callee.
-    pub(crate) fn calls(&self, module: &str) -> Vec<(String, String)> {
+    pub(crate) fn calls(&self, module: &str) -> Vec<ModuleCall<'_>> {
         let Some(m) = self.modules.get(module) else {
             return Vec::new();
         };
@@ -1221,7 +1228,12 @@ impl RepoIndex {
                     .collect(),
             };
             for identity in identities {
-                out.push((m.analysis.scope_name(call.scope), identity));
+                out.push(ModuleCall {
+                    scope: m.analysis.scope_name(call.scope),
+                    identity,
+                    line: call.line,
+                    args: &call.args,
+                });
             }
         }
         out
@@ -1249,6 +1261,17 @@ impl RepoIndex {
         }
         out
     }
+}
+
+/// One named call of a module ([`RepoIndex::calls`]).
+pub(crate) struct ModuleCall<'a> {
+    /// The qualified name (within the module) of the definition whose body holds it, or
+    /// `<module>`.
+    pub(crate) scope: String,
+    /// Its callee identity (D5).
+    pub(crate) identity: String,
+    pub(crate) line: u32,
+    pub(crate) args: &'a CallArgs,
 }
 
 /// Removes builtin identities (D5).

@@ -145,8 +145,24 @@ pub(crate) struct CallSite {
     pub(crate) scope: ScopeId,
     /// The byte the call starts at, to tell which module-level bindings precede it.
     pub(crate) at: u32,
+    /// The line it starts on (1-based), for evidence.
+    pub(crate) line: u32,
+    /// How it passes its arguments, for comparing a call with a signature.
+    pub(crate) args: CallArgs,
     /// `None` for calls without a name (`f()()`, `fs[0]()`).
     pub(crate) callee: Option<Callee>,
+}
+
+/// The shape of a call's arguments: `f(a, b, *rest, key=1, **more)` passes 2 positional
+/// arguments, a `*` splat, the keyword `key` and a `**` splat.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct CallArgs {
+    pub(crate) positional: u32,
+    pub(crate) keywords: Vec<String>,
+    /// A `*iterable` argument: any number of positional arguments more.
+    pub(crate) star: bool,
+    /// A `**mapping` argument: any keywords more.
+    pub(crate) double_star: bool,
 }
 
 /// A load of a name or of a chain of names (`f`, `pkg.mod.f`).
@@ -567,8 +583,15 @@ impl Walker<'_, '_> {
                     }
                     _ => None,
                 });
-                let at = tree.node(id).span.start_byte;
-                self.out.calls.push(CallSite { scope, at, callee });
+                let span = tree.node(id).span;
+                let args = self.call_args(tree.child(id, Field::Arguments));
+                self.out.calls.push(CallSite {
+                    scope,
+                    at: span.start_byte,
+                    line: span.start_line,
+                    args,
+                    callee,
+                });
                 self.push_children(id, scope, Ctx::Load);
             }
             Kind::KeywordArgument => self.push(tree.child(id, Field::Value), scope, Ctx::Load),
@@ -846,6 +869,34 @@ impl Walker<'_, '_> {
             Kind::String | Kind::Comment => {}
             _ => self.push_children(id, scope, Ctx::Pattern),
         }
+    }
+
+    /// How a call's argument list passes its arguments.
+    fn call_args(&self, list: Option<NodeId>) -> CallArgs {
+        let tree = self.tree;
+        let mut args = CallArgs::default();
+        let Some(list) = list else {
+            return args;
+        };
+        // `f(x for x in xs)`: the generator is the one argument.
+        if tree.kind(list) == Kind::GeneratorExpression {
+            args.positional = 1;
+            return args;
+        }
+        for arg in tree.children(list) {
+            match tree.kind(arg) {
+                Kind::Comment => {}
+                Kind::ListSplat => args.star = true,
+                Kind::DictionarySplat => args.double_star = true,
+                Kind::KeywordArgument => {
+                    if let Some(name) = tree.child(arg, Field::Name) {
+                        args.keywords.push(self.text(name));
+                    }
+                }
+                _ => args.positional += 1,
+            }
+        }
+        args
     }
 
     /// The binding for `name = value`: constructed when `value` is a call of a name chain.

@@ -11,4 +11,5 @@ pub mod metrics;
 pub mod prompt;
 pub mod query;
 pub mod scoring;
+pub mod validate;
 pub mod views;
