@@ -22,14 +22,18 @@ fn graph_fixtures() -> PathBuf {
 }
 
 fn cce(args: &[&str]) -> Output {
-    let repo = graph_fixtures().join("repo");
+    cce_at(args, &graph_fixtures().join("repo"), "pkg/shapes.py")
+}
+
+/// The real `wheelwright cce ARGS --repo REPO --target TARGET`, logging nothing.
+fn cce_at(args: &[&str], repo: &Path, target: &str) -> Output {
     Command::new(env!("CARGO_BIN_EXE_wheelwright"))
         .arg("cce")
         .args(args)
         .arg("--repo")
-        .arg(&repo)
-        .args(["--target", "pkg/shapes.py"])
-        .env("WHEELWRIGHT_LOG", "warn")
+        .arg(repo)
+        .args(["--target", target])
+        .env("WHEELWRIGHT_LOG", "off")
         .output()
         .expect("the wheelwright binary runs")
 }
@@ -110,15 +114,7 @@ fn agent_workspace(id: &str) -> (tempfile::TempDir, String) {
 /// What a `cce` command printed, as a transcript: the command, its standard output, and
 /// when it failed its exit code and the message it ended with.
 fn transcript(args: &[&str], repo: &Path, target: &str) -> String {
-    let out = Command::new(env!("CARGO_BIN_EXE_wheelwright"))
-        .arg("cce")
-        .args(args)
-        .arg("--repo")
-        .arg(repo)
-        .args(["--target", target])
-        .env("WHEELWRIGHT_LOG", "off")
-        .output()
-        .expect("the wheelwright binary runs");
+    let out = cce_at(args, repo, target);
     let mut text = format!("$ cce {}\n", args.join(" "));
     text.push_str(&String::from_utf8_lossy(&out.stdout));
     if !out.status.success() {
@@ -165,22 +161,11 @@ fn graph_questions_on_the_shipped_instances_are_answered_as_pinned() {
 #[test]
 fn a_graph_answer_in_json_is_what_the_text_lists() {
     let (workspace, target) = agent_workspace("click-parser");
-    let out = Command::new(env!("CARGO_BIN_EXE_wheelwright"))
-        .args([
-            "cce",
-            "graph",
-            "callers",
-            "click.parser",
-            "--limit",
-            "3",
-            "--json",
-        ])
-        .arg("--repo")
-        .arg(workspace.path())
-        .args(["--target", &target])
-        .env("WHEELWRIGHT_LOG", "warn")
-        .output()
-        .expect("the wheelwright binary runs");
+    let out = cce_at(
+        &["graph", "callers", "click.parser", "--limit", "3", "--json"],
+        workspace.path(),
+        &target,
+    );
     let json: serde_json::Value = serde_json::from_str(&stdout_of(&out)).expect("JSON");
     assert_eq!(json["subject"], "click/parser.py");
     assert_eq!(json["items"].as_array().map(Vec::len), Some(3));
@@ -202,20 +187,22 @@ fn reference(id: &str) -> String {
     repos[&instance.manifest.repository][&instance.manifest.target].clone()
 }
 
+/// `cce validate [--json]` of `candidate` (written as `name.py` outside the workspace)
+/// in the workspace.
+fn validate_in(name: &str, candidate: &str, workspace: &Path, target: &str, json: bool) -> Output {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let file = dir.path().join(format!("{name}.py"));
+    std::fs::write(&file, candidate).expect("the candidate is written");
+    let mut args = vec!["validate", "--candidate", file.to_str().expect("UTF-8")];
+    if json {
+        args.push("--json");
+    }
+    cce_at(&args, workspace, target)
+}
+
 /// `cce validate` of `candidate` in the workspace, as a transcript, and its exit code.
 fn validation(name: &str, candidate: &str, workspace: &Path, target: &str) -> (String, i32) {
-    let file = workspace.join(format!("../{name}.py"));
-    std::fs::write(&file, candidate).expect("the candidate is written");
-    let args = ["validate", "--candidate", file.to_str().expect("UTF-8")];
-    let out = Command::new(env!("CARGO_BIN_EXE_wheelwright"))
-        .arg("cce")
-        .args(args)
-        .arg("--repo")
-        .arg(workspace)
-        .args(["--target", target])
-        .env("WHEELWRIGHT_LOG", "off")
-        .output()
-        .expect("the wheelwright binary runs");
+    let out = validate_in(name, candidate, workspace, target, false);
     let code = out.status.code().unwrap_or(-1);
     let mut text = format!("$ cce validate --candidate {name}.py  [exit {code}]\n");
     text.push_str(&String::from_utf8_lossy(&out.stdout));
@@ -295,21 +282,18 @@ fn validate_passes_each_reference_and_reports_what_each_broken_candidate_lacks()
 #[test]
 fn validate_of_an_empty_file_names_every_name_the_graph_says_callers_use() {
     let (workspace, target) = agent_workspace("click-parser");
-    let usages = Command::new(env!("CARGO_BIN_EXE_wheelwright"))
-        .args([
-            "cce",
+    let usages = cce_at(
+        &[
             "graph",
             "callers",
             "click.parser",
             "--json",
             "--limit",
             "1000",
-        ])
-        .arg("--repo")
-        .arg(workspace.path())
-        .args(["--target", &target])
-        .output()
-        .expect("the wheelwright binary runs");
+        ],
+        workspace.path(),
+        &target,
+    );
     let callers: serde_json::Value = serde_json::from_str(&stdout_of(&usages)).expect("JSON");
     let called: std::collections::BTreeSet<String> = callers["items"]
         .as_array()
@@ -323,16 +307,7 @@ fn validate_of_an_empty_file_names_every_name_the_graph_says_callers_use() {
                 .to_owned()
         })
         .collect();
-    let empty = workspace.path().join("../empty.py");
-    std::fs::write(&empty, "").expect("the candidate is written");
-    let out = Command::new(env!("CARGO_BIN_EXE_wheelwright"))
-        .args(["cce", "validate", "--json", "--candidate"])
-        .arg(&empty)
-        .arg("--repo")
-        .arg(workspace.path())
-        .args(["--target", &target])
-        .output()
-        .expect("the wheelwright binary runs");
+    let out = validate_in("empty", "", workspace.path(), &target, true);
     assert_eq!(out.status.code(), Some(1));
     let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
     let missing: std::collections::BTreeSet<String> = report["findings"]
@@ -347,4 +322,12 @@ fn validate_of_an_empty_file_names_every_name_the_graph_says_callers_use() {
         called.is_subset(&missing),
         "{called:?} not all in {missing:?}"
     );
+}
+
+#[test]
+fn validate_exits_2_on_a_candidate_it_cannot_read() {
+    let out = cce(&["validate", "--candidate", "/nonexistent/candidate.py"]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("reading the candidate"), "{stderr}");
 }

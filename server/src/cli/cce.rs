@@ -15,6 +15,7 @@ use clap::{Args, Subcommand};
 use wheelwright_core::python::index::IndexOptions;
 use wheelwright_core::recube::graph::Graph;
 use wheelwright_core::recube::mask::mask;
+use wheelwright_core::recube::query::{Answer, Call};
 use wheelwright_core::recube::validate::Validation;
 use wheelwright_core::recube::views::Context;
 use wheelwright_core::workspace::Workspace;
@@ -232,37 +233,28 @@ fn graph_query(query: GraphQuery) -> anyhow::Result<()> {
             let calls = graph.callers(&entity, answer.limit)?;
             emit(answer.json, &calls, |out, calls| {
                 let target = withheld_note(calls.items.iter().any(|c| c.withheld));
-                writeln!(out, "# callers of {}{target}", calls.subject)?;
-                if calls.items.is_empty() && calls.omitted == 0 {
-                    writeln!(out, "Nothing in the repository calls it.")?;
-                }
-                for c in &calls.items {
-                    writeln!(
-                        out,
-                        "{} calls {} x{} ({})",
-                        c.caller, c.callee, c.count, c.path
-                    )?;
-                }
-                omitted(out, calls.omitted)
+                let title = format!("callers of {}{target}", calls.subject);
+                print_calls(
+                    out,
+                    &title,
+                    "Nothing in the repository calls it.",
+                    calls,
+                    false,
+                )
             })
         }
         GraphQuery::Callees { entity, answer } => {
             let (_, graph) = answer.repo.load()?;
             let calls = graph.callees(&entity, answer.limit)?;
             emit(answer.json, &calls, |out, calls| {
-                writeln!(out, "# callees of {}", calls.subject)?;
-                if calls.items.is_empty() && calls.omitted == 0 {
-                    writeln!(out, "It calls nothing of the repository.")?;
-                }
-                for c in &calls.items {
-                    let target = if c.withheld { ", withheld target" } else { "" };
-                    writeln!(
-                        out,
-                        "{} calls {} x{} ({}{target})",
-                        c.caller, c.callee, c.count, c.path
-                    )?;
-                }
-                omitted(out, calls.omitted)
+                let title = format!("callees of {}", calls.subject);
+                print_calls(
+                    out,
+                    &title,
+                    "It calls nothing of the repository.",
+                    calls,
+                    true,
+                )
             })
         }
         GraphQuery::Neighbours {
@@ -296,6 +288,34 @@ fn graph_query(query: GraphQuery) -> anyhow::Result<()> {
             })
         }
     }
+}
+
+/// A `callers` or `callees` answer: its title, each call (`mark`: the callee's file is said
+/// to be the withheld target's), or `empty` when there is none.
+fn print_calls(
+    out: &mut impl Write,
+    title: &str,
+    empty: &str,
+    calls: &Answer<Call>,
+    mark: bool,
+) -> std::io::Result<()> {
+    writeln!(out, "# {title}")?;
+    if calls.items.is_empty() && calls.omitted == 0 {
+        writeln!(out, "{empty}")?;
+    }
+    for c in &calls.items {
+        let target = if mark && c.withheld {
+            ", withheld target"
+        } else {
+            ""
+        };
+        writeln!(
+            out,
+            "{} calls {} x{} ({}{target})",
+            c.caller, c.callee, c.count, c.path
+        )?;
+    }
+    omitted(out, calls.omitted)
 }
 
 /// ` (withheld target)` when `withheld`.
