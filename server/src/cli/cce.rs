@@ -380,11 +380,12 @@ fn print_validation(out: &mut impl Write, v: &Validation) -> std::io::Result<()>
     let n = v.findings.len();
     writeln!(
         out,
-        "# {}: {} finding{} ({} names the repository needs, {} calls and {} imports checked)",
+        "# {}: {} finding{} ({} name{} the repository needs, {} calls and {} imports checked)",
         v.target,
         n,
         if n == 1 { "" } else { "s" },
         v.names_checked,
+        if v.names_checked == 1 { "" } else { "s" },
         v.calls_checked,
         v.imports_checked
     )?;
