@@ -738,7 +738,7 @@ impl<'s> SyntaxTree<'s> {
 
     /// Each diagnostic with its 1-based column in bytes (`x = (1,` gives `missing ")"`
     /// where the parenthesis is missing).
-    pub fn diagnostics_at(&self) -> impl Iterator<Item = (&Diagnostic, u32)> {
+    pub(crate) fn diagnostics_at(&self) -> impl Iterator<Item = (&Diagnostic, u32)> {
         self.diagnostics
             .iter()
             .zip(self.columns.iter().copied().chain(std::iter::repeat(1)))

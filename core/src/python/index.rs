@@ -503,7 +503,7 @@ impl RepoIndex {
 
     /// Whether `module` binds `name` at its top level (a definition, an assignment, an
     /// import), or may through a star import; `None` when no such module is indexed.
-    pub fn binds(&self, module: &str, name: &str) -> Option<bool> {
+    pub(crate) fn binds(&self, module: &str, name: &str) -> Option<bool> {
         let m = self.modules.get(module)?;
         Some(m.last.contains_key(name) || !m.stars.is_empty())
     }
