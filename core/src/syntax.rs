@@ -134,6 +134,14 @@ name_enum! {
         AsPattern = "as_pattern",
         AsPatternTarget = "as_pattern_target",
         ExceptClause = "except_clause",
+        IfStatement = "if_statement",
+        WhileStatement = "while_statement",
+        MatchStatement = "match_statement",
+        ElseClause = "else_clause",
+        ListSplat = "list_splat",
+        DictionarySplat = "dictionary_splat",
+        KeywordSeparator = "keyword_separator",
+        PositionalSeparator = "positional_separator",
         DeleteStatement = "delete_statement",
         PatternList = "pattern_list",
         TuplePattern = "tuple_pattern",
@@ -211,6 +219,9 @@ pub struct SyntaxTree<'s> {
     source: &'s str,
     nodes: Vec<Node>,
     diagnostics: Vec<Diagnostic>,
+    /// The 1-based column (in bytes) of each diagnostic, for tools that point at it; kept
+    /// beside them so the wire form of a [`Diagnostic`] stays its line.
+    columns: Vec<u32>,
     syntax_errors: bool,
     over_budget: bool,
 }
@@ -444,6 +455,7 @@ fn empty(
             next_sibling: NONE,
         }],
         diagnostics: vec![diagnostic],
+        columns: vec![1],
         syntax_errors,
         over_budget,
     }
@@ -554,6 +566,7 @@ fn convert<'s>(
     let tables = tables();
     let mut nodes: Vec<Node> = Vec::new();
     let mut diagnostics = Vec::new();
+    let mut columns = Vec::new();
     let mut syntax_errors = false;
     // The kept nodes whose children are being visited, each with its last kept child so
     // far (for sibling links); and for each cursor depth whether entering it pushed one.
@@ -577,12 +590,14 @@ fn convert<'s>(
                 line: to_u32(node.start_position().row + 1),
                 message: format!("missing `{}`", node.kind()),
             });
+            columns.push(to_u32(node.start_position().column + 1));
         } else if node.is_error() {
             syntax_errors = true;
             diagnostics.push(Diagnostic {
                 line: to_u32(node.start_position().row + 1),
                 message: "syntax error".to_owned(),
             });
+            columns.push(to_u32(node.start_position().column + 1));
         }
         let kept = node.is_named() && !node.is_missing();
         let id = to_u32(nodes.len());
@@ -632,6 +647,7 @@ fn convert<'s>(
                     source,
                     nodes,
                     diagnostics,
+                    columns,
                     syntax_errors,
                     over_budget: false,
                 });
@@ -718,6 +734,14 @@ impl<'s> SyntaxTree<'s> {
 
     pub fn diagnostics(&self) -> &[Diagnostic] {
         &self.diagnostics
+    }
+
+    /// Each diagnostic with its 1-based column in bytes (`x = (1,` gives `missing ")"`
+    /// where the parenthesis is missing).
+    pub(crate) fn diagnostics_at(&self) -> impl Iterator<Item = (&Diagnostic, u32)> {
+        self.diagnostics
+            .iter()
+            .zip(self.columns.iter().copied().chain(std::iter::repeat(1)))
     }
 }
 

@@ -22,6 +22,8 @@ mod recube_graph;
 mod recube_mask;
 mod recube_neighbourhood;
 mod recube_pass_rates;
+mod recube_rebinding;
+mod recube_validate;
 mod schrodinger_actions;
 mod schrodinger_subwords;
 mod schrodinger_views;

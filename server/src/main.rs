@@ -18,6 +18,14 @@ async fn main() -> std::process::ExitCode {
     match cli::execute(cli).await {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(error) => {
+            // A command that chose its exit code has printed what it had to say, or says
+            // it here.
+            if let Some(exit) = error.downcast_ref::<cli::Exit>() {
+                if let Some(message) = &exit.message {
+                    eprintln!("wheelwright: {message}");
+                }
+                return std::process::ExitCode::from(exit.code);
+            }
             tracing::error!("{error:#}");
             eprintln!("wheelwright: {error:#}");
             std::process::ExitCode::FAILURE

@@ -18,7 +18,9 @@ use super::builtins::is_builtin;
 use super::facts::DefinitionKind;
 use super::fuel::Fuel;
 pub use super::fuel::MAX_RESOLUTION_STEPS;
-use super::scope::{self, CallSite, Callee, FileAnalysis, ImportTarget, NameRef, TopKind};
+use super::scope::{
+    self, CallArgs, CallSite, Callee, Candidate, FileAnalysis, ImportTarget, NameRef, TopKind,
+};
 use crate::budget::{Cancel, Cancelled};
 use crate::workspace::Workspace;
 
@@ -497,6 +499,13 @@ impl RepoIndex {
             bases,
             callees: self.callees_of(module, qual, fuel).into_iter().collect(),
         })
+    }
+
+    /// Whether `module` binds `name` at its top level (a definition, an assignment, an
+    /// import), or may through a star import; `None` when no such module is indexed.
+    pub(crate) fn binds(&self, module: &str, name: &str) -> Option<bool> {
+        let m = self.modules.get(module)?;
+        Some(m.last.contains_key(name) || !m.stars.is_empty())
     }
 
     /// The imports of a module, in source order.
@@ -1109,24 +1118,70 @@ impl RepoIndex {
         };
         starts
             .into_iter()
-            .map(|(import, start)| {
-                let mut path = vec![start];
-                for (i, attr) in rest.iter().enumerate() {
-                    if let Some(Entity::Name(name)) = path.last_mut()
-                        && !self.could_reach_module(name)
-                    {
-                        for attr in &rest[i..] {
-                            name.push('.');
-                            name.push_str(attr);
-                        }
-                        break;
-                    }
-                    let last = path.last().cloned().unwrap_or(Entity::Name(String::new()));
-                    path.push(self.attr(last, attr, &mut budget));
-                }
-                (import, path)
-            })
+            .map(|(import, start)| (import, self.path_from(start, rest, &mut budget)))
             .collect()
+    }
+
+    /// The entities of a chain whose head is `start`, `rest` its attributes.
+    fn path_from(&self, start: Entity, rest: &[String], budget: &mut Budget<'_>) -> Vec<Entity> {
+        let mut path = vec![start];
+        for (i, attr) in rest.iter().enumerate() {
+            if let Some(Entity::Name(name)) = path.last_mut()
+                && !self.could_reach_module(name)
+            {
+                for attr in &rest[i..] {
+                    name.push('.');
+                    name.push_str(attr);
+                }
+                break;
+            }
+            let last = path.last().cloned().unwrap_or(Entity::Name(String::new()));
+            path.push(self.attr(last, attr, budget));
+        }
+        path
+    }
+
+    /// The identities a call may have where it is made, when its head is a name of the
+    /// module's namespace: one per value the name may have there
+    /// ([`FileAnalysis::module_candidates`]: a call before `helper = None` still calls the
+    /// imported `helper`); `None` when the head is a function's own name or the module
+    /// never binds it.
+    fn module_call_identities(
+        &self,
+        analysis: &FileAnalysis,
+        call: &CallSite,
+        fuel: &Fuel,
+    ) -> Option<Vec<String>> {
+        let Some(Callee::Chain(chain)) = call.callee.as_ref() else {
+            return None;
+        };
+        let (head, rest) = chain.split_first()?;
+        let candidates = analysis.module_candidates(call.scope, head, call.at)?;
+        let mut budget = Budget::new(fuel);
+        let mut out: Vec<String> = Vec::new();
+        for candidate in candidates {
+            let start = match candidate {
+                Candidate::Import(i) => {
+                    Some(self.import_entity(&analysis.imports[i].target, &mut budget))
+                }
+                Candidate::Unbound => self.star_lookup(analysis, head, &mut budget),
+                Candidate::Local => None,
+            };
+            let identity = match start {
+                Some(start) => self
+                    .path_from(start, rest, &mut budget)
+                    .last()
+                    .map(Entity::identity),
+                // The module's own name keeps its name as its identity (D5).
+                None => chain.last().cloned(),
+            };
+            if let Some(identity) = identity
+                && !out.contains(&identity)
+            {
+                out.push(identity);
+            }
+        }
+        Some(out)
     }
 
     /// A call's identity (D5): the resolved dotted name when the head is import-bound
@@ -1152,19 +1207,36 @@ impl RepoIndex {
     /// Every named call of a module, in source order: the qualified name (within the module)
     /// of the definition whose body holds it (`<module>` at module level) and its callee
     /// identity (D5). What a dependency graph's invoke edges are counted from.
-    pub(crate) fn calls(&self, module: &str) -> Vec<(String, String)> {
+    ///
+    /// Unlike D3's rule for references, where any assignment of a name in a scope shadows
+    /// its imports there, a call through a module-level name resolves to the values the
+    /// name may have where the call is made ([`FileAnalysis::module_candidates`]), so a call
+    /// made before the file rebinds the name stays a call of what it imported. A call
+    /// with several possible callees (a name bound in two branches) appears once per callee.
+    pub(crate) fn calls(&self, module: &str) -> Vec<ModuleCall<'_>> {
         let Some(m) = self.modules.get(module) else {
             return Vec::new();
         };
         let fuel = Fuel::default();
-        m.analysis
-            .calls
-            .iter()
-            .filter_map(|call| {
-                let identity = self.callee_identity(&m.analysis, call, &fuel)?;
-                Some((m.analysis.scope_name(call.scope), identity))
-            })
-            .collect()
+        let mut out = Vec::new();
+        for call in &m.analysis.calls {
+            let identities = match self.module_call_identities(&m.analysis, call, &fuel) {
+                Some(identities) => identities,
+                None => self
+                    .callee_identity(&m.analysis, call, &fuel)
+                    .into_iter()
+                    .collect(),
+            };
+            for identity in identities {
+                out.push(ModuleCall {
+                    scope: m.analysis.scope_name(call.scope),
+                    identity,
+                    line: call.line,
+                    args: &call.args,
+                });
+            }
+        }
+        out
     }
 
     /// Distinct callee identities (builtins included) of every occurrence of `module.qual` (D6).
@@ -1189,6 +1261,17 @@ impl RepoIndex {
         }
         out
     }
+}
+
+/// One named call of a module ([`RepoIndex::calls`]).
+pub(crate) struct ModuleCall<'a> {
+    /// The qualified name (within the module) of the definition whose body holds it, or
+    /// `<module>`.
+    pub(crate) scope: String,
+    /// Its callee identity (D5).
+    pub(crate) identity: String,
+    pub(crate) line: u32,
+    pub(crate) args: &'a CallArgs,
 }
 
 /// Removes builtin identities (D5).

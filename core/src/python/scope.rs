@@ -87,6 +87,10 @@ pub(crate) struct Scope {
     pub(crate) bindings: HashMap<String, Binding>,
     /// Star imports made in this scope (import indices).
     pub(crate) stars: Vec<usize>,
+    /// Its code runs where it is written, as the module is imported: the module's own,
+    /// and class bodies and comprehensions inside only such scopes. A function's body
+    /// runs later, when it is called.
+    pub(crate) immediate: bool,
 }
 
 /// What an import statement binds a name to, with relative imports made absolute.
@@ -139,8 +143,26 @@ pub(crate) enum Callee {
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub(crate) struct CallSite {
     pub(crate) scope: ScopeId,
+    /// The byte the call starts at, to tell which module-level bindings precede it.
+    pub(crate) at: u32,
+    /// The line it starts on (1-based), for evidence.
+    pub(crate) line: u32,
+    /// How it passes its arguments, for comparing a call with a signature.
+    pub(crate) args: CallArgs,
     /// `None` for calls without a name (`f()()`, `fs[0]()`).
     pub(crate) callee: Option<Callee>,
+}
+
+/// The shape of a call's arguments: `f(a, b, *rest, key=1, **more)` passes 2 positional
+/// arguments, a `*` splat, the keyword `key` and a `**` splat.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct CallArgs {
+    pub(crate) positional: u32,
+    pub(crate) keywords: Vec<String>,
+    /// A `*iterable` argument: any number of positional arguments more.
+    pub(crate) star: bool,
+    /// A `**mapping` argument: any keywords more.
+    pub(crate) double_star: bool,
 }
 
 /// A load of a name or of a chain of names (`f`, `pkg.mod.f`).
@@ -189,6 +211,52 @@ pub(crate) struct TopEvent {
     pub(crate) kind: TopKind,
 }
 
+/// When a module-level binding happens, for a use that asks which bindings it may see.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) enum BindWhen {
+    /// In straight-line module code: every later use at module level sees it (or a later
+    /// binding).
+    Always,
+    /// Inside an `if`, loop, `match`, or a `try`'s `except`/`else`: a later use may see it
+    /// or an earlier binding.
+    Maybe,
+    /// From inside a function (`global name`): whenever the function is called, so any use
+    /// may see it.
+    Anytime,
+}
+
+/// What a module-level binding gives a name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) enum BindValue {
+    /// The import with this index.
+    Import(usize),
+    /// Anything else: a def, class, assignment, loop target, parameter of nothing.
+    Local,
+    /// `del name`: takes the name away without a value.
+    Delete,
+}
+
+/// One binding of a name in the module's namespace, in source order.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize)]
+pub(crate) struct ModuleBind {
+    /// The byte after which the name has this value (the end of the statement binding it,
+    /// so `f = f(x)` calls the earlier `f`).
+    pub(crate) at: u32,
+    pub(crate) value: BindValue,
+    pub(crate) when: BindWhen,
+}
+
+/// One value a module-level name may have where it is used.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Candidate {
+    /// The import with this index.
+    Import(usize),
+    /// The module's own definition or assignment of the name.
+    Local,
+    /// Nothing of the module binds it there (a builtin, a star import, or undefined).
+    Unbound,
+}
+
 /// How a name used in a scope resolves (D3).
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum NameRef<'a> {
@@ -218,6 +286,11 @@ pub(crate) struct FileAnalysis {
     pub(crate) name_uses: Vec<NameUse>,
     pub(crate) attr_uses: Vec<AttrUse>,
     pub(crate) top: Vec<TopEvent>,
+    /// Every binding of each name in the module's namespace, those made through `global`
+    /// first, then the others in the order they take effect, for the uses that ask which
+    /// of them they see ([`FileAnalysis::module_candidates`]).
+    #[serde(serialize_with = "in_order::map")]
+    pub(crate) module_binds: HashMap<String, Vec<ModuleBind>>,
     /// A literal `__all__` (the last top-level assignment of one).
     pub(crate) all: Option<Vec<String>>,
     pub(crate) syntax_errors: bool,
@@ -249,6 +322,8 @@ struct Raw {
     scope: ScopeId,
     name: String,
     bind: Bind,
+    /// The byte after which the binding holds.
+    at: u32,
 }
 
 struct Walker<'t, 's> {
@@ -260,8 +335,14 @@ struct Walker<'t, 's> {
     stack: Vec<(NodeId, ScopeId, Ctx)>,
     buffer: Vec<NodeId>,
     raw: Vec<Raw>,
+    /// The byte ranges of module-level code that may not run (an `if`, a loop, a `match`, a
+    /// `try`'s `except` and `else`), outermost only, in source order.
+    conditional: Vec<(u32, u32)>,
     out: FileAnalysis,
 }
+
+/// The most module-level bindings of one name a use looks at ([`FileAnalysis::module_candidates`]).
+const CANDIDATE_SCAN: usize = 64;
 
 /// Items (syntax nodes, bindings, uses) handled between two looks at the cancel flag.
 const CANCEL_EVERY: usize = 4096;
@@ -306,6 +387,7 @@ pub(crate) fn analyse_tree_with(
         stack: Vec::new(),
         buffer: Vec::new(),
         raw: Vec::new(),
+        conditional: Vec::new(),
         out: FileAnalysis {
             scopes: vec![Scope {
                 kind: ScopeKind::Module,
@@ -318,6 +400,7 @@ pub(crate) fn analyse_tree_with(
                 nonlocals: HashSet::new(),
                 bindings: HashMap::new(),
                 stars: Vec::new(),
+                immediate: true,
             }],
             order: Vec::new(),
             calls_by_order: Vec::new(),
@@ -328,6 +411,7 @@ pub(crate) fn analyse_tree_with(
             name_uses: Vec::new(),
             attr_uses: Vec::new(),
             top: Vec::new(),
+            module_binds: HashMap::new(),
             all: None,
             syntax_errors: tree.has_syntax_errors(),
             over_budget: tree.over_budget(),
@@ -372,8 +456,64 @@ impl Walker<'_, '_> {
         }
     }
 
-    fn bind(&mut self, scope: ScopeId, name: String, bind: Bind) {
-        self.raw.push(Raw { scope, name, bind });
+    fn bind(&mut self, scope: ScopeId, name: String, bind: Bind, at: u32) {
+        self.raw.push(Raw {
+            scope,
+            name,
+            bind,
+            at,
+        });
+    }
+
+    fn end(&self, id: NodeId) -> u32 {
+        self.tree.node(id).span.end_byte
+    }
+
+    /// Where a name stored at `id` gets its value: after the whole assignment it is a
+    /// target of (`a, f = f(x), 1` calls the earlier `f`), else after the name. Looks a few
+    /// levels up only, so a deeply nested target costs no more than a flat one.
+    fn stored_at(&self, id: NodeId) -> u32 {
+        let tree = self.tree;
+        let mut node = id;
+        for _ in 0..8 {
+            let Some(parent) = tree.parent(node) else {
+                break;
+            };
+            match tree.kind(parent) {
+                Kind::Assignment | Kind::AugmentedAssignment => return self.end(parent),
+                Kind::Block | Kind::Module => break,
+                _ => node = parent,
+            }
+        }
+        self.end(id)
+    }
+
+    /// Notes module-level code that may not run, so bindings in it are only possible.
+    fn note_conditional(&mut self, id: NodeId, scope: ScopeId) {
+        if scope != MODULE_SCOPE
+            || !matches!(
+                self.tree.kind(id),
+                Kind::IfStatement
+                    | Kind::ForStatement
+                    | Kind::WhileStatement
+                    | Kind::MatchStatement
+                    | Kind::ExceptClause
+                    | Kind::ElseClause
+            )
+        {
+            return;
+        }
+        let span = self.tree.node(id).span;
+        // Statements are visited in source order, a statement before what it holds: one
+        // inside the last range noted is already covered.
+        if self
+            .conditional
+            .last()
+            .is_some_and(|&(_, end)| span.start_byte < end)
+        {
+            return;
+        }
+        self.conditional.push((span.start_byte, span.end_byte));
     }
 
     /// A new scope inside `parent`, with what is known of it from its parent (so no later
@@ -403,6 +543,8 @@ impl Walker<'_, '_> {
             nonlocals: HashSet::new(),
             bindings: HashMap::new(),
             stars: Vec::new(),
+            immediate: outer.immediate
+                && matches!(kind, ScopeKind::Class | ScopeKind::Comprehension),
         });
         id
     }
@@ -417,6 +559,7 @@ impl Walker<'_, '_> {
 
     fn load(&mut self, id: NodeId, scope: ScopeId) {
         let tree = self.tree;
+        self.note_conditional(id, scope);
         match tree.kind(id) {
             Kind::Comment => {}
             Kind::Identifier => {
@@ -440,7 +583,15 @@ impl Walker<'_, '_> {
                     }
                     _ => None,
                 });
-                self.out.calls.push(CallSite { scope, callee });
+                let span = tree.node(id).span;
+                let args = self.call_args(tree.child(id, Field::Arguments));
+                self.out.calls.push(CallSite {
+                    scope,
+                    at: span.start_byte,
+                    line: span.start_line,
+                    args,
+                    callee,
+                });
                 self.push_children(id, scope, Ctx::Load);
             }
             Kind::KeywordArgument => self.push(tree.child(id, Field::Value), scope, Ctx::Load),
@@ -483,7 +634,8 @@ impl Walker<'_, '_> {
                 if let Some(name) = tree.child(id, Field::Name) {
                     let name = self.text(name);
                     let bind = self.constructed(value, scope);
-                    self.bind(target, name, bind);
+                    let at = self.end(id);
+                    self.bind(target, name, bind, at);
                 }
                 self.push(value, scope, Ctx::Load);
             }
@@ -515,7 +667,8 @@ impl Walker<'_, '_> {
                             self.out.all = right.and_then(|r| self.literal_strings(r));
                         }
                         let bind = self.constructed(right, scope);
-                        self.bind(scope, name, bind);
+                        let at = self.end(id);
+                        self.bind(scope, name, bind, at);
                     } else {
                         self.stack.push((left, scope, Ctx::Store));
                     }
@@ -637,7 +790,8 @@ impl Walker<'_, '_> {
         match tree.kind(id) {
             Kind::Identifier => {
                 let name = self.text(id);
-                self.bind(scope, name, Bind::Other);
+                let at = self.stored_at(id);
+                self.bind(scope, name, Bind::Other, at);
             }
             Kind::Attribute => self.push(tree.child(id, Field::Object), scope, Ctx::Load),
             Kind::Subscript => self.push_children(id, scope, Ctx::Load),
@@ -656,7 +810,8 @@ impl Walker<'_, '_> {
         match tree.kind(id) {
             Kind::Identifier => {
                 let name = self.text(id);
-                self.bind(scope, name, Bind::Delete);
+                let at = self.end(id);
+                self.bind(scope, name, Bind::Delete, at);
             }
             Kind::Attribute => self.push(tree.child(id, Field::Object), scope, Ctx::Load),
             Kind::Subscript => self.push_children(id, scope, Ctx::Load),
@@ -677,7 +832,8 @@ impl Walker<'_, '_> {
                 if parts.len() == 1 {
                     if parts[0] != "_" {
                         let name = parts[0].clone();
-                        self.bind(scope, name, Bind::Other);
+                        let at = self.end(id);
+                        self.bind(scope, name, Bind::Other, at);
                     }
                 } else {
                     self.out.name_uses.push(NameUse {
@@ -715,6 +871,34 @@ impl Walker<'_, '_> {
         }
     }
 
+    /// How a call's argument list passes its arguments.
+    fn call_args(&self, list: Option<NodeId>) -> CallArgs {
+        let tree = self.tree;
+        let mut args = CallArgs::default();
+        let Some(list) = list else {
+            return args;
+        };
+        // `f(x for x in xs)`: the generator is the one argument.
+        if tree.kind(list) == Kind::GeneratorExpression {
+            args.positional = 1;
+            return args;
+        }
+        for arg in tree.children(list) {
+            match tree.kind(arg) {
+                Kind::Comment => {}
+                Kind::ListSplat => args.star = true,
+                Kind::DictionarySplat => args.double_star = true,
+                Kind::KeywordArgument => {
+                    if let Some(name) = tree.child(arg, Field::Name) {
+                        args.keywords.push(self.text(name));
+                    }
+                }
+                _ => args.positional += 1,
+            }
+        }
+        args
+    }
+
     /// The binding for `name = value`: constructed when `value` is a call of a name chain.
     fn constructed(&self, value: Option<NodeId>, scope: ScopeId) -> Bind {
         value
@@ -741,7 +925,8 @@ impl Walker<'_, '_> {
             match tree.kind(param) {
                 Kind::Identifier => {
                     let name = self.text(param);
-                    self.bind(inner, name, Bind::Other);
+                    let at = self.end(param);
+                    self.bind(inner, name, Bind::Other, at);
                 }
                 Kind::ListSplatPattern | Kind::DictionarySplatPattern => {
                     self.push_children(param, inner, Ctx::Store);
@@ -809,7 +994,8 @@ impl Walker<'_, '_> {
             outer: scope,
             inner,
         });
-        self.bind(scope, outline.name, Bind::Def(index));
+        let at = span.end_byte;
+        self.bind(scope, outline.name, Bind::Def(index), at);
         Some(inner)
     }
 
@@ -902,7 +1088,7 @@ impl Walker<'_, '_> {
                             scope,
                             line,
                         });
-                        self.bind(scope, "*".to_owned(), Bind::Star(index));
+                        self.bind(scope, "*".to_owned(), Bind::Star(index), self.end(id));
                     }
                     continue;
                 }
@@ -935,7 +1121,7 @@ impl Walker<'_, '_> {
                 scope,
                 line,
             });
-            self.bind(scope, bound, Bind::Import(index));
+            self.bind(scope, bound, Bind::Import(index), self.end(id));
         }
     }
 
@@ -949,6 +1135,32 @@ impl Walker<'_, '_> {
                 cancel.check()?;
             }
             let Some(effective) = effective else { continue };
+            if effective == MODULE_SCOPE {
+                let value = match raw.bind {
+                    Bind::Import(index) => Some(BindValue::Import(index)),
+                    Bind::Delete => Some(BindValue::Delete),
+                    Bind::Star(_) => None,
+                    Bind::Def(_) | Bind::Other | Bind::Constructed(..) => Some(BindValue::Local),
+                };
+                let when = if raw.scope != MODULE_SCOPE {
+                    BindWhen::Anytime
+                } else if within(&self.conditional, raw.at) {
+                    BindWhen::Maybe
+                } else {
+                    BindWhen::Always
+                };
+                if let Some(value) = value {
+                    self.out
+                        .module_binds
+                        .entry(raw.name.clone())
+                        .or_default()
+                        .push(ModuleBind {
+                            at: raw.at,
+                            value,
+                            when,
+                        });
+                }
+            }
             if let Bind::Star(index) = raw.bind {
                 self.out.scopes[effective].stars.push(index);
                 if effective == MODULE_SCOPE {
@@ -992,6 +1204,11 @@ impl Walker<'_, '_> {
                     kind: top,
                 });
             }
+        }
+        // Bindings made through `global` first (any use may see them), then the rest by
+        // where they take effect, so a use finds those before it by a binary search.
+        for binds in self.out.module_binds.values_mut() {
+            binds.sort_by_key(|b| (b.when != BindWhen::Anytime, b.at));
         }
         self.out.resolved = resolve_uses(&self.out, &tree, cancel)?;
         let mut calls_by_order: Vec<usize> = (0..self.out.calls.len()).collect();
@@ -1075,6 +1292,13 @@ impl Walker<'_, '_> {
         }
         Ok(effective)
     }
+}
+
+/// Whether byte `at` lies in one of `ranges` (sorted, disjoint; a range holds its end, where
+/// the last statement in it ends).
+fn within(ranges: &[(u32, u32)], at: u32) -> bool {
+    let after = ranges.partition_point(|&(start, _)| start < at);
+    after > 0 && at <= ranges[after - 1].1
 }
 
 /// The scope tree in pre-order, so passes over it need no recursion and no child lists.
@@ -1308,27 +1532,129 @@ impl FileAnalysis {
     }
 
     /// The walk of D3 from `scope`, asking `step` before each scope (free when it says no).
-    fn walk(&self, scope: ScopeId, name: &str, mut step: impl FnMut() -> bool) -> NameRef<'_> {
+    fn walk(&self, scope: ScopeId, name: &str, step: impl FnMut() -> bool) -> NameRef<'_> {
+        match self.walk_scope(scope, name, step) {
+            Some(found) => self.binding_ref(found, name),
+            None => NameRef::Free,
+        }
+    }
+
+    /// The scope whose binding a use of `name` in `scope` finds (D3), `None` when free or
+    /// when `step` says no.
+    fn walk_scope(
+        &self,
+        scope: ScopeId,
+        name: &str,
+        mut step: impl FnMut() -> bool,
+    ) -> Option<ScopeId> {
         let mut cursor = Some(scope);
         let mut first = true;
         while let Some(s) = cursor {
             if !step() {
-                return NameRef::Free;
+                return None;
             }
             let current = &self.scopes[s];
             // Class bodies are visible only to their own statements.
             if first || current.kind != ScopeKind::Class {
                 if current.kind != ScopeKind::Module && current.globals.contains(name) {
-                    return self.binding_ref(MODULE_SCOPE, name);
+                    return Some(MODULE_SCOPE);
                 }
                 if current.bindings.contains_key(name) {
-                    return self.binding_ref(s, name);
+                    return Some(s);
                 }
             }
             first = false;
             cursor = current.parent;
         }
-        NameRef::Free
+        None
+    }
+
+    /// The values a name used in `scope` at byte `at` may have when it resolves to the
+    /// module's namespace; `None` when it resolves elsewhere (a function's own name) or
+    /// the module never binds it.
+    ///
+    /// The rule, where D3 alone would let any assignment in the module shadow every import
+    /// of the name:
+    /// - code that runs as the module is imported (module level, class bodies and
+    ///   comprehensions there: [`Scope::immediate`]) sees the last binding before it in
+    ///   straight-line code, and every binding between that one and the use made in code
+    ///   that may not run (an `if` branch, a loop, a `match`, an `except` or `else`);
+    ///   with no straight-line binding before it, the name may also be unbound there;
+    /// - a function's body runs later: it sees the module's last straight-line binding and
+    ///   every possible one after it, as if used at the end of the module;
+    /// - a binding made through `global` inside a function may have happened before any
+    ///   use, so it is always one of the candidates;
+    /// - `del` gives no value: it is passed over (a call made through a name the module
+    ///   later deletes stays a call of what it was).
+    ///
+    /// Uses inside a loop do not see bindings later in the same loop (an approximation), and
+    /// at most [`CANDIDATE_SCAN`] bindings are looked at per use, so a file rebinding one
+    /// name thousands of times costs linear time; a use whose scan ends before a
+    /// straight-line binding may also see the name unbound.
+    ///
+    /// ```text
+    /// from pkg import helper
+    /// x = helper(1)      # Import: pkg.helper
+    /// helper = None      # a use after this sees Local
+    /// def g(): helper()  # Local: the function runs after the whole module
+    /// ```
+    pub(crate) fn module_candidates(
+        &self,
+        scope: ScopeId,
+        name: &str,
+        at: u32,
+    ) -> Option<Vec<Candidate>> {
+        let found = match self.resolved.get(name).and_then(|entries| {
+            entries
+                .binary_search_by_key(&scope, |&(s, _)| s)
+                .ok()
+                .map(|i| entries[i].1)
+        }) {
+            Some(found) => found,
+            None => self.walk_scope(scope, name, || true),
+        };
+        if found != Some(MODULE_SCOPE) {
+            return None;
+        }
+        let binds = self.module_binds.get(name)?;
+        let at = if self.scopes[scope].immediate {
+            at
+        } else {
+            u32::MAX
+        };
+        let mut out = Vec::new();
+        let mut push = |candidate: Candidate| {
+            if !out.contains(&candidate) {
+                out.push(candidate);
+            }
+        };
+        let value = |bind: &ModuleBind| match bind.value {
+            BindValue::Import(index) => Some(Candidate::Import(index)),
+            BindValue::Local => Some(Candidate::Local),
+            BindValue::Delete => None,
+        };
+        let (anytime, ordered) =
+            binds.split_at(binds.partition_point(|b| b.when == BindWhen::Anytime));
+        let seen = ordered.partition_point(|b| b.at <= at);
+        let mut settled = false;
+        for bind in ordered[..seen].iter().rev().take(CANDIDATE_SCAN) {
+            if let Some(candidate) = value(bind) {
+                push(candidate);
+                if bind.when == BindWhen::Always {
+                    settled = true;
+                    break;
+                }
+            }
+        }
+        for bind in anytime.iter().take(CANDIDATE_SCAN) {
+            if let Some(candidate) = value(bind) {
+                push(candidate);
+            }
+        }
+        if !settled {
+            push(Candidate::Unbound);
+        }
+        Some(out)
     }
 
     fn binding_ref(&self, scope: ScopeId, name: &str) -> NameRef<'_> {

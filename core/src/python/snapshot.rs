@@ -37,7 +37,7 @@ use crate::workspace::Workspace;
 /// so a snapshot is loaded only by the build that saved it. The revision after the version
 /// is raised whenever the analysis or its fields change within one version
 /// (`snapshot_of_a_fixed_workspace_is_pinned` fails until it is).
-const FORMAT: &str = concat!("wheelwright-index/", env!("CARGO_PKG_VERSION"), "/r1");
+const FORMAT: &str = concat!("wheelwright-index/", env!("CARGO_PKG_VERSION"), "/r2");
 
 /// Why a snapshot was not loaded; the index is then built from the files instead.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -170,7 +170,11 @@ impl Graph {
                 path: index.module_path(module).unwrap_or_default(),
                 definitions: index.definitions(module),
                 imports: index.imports(module),
-                calls: index.calls(module),
+                calls: index
+                    .calls(module)
+                    .into_iter()
+                    .map(|call| (call.scope, call.identity))
+                    .collect(),
             })
         })
         .unwrap_or_else(|Cancelled| unreachable!("nothing here raises a cancel"));

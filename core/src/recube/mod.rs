@@ -9,5 +9,7 @@ pub mod graph;
 pub mod mask;
 pub mod metrics;
 pub mod prompt;
+pub mod query;
 pub mod scoring;
+pub mod validate;
 pub mod views;

@@ -28,6 +28,15 @@ pub(super) fn emit<T: serde::Serialize>(
     Ok(())
 }
 
+/// Ends a command with exit code `code` (and `message` on standard error, when there is
+/// one): `cce validate` exits 1 when it found problems, 2 on input it cannot read.
+#[derive(Debug, thiserror::Error)]
+#[error("exit code {code}")]
+pub struct Exit {
+    pub code: u8,
+    pub message: Option<String>,
+}
+
 /// A Python file's text (UTF-8, within core's per-file limit), for `analyze` and `mask`.
 pub(super) fn read_python(file: &Path) -> anyhow::Result<String> {
     let bytes = crate::bundle::read_regular(file, wheelwright_core::bundle::LIMITS.file_bytes)?;

@@ -25,6 +25,7 @@ mod test;
 mod trajectory;
 mod view;
 
+pub use io::Exit;
 pub use prepare::TurnArgs;
 
 /// Explorer, scorer and leaderboard for coding-agent benchmarks.
@@ -241,7 +242,9 @@ pub enum Command {
     #[command(subcommand)]
     Dataset(DatasetCommand),
     /// ReCUBE's caller-centric exploration of a repository around a target file (what a
-    /// harness gives an agent): its views, an entity's usages, a name's definitions.
+    /// harness gives an agent): its views, an entity's usages, a name's definitions, the
+    /// dependency graph's answers (`cce graph`), static checks of a rebuilt target
+    /// (`cce validate`).
     #[command(subcommand)]
     Cce(cce::CceCommand),
     /// ReCUBE datasets.
