@@ -23,6 +23,7 @@ mod recube_mask;
 mod recube_neighbourhood;
 mod recube_pass_rates;
 mod schrodinger_actions;
+mod schrodinger_restate;
 mod schrodinger_subwords;
 mod schrodinger_views;
 mod score_run;

@@ -2,8 +2,9 @@
 //!
 //! The bundle is everything needed to go back: the namespace mapping (level 2) and, per
 //! view file, the runs whose order level 3 drew. It is JSON (`docs/formats.md`, "View
-//! bundle"). Levels 1 and 4 rewrite text with a language model; a dataset may ship such
-//! views, but they are not made here. Example:
+//! bundle"). Levels 1 and 4 rewrite text with a language model: level 1's exchanges are
+//! recorded in the bundle's `statement` ([`super::restate`]); level 4 is not made here.
+//! Example:
 //! ```
 //! use std::collections::{BTreeMap, BTreeSet};
 //! use wheelwright_core::schrodinger::view::{make_view, recover};
@@ -33,7 +34,7 @@ pub const VIEW_FORMAT: u32 = 1;
 #[derive(Debug, Error, PartialEq, Eq)]
 pub enum ViewError {
     #[error(
-        "level {0} rewrites text with a language model and cannot be made here; give levels 2 and/or 3 (a dataset may ship level 1 and 4 views)"
+        "level {0} rewrites text with a language model and is not part of a repository's view; give levels 2 and/or 3 (level 1's problem statement is made by `wheelwright view restate --model CMD`)"
     )]
     NeedsModel(u8),
     #[error("there is no level {0}: SchrodingerRepo has levels 1 to 4; give 2, 3 or 2,3")]
@@ -53,6 +54,10 @@ pub struct ViewBundle {
     pub namespace: Option<NamespaceMapping>,
     /// Level 3's runs of each view file (by its path in the view) that has any.
     pub layout: BTreeMap<String, Vec<RunRecord>>,
+    /// Level 1's exchanges with the model (`wheelwright view restate`), when made; absent
+    /// in bundles written before level 1.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub statement: Option<super::restate::Level1Record>,
 }
 
 /// A view: its files (path in the view to text) and its bundle.
@@ -125,6 +130,7 @@ pub fn make_view_keeping(
             levels: sorted,
             namespace,
             layout,
+            statement: None,
         },
     })
 }
