@@ -34,7 +34,7 @@ pub const VIEW_FORMAT: u32 = 1;
 #[derive(Debug, Error, PartialEq, Eq)]
 pub enum ViewError {
     #[error(
-        "level {0} rewrites text with a language model and is not part of a repository's view; give levels 2 and/or 3 (level 1's problem statement is made by `wheelwright view restate --model CMD`)"
+        "level {0} rewrites text with a language model and cannot be made here; give levels 2 and/or 3 (a dataset may ship level 1 and 4 views)"
     )]
     NeedsModel(u8),
     #[error("there is no level {0}: SchrodingerRepo has levels 1 to 4; give 2, 3 or 2,3")]
