@@ -25,6 +25,7 @@ mod recube_pass_rates;
 mod recube_rebinding;
 mod recube_validate;
 mod schrodinger_actions;
+mod schrodinger_restate;
 mod schrodinger_subwords;
 mod schrodinger_views;
 mod schrodinger_words;

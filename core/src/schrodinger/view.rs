@@ -5,9 +5,10 @@
 //! files are written out, so level 2 cannot rename what the code reaches by text (a name in
 //! a string, `__all__` or a config file, a method name, the package when a config file
 //! names it) and leaves those out. The virtual namespace ([`virtual_bundle`]) renames them
-//! too, because its files are never written: an agent sees it through the translator. It is JSON (`docs/formats.md`, "View
-//! bundle"). Levels 1 and 4 rewrite text with a language model; a dataset may ship such
-//! views, but they are not made here. Example:
+//! too, because its files are never written: an agent sees it through the translator. It
+//! is JSON (`docs/formats.md`, "View bundle"). Levels 1 and 4 rewrite text with a language
+//! model: level 1's exchanges are recorded in the bundle's `statement`
+//! ([`super::restate`]); level 4 is not made here. Example:
 //! ```
 //! use std::collections::{BTreeMap, BTreeSet};
 //! use wheelwright_core::schrodinger::view::{make_view, recover};
@@ -57,6 +58,10 @@ pub struct ViewBundle {
     pub namespace: Option<NamespaceMapping>,
     /// Level 3's runs of each view file (by its path in the view) that has any.
     pub layout: BTreeMap<String, Vec<RunRecord>>,
+    /// Level 1's exchanges with the model (`wheelwright view restate`), when made; absent
+    /// in bundles written before level 1.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub statement: Option<super::restate::Level1Record>,
 }
 
 /// A view: its files (path in the view to text) and its bundle.
@@ -129,6 +134,7 @@ pub fn make_view_keeping(
             levels: sorted,
             namespace,
             layout,
+            statement: None,
         },
     })
 }
@@ -160,6 +166,7 @@ pub fn virtual_bundle(
         levels: vec![2],
         namespace: Some(NamespaceMapping::build_in(Mode::Virtual, files, seed, keep)),
         layout: BTreeMap::new(),
+        statement: None,
     }
 }
 

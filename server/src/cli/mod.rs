@@ -17,8 +17,10 @@ mod cce;
 mod dataset;
 mod io;
 mod mask;
+mod model;
 mod prepare;
 mod recube;
+mod restate;
 mod run;
 mod score;
 mod test;
@@ -359,6 +361,32 @@ pub enum ViewCommand {
         #[command(flatten)]
         test_args: TestArgs,
         /// Print JSON: the validity and the tests that decide it.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Level 1 (spec 3): rewrite a problem statement through a language model in two
+    /// stages (its facts, then a new statement from the facts only), record both answers in
+    /// a view bundle and print the new statement. A prompt the bundle already answers is
+    /// not asked again, so the same command on a recorded bundle needs no model.
+    Restate {
+        /// The problem statement (Markdown or text).
+        #[arg(long)]
+        statement: PathBuf,
+        /// The view bundle to record into (made when missing; one `wheelwright view`
+        /// wrote gains level 1) and to replay from.
+        #[arg(long)]
+        bundle: PathBuf,
+        /// The model: a shell command that reads a prompt on standard input and writes
+        /// its answer to standard output. Not needed when the bundle records every answer.
+        #[arg(long)]
+        model: Option<String>,
+        /// Seconds one answer of the model may take; its process group is killed after.
+        #[arg(long, default_value_t = 600)]
+        timeout: u64,
+        /// Write the new statement to this file instead of standard output.
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Print JSON: the statement, what is wrong with it, prompts asked and replayed.
         #[arg(long)]
         json: bool,
     },
@@ -784,6 +812,26 @@ pub async fn execute(cli: Cli) -> anyhow::Result<()> {
                 bundle,
                 json,
             }) => view::recover_patch(&repo, &view, &bundle, json),
+            Some(ViewCommand::Restate {
+                statement,
+                bundle,
+                model,
+                timeout,
+                out,
+                json,
+            }) => {
+                tokio::task::spawn_blocking(move || {
+                    restate::run(&restate::Restate {
+                        statement: &statement,
+                        bundle: &bundle,
+                        model: model.as_deref(),
+                        timeout: std::time::Duration::from_secs(timeout),
+                        out: out.as_deref(),
+                        json,
+                    })
+                })
+                .await?
+            }
             Some(ViewCommand::Check {
                 repo,
                 level,

@@ -139,7 +139,7 @@ fn stop_group(pgid: i32, child: &mut std::process::Child) {
 }
 
 /// SIGKILL to the process group `pgid`; one already gone is no error.
-fn kill_group(pgid: i32) {
+pub(super) fn kill_group(pgid: i32) {
     let _ = nix::sys::signal::killpg(
         nix::unistd::Pid::from_raw(pgid),
         nix::sys::signal::Signal::SIGKILL,

@@ -1,0 +1,148 @@
+//! `wheelwright view restate`: level 1 of SchrodingerRepo, a problem statement rewritten by the user's model command in two stages and recorded in a view bundle, or replayed from it.
+//!
+//! Core renders the prompts and checks the answers ([`restate`]); this host asks the model
+//! ([`Model`]) only for a prompt the bundle has no answer to, so running the command again on
+//! a bundle that records both stages gives the same statement without the model. The record
+//! is written into the bundle (a new one, or one `wheelwright view` wrote, whose levels gain
+//! 1); under level 2 the statement printed is translated into the view's names.
+
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use anyhow::{Context, bail};
+use serde::Serialize;
+use wheelwright_core::schrodinger::restate::{Prompt, restate};
+use wheelwright_core::schrodinger::translate::Translator;
+use wheelwright_core::schrodinger::view::{VIEW_FORMAT, ViewBundle};
+
+use super::io::emit;
+use super::model::Model;
+
+/// The largest problem statement read.
+const MAX_STATEMENT: u64 = 1 << 20;
+
+/// What `view restate` is given.
+pub(super) struct Restate<'a> {
+    pub(super) statement: &'a Path,
+    pub(super) bundle: &'a Path,
+    pub(super) model: Option<&'a str>,
+    pub(super) timeout: Duration,
+    pub(super) out: Option<&'a Path>,
+    pub(super) json: bool,
+}
+
+/// What `view restate` reports.
+#[derive(Serialize)]
+struct Restated {
+    /// The new statement, in the view's names under level 2.
+    statement: String,
+    diagnostics: Vec<String>,
+    /// Prompts the model answered now, and prompts answered from the bundle.
+    asked: usize,
+    replayed: usize,
+    bundle: PathBuf,
+}
+
+/// The bundle at `path`, or a new one holding level 1 only when there is no file.
+fn read_bundle(path: &Path) -> anyhow::Result<ViewBundle> {
+    match std::fs::read_to_string(path) {
+        Ok(text) => serde_json::from_str(&text).with_context(|| {
+            format!(
+                "{} is not a view bundle (written by `wheelwright view` or `view restate`); give another --bundle",
+                path.display()
+            )
+        }),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(ViewBundle {
+            format: VIEW_FORMAT,
+            seed: 0,
+            levels: Vec::new(),
+            namespace: None,
+            layout: std::collections::BTreeMap::new(),
+            statement: None,
+        }),
+        Err(e) => Err(e).with_context(|| format!("cannot read {}", path.display())),
+    }
+}
+
+/// `wheelwright view restate --statement FILE --bundle FILE [--model CMD]`.
+pub(super) fn run(args: &Restate<'_>) -> anyhow::Result<()> {
+    let mut original = String::new();
+    std::fs::File::open(args.statement)
+        .and_then(|f| f.take(MAX_STATEMENT + 1).read_to_string(&mut original))
+        .with_context(|| format!("cannot read {} as UTF-8 text", args.statement.display()))?;
+    if original.len() as u64 > MAX_STATEMENT {
+        bail!(
+            "{} is over {} KiB; give a problem statement",
+            args.statement.display(),
+            MAX_STATEMENT >> 10
+        );
+    }
+    let mut bundle = read_bundle(args.bundle)?;
+    let recorded = bundle.statement.take();
+    let (mut asked, mut replayed) = (0, 0);
+    let model = args.model.map(|command| Model {
+        command,
+        timeout: args.timeout,
+    });
+    let (record, restated) = restate(&original, |prompt: &Prompt| {
+        if let Some(answer) = recorded.as_ref().and_then(|r| r.answer(prompt)) {
+            replayed += 1;
+            return Ok(answer.to_owned());
+        }
+        let Some(model) = &model else {
+            bail!(
+                "{} records no answer to the {} prompt for this statement; give --model CMD to ask a model",
+                args.bundle.display(),
+                prompt.template
+            );
+        };
+        if !args.json {
+            eprintln!("asking the model: {}", prompt.template);
+        }
+        asked += 1;
+        model.ask(prompt)
+    })?;
+    // Under level 2 the view speaks in the view's names; the record keeps the original's.
+    let statement = bundle.namespace.as_ref().map_or_else(
+        || restated.statement.clone(),
+        |m| Translator::of(m).observation(&restated.statement).text,
+    );
+    if asked > 0 || recorded.as_ref() != Some(&record) {
+        bundle.statement = Some(record);
+        if !bundle.levels.contains(&1) {
+            bundle.levels.push(1);
+            bundle.levels.sort_unstable();
+        }
+        // Written whole and renamed into place: an interrupted write leaves the old bundle.
+        let mut temporary = args.bundle.as_os_str().to_owned();
+        temporary.push(".partial");
+        std::fs::write(&temporary, serde_json::to_vec_pretty(&bundle)?)
+            .with_context(|| format!("cannot write {}", Path::new(&temporary).display()))?;
+        std::fs::rename(&temporary, args.bundle)
+            .with_context(|| format!("cannot write {}", args.bundle.display()))?;
+    }
+    if let Some(out) = args.out {
+        std::fs::write(out, format!("{statement}\n"))
+            .with_context(|| format!("cannot write {}", out.display()))?;
+    }
+    let report = Restated {
+        statement,
+        diagnostics: restated.diagnostics,
+        asked,
+        replayed,
+        bundle: args.bundle.to_owned(),
+    };
+    if !args.json {
+        for d in &report.diagnostics {
+            eprintln!("warning: {d}");
+        }
+    }
+    let print_statement = args.out.is_none();
+    emit(args.json, &report, |w, r| {
+        if print_statement {
+            writeln!(w, "{}", r.statement)?;
+        }
+        Ok(())
+    })
+}

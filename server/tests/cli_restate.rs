@@ -1,0 +1,136 @@
+//! `wheelwright view restate` (SchrodingerRepo level 1): a real SWE-bench problem statement restated by a scripted model command, the exchanges recorded in the bundle, replayed with a model that must not run, and a model over its time killed with its process group.
+
+use crate::common;
+
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+use common::expect::expect_json;
+use common::wheelwright;
+use serde_json::{Value, json};
+
+/// The core fixture of the real statement (psf/requests issue 1921) and its answers.
+fn case() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../core/tests/fixtures/schrodinger/restate/requests-1921")
+}
+
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/restate")
+}
+
+fn scripted_model() -> String {
+    format!(
+        "sh '{}' '{}'",
+        fixtures().join("model.sh").display(),
+        case().display()
+    )
+}
+
+fn path_str(p: &Path) -> &str {
+    p.to_str().expect("a UTF-8 temporary path")
+}
+
+fn json_of(out: &Output) -> Value {
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("a JSON report")
+}
+
+fn restate(statement: &Path, bundle: &Path, model: Option<&str>, extra: &[&str]) -> Output {
+    let mut args = vec![
+        "view",
+        "restate",
+        "--statement",
+        path_str(statement),
+        "--bundle",
+        path_str(bundle),
+        "--json",
+    ];
+    if let Some(model) = model {
+        args.extend(["--model", model]);
+    }
+    args.extend(extra);
+    wheelwright(&args)
+}
+
+#[test]
+fn a_statement_is_restated_recorded_and_replayed_without_the_model() {
+    let tmp = tempfile::tempdir().unwrap();
+    let bundle = tmp.path().join("view.json");
+    let statement = case().join("statement.md");
+    let made = json_of(&restate(&statement, &bundle, Some(&scripted_model()), &[]));
+    let written = std::fs::read(&bundle).expect("the bundle is written");
+    let recorded: Value = serde_json::from_slice(&written).unwrap();
+    let expected: Value =
+        serde_json::from_str(&std::fs::read_to_string(case().join("expected.json")).unwrap())
+            .unwrap();
+    assert_eq!(
+        recorded["statement"], expected["record"],
+        "the bundle records both stages"
+    );
+    let mut report = made.clone();
+    report["bundle"] = json!("<bundle>");
+    expect_json(
+        &fixtures().join("expected.json"),
+        &json!({"report": report, "levels": recorded["levels"]}),
+    );
+
+    // A model that leaves a mark and fails: replaying must not run it.
+    let mark = tmp.path().join("the model ran");
+    let failing = format!("touch '{}'; exit 1", mark.display());
+    let replayed = json_of(&restate(&statement, &bundle, Some(&failing), &[]));
+    assert!(!mark.exists(), "the model was called on a recorded bundle");
+    assert_eq!(replayed["statement"], made["statement"]);
+    assert_eq!(
+        (&replayed["asked"], &replayed["replayed"]),
+        (&json!(0), &json!(2))
+    );
+    assert_eq!(
+        std::fs::read(&bundle).unwrap(),
+        written,
+        "a replay rewrote the bundle"
+    );
+
+    // Another statement is not answered from the record.
+    let other = tmp.path().join("other.md");
+    std::fs::write(&other, "Calling `f()` hangs forever.\n").unwrap();
+    let refused = restate(&other, &bundle, None, &[]);
+    assert!(!refused.status.success());
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(stderr.contains("give --model CMD"), "{stderr}");
+}
+
+#[test]
+fn a_model_over_its_time_is_killed_with_everything_it_started() {
+    let tmp = tempfile::tempdir().unwrap();
+    let pid_file = tmp.path().join("pid");
+    // The shell's child holds the answer's pipe open: only killing the group ends it.
+    let slow = format!("sleep 60 & echo $! > '{}'; wait", pid_file.display());
+    let started = std::time::Instant::now();
+    let out = restate(
+        &case().join("statement.md"),
+        &tmp.path().join("view.json"),
+        Some(&slow),
+        &["--timeout", "1"],
+    );
+    assert!(!out.status.success());
+    assert!(started.elapsed() < std::time::Duration::from_secs(30));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("gave no answer") && stderr.contains("--timeout"),
+        "{stderr}"
+    );
+    let pid = std::fs::read_to_string(&pid_file).unwrap();
+    let stat = PathBuf::from(format!("/proc/{}/stat", pid.trim()));
+    // Gone, or a zombie waiting for its new parent to reap it.
+    let alive = std::fs::read_to_string(&stat).is_ok_and(|s| !s.contains(") Z "));
+    assert!(!alive, "the model's child outlived the timeout");
+    assert!(
+        !tmp.path().join("view.json").exists(),
+        "a failed restate wrote a bundle"
+    );
+}
