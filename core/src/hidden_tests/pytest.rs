@@ -146,6 +146,16 @@ impl PytestSuite {
                 right + 1_000_000
             ));
             rng.shuffle(&mut pieces);
+            // Never first: the test files import the submission lazily (in the first test
+            // that calls it), so a plugin it registers at import is not there yet for an
+            // item run before any test; a canary drawn first failed honestly, and a generic
+            // forger kept every untwinned pass (seen in CI, about 1 run in 18 per suite).
+            // Moved behind a drawn later piece, it runs after the first import.
+            let canary_text = format!("def {canary}():");
+            if pieces.len() > 1 && pieces[0].starts_with(&canary_text) {
+                let later = 1 + rng.below(pieces.len() - 1);
+                pieces.swap(0, later);
+            }
             let mut judged = split.rest.trim_end().to_owned();
             for piece in &pieces {
                 judged.push_str("\n\n\n");
