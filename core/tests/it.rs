@@ -26,6 +26,7 @@ mod recube_rebinding;
 mod recube_validate;
 mod schrodinger_actions;
 mod schrodinger_restate;
+mod schrodinger_rewrites;
 mod schrodinger_subwords;
 mod schrodinger_views;
 mod schrodinger_words;

@@ -1,4 +1,4 @@
-//! `wheelwright view restate` (SchrodingerRepo level 1): a real SWE-bench problem statement restated by a scripted model command, the exchanges recorded in the bundle, replayed with a model that must not run, and a model over its time killed with its process group.
+//! `wheelwright view restate` (SchrodingerRepo level 1): a real SWE-bench problem statement restated by a scripted model command, the exchanges recorded in the bundle, replayed with a model that must not run, and a model over its time or interrupted by Ctrl-C killed with its process group.
 
 use crate::common;
 
@@ -133,4 +133,46 @@ fn a_model_over_its_time_is_killed_with_everything_it_started() {
         !tmp.path().join("view.json").exists(),
         "a failed restate wrote a bundle"
     );
+}
+
+#[test]
+fn an_interrupted_restate_kills_the_model_with_everything_it_started() {
+    let tmp = tempfile::tempdir().unwrap();
+    let pid_file = tmp.path().join("pid");
+    let slow = format!("sleep 60 & echo $! > '{}'; wait", pid_file.display());
+    let child = std::process::Command::new(env!("CARGO_BIN_EXE_wheelwright"))
+        .args(["view", "restate", "--statement"])
+        .arg(case().join("statement.md"))
+        .arg("--bundle")
+        .arg(tmp.path().join("view.json"))
+        .args(["--model", &slow])
+        .env("WHEELWRIGHT_LOG", "warn")
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = std::time::Instant::now();
+    while !pid_file.exists()
+        || std::fs::read_to_string(&pid_file)
+            .unwrap()
+            .trim()
+            .is_empty()
+    {
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(30),
+            "the model never started"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    // As a terminal's Ctrl-C reaches the command, not the model's own process group.
+    let sent = std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(130), "{out:?}");
+    let pid = std::fs::read_to_string(&pid_file).unwrap();
+    let stat = PathBuf::from(format!("/proc/{}/stat", pid.trim()));
+    let alive = std::fs::read_to_string(&stat).is_ok_and(|s| !s.contains(") Z "));
+    assert!(!alive, "the model's child outlived the interruption");
 }

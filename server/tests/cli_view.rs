@@ -8,7 +8,7 @@ use crate::common;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use common::wheelwright;
+use common::{sdist, wheelwright};
 use serde_json::Value;
 
 fn json_of(out: &Output) -> Value {
@@ -165,58 +165,6 @@ fn bad_requests_are_refused_with_what_to_do() {
         String::from_utf8_lossy(&refused.stderr).contains("not a view bundle"),
         "{refused:?}"
     );
-}
-
-/// The source release of `name==version` from PyPI, unpacked (cached between runs).
-fn sdist(name: &str, version: &str) -> PathBuf {
-    let cache = wheelwright_server::dataset::default_cache_dir().join("sdists");
-    let dir = cache.join(format!("{name}-{version}"));
-    if dir.join("PKG-INFO").exists() {
-        return dir;
-    }
-    std::fs::create_dir_all(&cache).unwrap();
-    let download = tempfile::tempdir().unwrap();
-    let got = Command::new("python3")
-        .args([
-            "-m",
-            "pip",
-            "download",
-            "--no-deps",
-            "--no-binary",
-            ":all:",
-            "--disable-pip-version-check",
-            "-q",
-            "-d",
-        ])
-        .arg(download.path())
-        .arg(format!("{name}=={version}"))
-        .output()
-        .expect("python3 runs");
-    assert!(got.status.success(), "pip download {name}: {got:?}");
-    let archive = std::fs::read_dir(download.path())
-        .unwrap()
-        .next()
-        .unwrap()
-        .unwrap()
-        .path();
-    let unpack = tempfile::tempdir_in(&cache).unwrap();
-    let status = Command::new("tar")
-        .arg("xzf")
-        .arg(&archive)
-        .arg("-C")
-        .arg(unpack.path())
-        .status()
-        .unwrap();
-    assert!(status.success());
-    let inner = std::fs::read_dir(unpack.path())
-        .unwrap()
-        .next()
-        .unwrap()
-        .unwrap()
-        .path();
-    // Another test run may have won the race; either copy is the same release.
-    let _ = std::fs::rename(&inner, &dir);
-    dir
 }
 
 #[test]

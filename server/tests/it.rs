@@ -22,6 +22,7 @@ mod cli_recube_import;
 mod cli_recube_prepare;
 mod cli_recube_test;
 mod cli_restate;
+mod cli_rewrite;
 mod cli_run;
 mod cli_score;
 mod cli_test;

@@ -62,6 +62,10 @@ pub struct ViewBundle {
     /// in bundles written before level 1.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub statement: Option<super::restate::Level1Record>,
+    /// Level 4's rewrites (`wheelwright view rewrite`), when made; absent in bundles
+    /// written before level 4.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rewrites: Option<super::rewrites::Level4Record>,
 }
 
 /// A view: its files (path in the view to text) and its bundle.
@@ -135,6 +139,7 @@ pub fn make_view_keeping(
             namespace,
             layout,
             statement: None,
+            rewrites: None,
         },
     })
 }
@@ -167,6 +172,7 @@ pub fn virtual_bundle(
         namespace: Some(NamespaceMapping::build_in(Mode::Virtual, files, seed, keep)),
         layout: BTreeMap::new(),
         statement: None,
+        rewrites: None,
     }
 }
 

@@ -15,6 +15,7 @@ mod actions;
 mod analyze;
 mod cce;
 mod dataset;
+mod groups;
 mod io;
 mod mask;
 mod model;
@@ -387,6 +388,54 @@ pub enum ViewCommand {
         #[arg(long)]
         out: Option<PathBuf>,
         /// Print JSON: the statement, what is wrong with it, prompts asked and replayed.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Level 4 (spec 3): rewrite functions of a repository through a language model in two
+    /// stages (a rewrite, then the model's own check of it) into variants that behave the
+    /// same, keep each only when the repository's own tests still pass in the sandbox, and
+    /// write the repository with the kept ones to --out. The functions are those a golden
+    /// patch touches (--patch), else --count drawn under --seed. Every answer and verdict is
+    /// recorded in the bundle, so the same command on it needs no model and runs no tests.
+    Rewrite {
+        /// The repository directory.
+        #[arg(long)]
+        repo: PathBuf,
+        /// A new directory for the rewritten repository.
+        #[arg(long)]
+        out: PathBuf,
+        /// The view bundle to record into (made when missing) and to replay from.
+        #[arg(long)]
+        bundle: PathBuf,
+        /// The model: a shell command that reads a prompt on standard input and writes
+        /// its answer to standard output. Not needed when the bundle records every answer.
+        #[arg(long)]
+        model: Option<String>,
+        /// Seconds one answer of the model may take; its process group is killed after.
+        #[arg(long, default_value_t = 600)]
+        timeout: u64,
+        /// The golden patch (a unified diff of the repository): rewrite only the functions
+        /// its hunks change.
+        #[arg(long)]
+        patch: Option<PathBuf>,
+        /// Without --patch: the seed of the draw of functions.
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        /// Without --patch: how many functions to draw.
+        #[arg(long, default_value_t = 3)]
+        count: usize,
+        /// A requirement of the test environment (repeat it): `pytest==8.3.5`, `hypothesis`.
+        #[arg(long = "requirement", default_value = "pytest==8.3.5")]
+        requirements: Vec<String>,
+        /// The tests to run, a path in the repository.
+        #[arg(long, default_value = "tests")]
+        tests: String,
+        /// Directories of the repository put on PYTHONPATH (comma-separated).
+        #[arg(long, value_delimiter = ',', default_value = "src,.")]
+        pythonpath: Vec<String>,
+        #[command(flatten)]
+        test_args: TestArgs,
+        /// Print JSON: each function's fate, prompts asked and replayed, suite runs.
         #[arg(long)]
         json: bool,
     },
@@ -820,17 +869,60 @@ pub async fn execute(cli: Cli) -> anyhow::Result<()> {
                 out,
                 json,
             }) => {
-                tokio::task::spawn_blocking(move || {
-                    restate::run(&restate::Restate {
-                        statement: &statement,
-                        bundle: &bundle,
-                        model: model.as_deref(),
-                        timeout: std::time::Duration::from_secs(timeout),
-                        out: out.as_deref(),
-                        json,
-                    })
+                groups::interruptible("interrupted", move |groups| {
+                    restate::run(
+                        &restate::Restate {
+                            statement: &statement,
+                            bundle: &bundle,
+                            model: model.as_deref(),
+                            timeout: std::time::Duration::from_secs(timeout),
+                            out: out.as_deref(),
+                            json,
+                        },
+                        groups,
+                    )
                 })
-                .await?
+                .await
+            }
+            Some(ViewCommand::Rewrite {
+                repo,
+                out,
+                bundle,
+                model,
+                timeout,
+                patch,
+                seed,
+                count,
+                requirements,
+                tests,
+                pythonpath,
+                test_args,
+                json,
+            }) => {
+                let config = test_args.config(false);
+                groups::interruptible("interrupted", move |groups| {
+                    view::rewrite(
+                        &view::Rewrite {
+                            repo: &repo,
+                            out: &out,
+                            bundle: &bundle,
+                            model: model.as_deref(),
+                            timeout: std::time::Duration::from_secs(timeout),
+                            patch: patch.as_deref(),
+                            seed,
+                            count,
+                            suite: view::Suite {
+                                requirements: &requirements,
+                                tests: &tests,
+                                pythonpath: &pythonpath,
+                            },
+                            config: &config,
+                            json,
+                        },
+                        groups,
+                    )
+                })
+                .await
             }
             Some(ViewCommand::Check {
                 repo,

@@ -16,6 +16,8 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, bail};
 use wheelwright_core::schrodinger::restate::Prompt;
 
+use super::groups::ProcessGroups;
+
 /// The largest answer read from the model; a longer one is refused (a statement or a
 /// function, not a book).
 const MAX_ANSWER: usize = 1 << 20;
@@ -26,6 +28,8 @@ const STDERR_SHOWN: usize = 2000;
 pub(super) struct Model<'a> {
     pub(super) command: &'a str,
     pub(super) timeout: Duration,
+    /// Where its process group is kept while it runs, so that Ctrl-C kills it too.
+    pub(super) groups: &'a ProcessGroups,
 }
 
 impl Model<'_> {
@@ -44,6 +48,7 @@ impl Model<'_> {
             .spawn()
             .with_context(|| format!("starting the model command {:?}", self.command))?;
         let pgid = i32::try_from(child.id()).unwrap_or(i32::MAX);
+        self.groups.add(pgid);
         // Fed and drained by threads: a model that answers before it has read the whole
         // prompt must not block on a full pipe while this waits to write.
         let mut stdin = child.stdin.take().context("the model's standard input")?;
@@ -93,7 +98,7 @@ impl Model<'_> {
             std::thread::sleep(Duration::from_millis(20));
         };
         // Whatever the shell left behind goes with it; the pipes then close.
-        super::run::kill_group(pgid);
+        self.groups.remove(pgid);
         let _ = child.wait();
         let _ = feeder.join();
         let stderr = String::from_utf8_lossy(&errors.join().unwrap_or_default()).into_owned();

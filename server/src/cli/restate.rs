@@ -14,10 +14,11 @@ use anyhow::{Context, bail};
 use serde::Serialize;
 use wheelwright_core::schrodinger::restate::{Prompt, restate};
 use wheelwright_core::schrodinger::translate::Translator;
-use wheelwright_core::schrodinger::view::{VIEW_FORMAT, ViewBundle};
 
+use super::groups::ProcessGroups;
 use super::io::emit;
 use super::model::Model;
+use super::view::{read_or_new_bundle, write_bundle};
 
 /// The largest problem statement read.
 const MAX_STATEMENT: u64 = 1 << 20;
@@ -44,29 +45,8 @@ struct Restated {
     bundle: PathBuf,
 }
 
-/// The bundle at `path`, or a new one holding level 1 only when there is no file.
-fn read_bundle(path: &Path) -> anyhow::Result<ViewBundle> {
-    match std::fs::read_to_string(path) {
-        Ok(text) => serde_json::from_str(&text).with_context(|| {
-            format!(
-                "{} is not a view bundle (written by `wheelwright view` or `view restate`); give another --bundle",
-                path.display()
-            )
-        }),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(ViewBundle {
-            format: VIEW_FORMAT,
-            seed: 0,
-            levels: Vec::new(),
-            namespace: None,
-            layout: std::collections::BTreeMap::new(),
-            statement: None,
-        }),
-        Err(e) => Err(e).with_context(|| format!("cannot read {}", path.display())),
-    }
-}
-
 /// `wheelwright view restate --statement FILE --bundle FILE [--model CMD]`.
-pub(super) fn run(args: &Restate<'_>) -> anyhow::Result<()> {
+pub(super) fn run(args: &Restate<'_>, groups: &ProcessGroups) -> anyhow::Result<()> {
     let mut original = String::new();
     std::fs::File::open(args.statement)
         .and_then(|f| f.take(MAX_STATEMENT + 1).read_to_string(&mut original))
@@ -78,12 +58,13 @@ pub(super) fn run(args: &Restate<'_>) -> anyhow::Result<()> {
             MAX_STATEMENT >> 10
         );
     }
-    let mut bundle = read_bundle(args.bundle)?;
+    let mut bundle = read_or_new_bundle(args.bundle)?;
     let recorded = bundle.statement.take();
     let (mut asked, mut replayed) = (0, 0);
     let model = args.model.map(|command| Model {
         command,
         timeout: args.timeout,
+        groups,
     });
     let (record, restated) = restate(&original, |prompt: &Prompt| {
         if let Some(answer) = recorded.as_ref().and_then(|r| r.answer(prompt)) {
@@ -114,13 +95,7 @@ pub(super) fn run(args: &Restate<'_>) -> anyhow::Result<()> {
             bundle.levels.push(1);
             bundle.levels.sort_unstable();
         }
-        // Written whole and renamed into place: an interrupted write leaves the old bundle.
-        let mut temporary = args.bundle.as_os_str().to_owned();
-        temporary.push(".partial");
-        std::fs::write(&temporary, serde_json::to_vec_pretty(&bundle)?)
-            .with_context(|| format!("cannot write {}", Path::new(&temporary).display()))?;
-        std::fs::rename(&temporary, args.bundle)
-            .with_context(|| format!("cannot write {}", args.bundle.display()))?;
+        write_bundle(args.bundle, &bundle)?;
     }
     if let Some(out) = args.out {
         std::fs::write(out, format!("{statement}\n"))

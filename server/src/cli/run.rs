@@ -25,13 +25,12 @@
 //! files stops it with a message naming the path, so a link planted there cannot bring
 //! another file into the prompts or the bundle.
 
-use std::collections::BTreeSet;
 use std::io::{IsTerminal, Write};
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
@@ -41,6 +40,7 @@ use wheelwright_core::bundle::{COMMAND_LINE_LIMITS, DatasetRef, Metadata};
 use wheelwright_core::reporeuse::dataset::Chain;
 use wheelwright_core::reporeuse::prompt::{Memory, TEMPLATE_VERSION, turn_prompt};
 
+use super::groups::{ProcessGroups, interruptible, kill_group};
 use super::prepare::Preparer;
 use crate::no_follow::{Kind, Refused, Tree};
 
@@ -88,34 +88,6 @@ struct TurnOutcome {
     notes: Vec<String>,
 }
 
-/// The process groups of the agents running now, killed when the driver is interrupted.
-#[derive(Clone, Default)]
-struct AgentGroups(Arc<Mutex<BTreeSet<i32>>>);
-
-impl AgentGroups {
-    fn add(&self, pgid: i32) {
-        self.lock().insert(pgid);
-    }
-
-    fn remove(&self, pgid: i32) {
-        self.lock().remove(&pgid);
-        kill_group(pgid);
-    }
-
-    /// Kills every running agent's process group (Ctrl-C, SIGTERM).
-    fn kill_all(&self) {
-        for pgid in std::mem::take(&mut *self.lock()) {
-            kill_group(pgid);
-        }
-    }
-
-    fn lock(&self) -> std::sync::MutexGuard<'_, BTreeSet<i32>> {
-        self.0
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-    }
-}
-
 /// How long an agent over its budget has, after SIGINT, to write its trajectory
 /// (mini-SWE-agent saves it on SIGINT, not on SIGTERM) before it is killed.
 const GRACE: Duration = Duration::from_secs(10);
@@ -138,32 +110,19 @@ fn stop_group(pgid: i32, child: &mut std::process::Child) {
     let _ = child.wait();
 }
 
-/// SIGKILL to the process group `pgid`; one already gone is no error.
-pub(super) fn kill_group(pgid: i32) {
-    let _ = nix::sys::signal::killpg(
-        nix::unistd::Pid::from_raw(pgid),
-        nix::sys::signal::Signal::SIGKILL,
-    );
-}
-
 /// `wheelwright run`, from the runtime: the run in a blocking task, with Ctrl-C and SIGTERM
 /// handled.
 pub(super) async fn execute(options: RunOptions) -> anyhow::Result<()> {
-    let groups = AgentGroups::default();
-    let interrupted = groups.clone();
-    // Ctrl-C or SIGTERM: kill the running agents (their own process groups do not
-    // hear the terminal's signal), then stop; the same command resumes.
-    tokio::spawn(async move {
-        crate::shutdown_signal().await;
-        interrupted.kill_all();
-        eprintln!("interrupted; run the same command again to resume");
-        std::process::exit(130);
-    });
-    tokio::task::spawn_blocking(move || run(&options, &groups)).await?
+    // The same command resumes after an interruption.
+    interruptible(
+        "interrupted; run the same command again to resume",
+        move |groups| run(&options, groups),
+    )
+    .await
 }
 
 /// Runs every unfinished turn of the chosen chains and writes `run.jsonl.gz` at the end.
-fn run(options: &RunOptions, groups: &AgentGroups) -> anyhow::Result<()> {
+fn run(options: &RunOptions, groups: &ProcessGroups) -> anyhow::Result<()> {
     if options.agent.trim().is_empty() {
         anyhow::bail!("--agent is empty; give the command that runs your agent on one turn");
     }
@@ -381,7 +340,7 @@ struct Driver<'a> {
     preparer: &'a Preparer,
     /// `--out`, never followed through a link below it.
     out: &'a Tree,
-    groups: &'a AgentGroups,
+    groups: &'a ProcessGroups,
 }
 
 impl Driver<'_> {

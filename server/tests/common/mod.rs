@@ -449,3 +449,55 @@ pub fn files_under(dir: &Path) -> std::collections::BTreeMap<String, Vec<u8>> {
     }
     out
 }
+
+/// The source release of `name==version` from PyPI, unpacked (cached between runs).
+pub fn sdist(name: &str, version: &str) -> std::path::PathBuf {
+    let cache = wheelwright_server::dataset::default_cache_dir().join("sdists");
+    let dir = cache.join(format!("{name}-{version}"));
+    if dir.join("PKG-INFO").exists() {
+        return dir;
+    }
+    std::fs::create_dir_all(&cache).unwrap();
+    let download = tempfile::tempdir().unwrap();
+    let got = std::process::Command::new("python3")
+        .args([
+            "-m",
+            "pip",
+            "download",
+            "--no-deps",
+            "--no-binary",
+            ":all:",
+            "--disable-pip-version-check",
+            "-q",
+            "-d",
+        ])
+        .arg(download.path())
+        .arg(format!("{name}=={version}"))
+        .output()
+        .expect("python3 runs");
+    assert!(got.status.success(), "pip download {name}: {got:?}");
+    let archive = std::fs::read_dir(download.path())
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let unpack = tempfile::tempdir_in(&cache).unwrap();
+    let status = std::process::Command::new("tar")
+        .arg("xzf")
+        .arg(&archive)
+        .arg("-C")
+        .arg(unpack.path())
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let inner = std::fs::read_dir(unpack.path())
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    // Another test run may have won the race; either copy is the same release.
+    let _ = std::fs::rename(&inner, &dir);
+    dir
+}

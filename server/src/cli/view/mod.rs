@@ -18,12 +18,14 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, bail};
 use serde::Serialize;
 use wheelwright_core::schrodinger::namespace::Reason;
-use wheelwright_core::schrodinger::view::{ViewBundle, make_view_keeping, recover};
+use wheelwright_core::schrodinger::view::{VIEW_FORMAT, ViewBundle, make_view_keeping, recover};
 
 use super::io::emit;
 
+mod rewrite;
 mod shell;
 
+pub(super) use rewrite::{Rewrite, run as rewrite};
 pub(super) use shell::{Bounds, shell};
 
 /// Largest number of files a repository given to `view` may have.
@@ -308,6 +310,39 @@ fn read_bundle(path: &Path) -> anyhow::Result<ViewBundle> {
             path.display()
         )
     })
+}
+
+/// The bundle at `path`, or a new one holding no level when there is no file (levels 1
+/// and 4 start one).
+pub(super) fn read_or_new_bundle(path: &Path) -> anyhow::Result<ViewBundle> {
+    match std::fs::read_to_string(path) {
+        Ok(text) => serde_json::from_str(&text).with_context(|| {
+            format!(
+                "{} is not a view bundle (written by `wheelwright view`, `view restate` or `view rewrite`); give another --bundle",
+                path.display()
+            )
+        }),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(ViewBundle {
+            format: VIEW_FORMAT,
+            seed: 0,
+            levels: Vec::new(),
+            namespace: None,
+            layout: BTreeMap::new(),
+            statement: None,
+            rewrites: None,
+        }),
+        Err(e) => Err(e).with_context(|| format!("cannot read {}", path.display())),
+    }
+}
+
+/// Writes `bundle` to `path` whole and renames it into place: an interrupted write
+/// leaves the old bundle.
+pub(super) fn write_bundle(path: &Path, bundle: &ViewBundle) -> anyhow::Result<()> {
+    let mut temporary = path.as_os_str().to_owned();
+    temporary.push(".partial");
+    std::fs::write(&temporary, serde_json::to_vec_pretty(bundle)?)
+        .with_context(|| format!("cannot write {}", Path::new(&temporary).display()))?;
+    std::fs::rename(&temporary, path).with_context(|| format!("cannot write {}", path.display()))
 }
 
 /// `wheelwright view recover --repo ORIGINAL --view FINAL --bundle FILE`: the patch on
