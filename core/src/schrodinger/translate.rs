@@ -173,6 +173,15 @@ fn protected_ranges(command: &str) -> Vec<(usize, usize)> {
                 Some(_) => {}
                 None if b == b'\'' || b == b'"' => quote = Some(b),
                 None if b.is_ascii_whitespace() || b"|&;()`".contains(&b) => break,
+                // `cat<<EOF`: a here-document's operator ends the word before it (but
+                // `<<<`, a here-string, is no here-document).
+                None if b == b'<'
+                    && i > start
+                    && bytes[i - 1] != b'<'
+                    && bytes.get(i + 1) == Some(&b'<') =>
+                {
+                    break;
+                }
                 None => {}
             }
             i += 1;
