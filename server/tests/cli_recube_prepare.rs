@@ -199,3 +199,58 @@ fn an_unknown_instance_is_refused_naming_the_known_ones() {
         "{stderr}"
     );
 }
+
+/// The agent-with-tools prompt names only commands that exist: each `wheelwright cce`
+/// command it spells runs in the prepared workspace of its instance, with a real name in
+/// place of each placeholder.
+#[test]
+fn the_agent_cce_prompt_names_toolkit_commands_that_run_in_the_workspace() {
+    let json = prompt_json("click-parser", "agent-cce");
+    assert_eq!(json["template"], "recube-agent-cce-1");
+    let text = json["text"].as_str().unwrap();
+    expect_text(&fixtures().join("click-parser-agent-cce.md"), text);
+    let tmp = tempfile::tempdir().unwrap();
+    let workspace = tmp.path().join("click-parser");
+    stdout_of(&[
+        "recube",
+        "prepare",
+        "--dataset",
+        dataset_dir().to_str().unwrap(),
+        "--instance",
+        "click-parser",
+        "--out",
+        workspace.to_str().unwrap(),
+    ]);
+    let commands: Vec<&str> = text
+        .split('`')
+        .skip(1)
+        .step_by(2)
+        .filter(|c| c.starts_with("wheelwright cce "))
+        .collect();
+    assert_eq!(commands.len(), 5, "{commands:?}");
+    for command in commands {
+        let words: Vec<String> = command
+            .split_whitespace()
+            .skip(1)
+            .map(|w| match w {
+                "ENTITY" => "click.parser.OptionParser".to_owned(),
+                "NAME" => "option".to_owned(),
+                "MODULE" => "click.core".to_owned(),
+                other => other.to_owned(),
+            })
+            .collect();
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_wheelwright"))
+            .args(&words)
+            .current_dir(&workspace)
+            .env("WHEELWRIGHT_LOG", "warn")
+            .output()
+            .unwrap();
+        // `validate` exits 1 when it has findings: the masked target has some.
+        let ok = out.status.success() || (words[1] == "validate" && out.status.code() == Some(1));
+        assert!(
+            ok && !out.stdout.is_empty(),
+            "{command}: {out:?}\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}

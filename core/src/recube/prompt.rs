@@ -35,9 +35,13 @@ use crate::workspace::why_removed;
 pub const FULL_CONTEXT_TEMPLATE: &str = "recube-full-context-1";
 /// The version of the agent template, recorded in each prompt.
 pub const AGENT_TEMPLATE: &str = "recube-agent-1";
+/// The version of the agent template that also names the CCE toolkit's commands (the
+/// paper's "Agent + CCE tools" setting), recorded in each prompt.
+pub const AGENT_CCE_TEMPLATE: &str = "recube-agent-cce-1";
 
 const FULL_CONTEXT: &str = include_str!("prompts/full-context-1.md");
 const AGENT: &str = include_str!("prompts/agent-1.md");
+const AGENT_CCE: &str = include_str!("prompts/agent-cce-1.md");
 
 /// A rendered ReCUBE prompt and the template it came from.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -93,6 +97,18 @@ pub fn agent_prompt(target: &str, description: &str) -> RecubePrompt {
         template: AGENT_TEMPLATE.to_owned(),
         text: fill(
             AGENT,
+            &[("target", target), ("description", description.trim())],
+        ),
+    }
+}
+
+/// The agent prompt with the CCE toolkit: [`agent_prompt`]'s task, then each
+/// `wheelwright cce` command the agent may run in its workspace, spelled for `target`.
+pub fn agent_cce_prompt(target: &str, description: &str) -> RecubePrompt {
+    RecubePrompt {
+        template: AGENT_CCE_TEMPLATE.to_owned(),
+        text: fill(
+            AGENT_CCE,
             &[("target", target), ("description", description.trim())],
         ),
     }

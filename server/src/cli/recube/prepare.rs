@@ -8,7 +8,7 @@ use serde::Serialize;
 use wheelwright_core::recube::dataset::{Instance, RecubeDataset};
 use wheelwright_core::recube::mask::mask;
 use wheelwright_core::recube::prompt::{
-    RecubePrompt, agent_prompt, full_context_prompt, readme_and_dependencies,
+    RecubePrompt, agent_cce_prompt, agent_prompt, full_context_prompt, readme_and_dependencies,
 };
 use wheelwright_core::reporeuse::dataset::RepositorySource;
 use wheelwright_core::workspace::why_removed;
@@ -18,12 +18,14 @@ use crate::cli::io::{emit, write_files};
 /// The encoding token counts are given in: the GPT-4o family's (`tiktoken`'s `o200k_base`).
 const TOKENIZER: &str = "o200k_base";
 
-/// Which prompt (ReCUBE's settings: full context, with or without asking for reasoning
-/// first, or an agent exploring the workspace).
+/// Which prompt (ReCUBE's settings: full context, or an agent exploring the workspace,
+/// with or without the CCE toolkit).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum Setting {
     FullContext,
     Agent,
+    /// The agent with the CCE toolkit's commands (`wheelwright cce`) named in its prompt.
+    AgentCce,
 }
 
 /// A prompt as printed with `--json`.
@@ -156,6 +158,7 @@ pub(in crate::cli) fn prompt(
     let target = &instance.manifest.target;
     let prompt = match setting {
         Setting::Agent => agent_prompt(target, &instance.manifest.description),
+        Setting::AgentCce => agent_cce_prompt(target, &instance.manifest.description),
         Setting::FullContext => {
             let (files, metadata) = repository(&dataset, instance)?;
             let (readme, dependencies) = readme_and_dependencies(&metadata);
