@@ -199,17 +199,23 @@ pub(crate) async fn source(
 }
 
 /// One file of a repository's SchrodingerRepo view (`{repository}/view`); `repository` is a
-/// [`schrodinger_repository_path`].
+/// [`schrodinger_repository_path`]; `levels` as the page's query writes them (`2,3`, `2`,
+/// `3`, or `virtual`).
 pub(crate) async fn view_file(
     repository: &str,
     path: Option<&str>,
     seed: &str,
     levels: &str,
 ) -> Result<wheelwright_core::api::ViewFile, ApiError> {
+    // The page's `virtual` choice is level 2 read through the virtual namespace.
+    let levels = if levels == "virtual" {
+        "2&namespace=virtual".to_owned()
+    } else {
+        String::from(js_sys::encode_uri_component(levels))
+    };
     let mut uri = format!(
-        "/api/v1{repository}/view?seed={}&levels={}",
+        "/api/v1{repository}/view?seed={}&levels={levels}",
         js_sys::encode_uri_component(seed),
-        js_sys::encode_uri_component(levels)
     );
     if let Some(path) = path {
         uri.push_str(&format!("&path={}", js_sys::encode_uri_component(path)));

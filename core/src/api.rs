@@ -630,6 +630,10 @@ pub struct ViewFile {
     /// Names mapped in the whole repository, and owned names left out.
     pub names_mapped: usize,
     pub names_left_out: usize,
+    /// Level 2 as a virtual namespace: `view` is the file as an agent reads it through
+    /// `wheelwright view shell` (the original translated, nothing rewritten).
+    #[serde(default)]
+    pub virtual_namespace: bool,
 }
 
 /// A run of definitions as level 3 reordered it (names as the view writes them).

@@ -59,6 +59,31 @@ async fn a_repository_file_is_shown_beside_its_view_and_the_same_seed_gives_the_
     assert_eq!(sorted(&moved.view), sorted(&moved.original));
     assert_ne!(moved.view, moved.original);
 
+    // The virtual namespace renames what a rewritten file cannot: the package, the
+    // names in strings and `__all__`; nothing is reordered or rewritten but the names.
+    let virtual_file: ViewFile = serde_json::from_value(
+        get(
+            &app,
+            &uri("seed=3&levels=2&namespace=virtual&path=packaging/version.py"),
+        )
+        .await
+        .json(),
+    )
+    .unwrap();
+    assert!(virtual_file.virtual_namespace && virtual_file.runs.is_empty());
+    assert!(!virtual_file.view_path.starts_with("packaging/"));
+    assert!(
+        virtual_file.names.len() > file.names.len(),
+        "{} names, {} materialised",
+        virtual_file.names.len(),
+        file.names.len()
+    );
+    assert!(!virtual_file.view.contains("\"Version\""));
+    assert_eq!(
+        virtual_file.view.lines().count(),
+        virtual_file.original.lines().count()
+    );
+
     // Without a path: the first Python file.
     let first: ViewFile = serde_json::from_value(get(&app, &uri("")).await.json()).unwrap();
     assert_eq!(first.path, first.files[0]);
@@ -73,6 +98,12 @@ async fn bad_view_requests_are_refused_saying_what_to_give() {
         (uri("levels=1"), StatusCode::BAD_REQUEST, "language model"),
         (uri("levels=2,x"), StatusCode::BAD_REQUEST, "not a number"),
         (uri("sed=1"), StatusCode::BAD_REQUEST, "unknown parameter"),
+        (
+            uri("namespace=virtual"),
+            StatusCode::BAD_REQUEST,
+            "level 2 alone",
+        ),
+        (uri("namespace=dreamt"), StatusCode::BAD_REQUEST, "neither"),
         (
             uri("path=packaging/nope.py"),
             StatusCode::NOT_FOUND,

@@ -1,4 +1,4 @@
-//! SchrodingerRepo's view explorer end to end: from a ReCUBE dataset's page to a library's view, the original and the view side by side with the API's renamed names marked in both and its reordered definitions marked, another seed and another level picked from the page (the URL follows); screenshots in both themes at 1280 and 390 px.
+//! SchrodingerRepo's view explorer end to end: from a ReCUBE dataset's page to a library's view, the original and the view side by side with the API's renamed names marked in both and its reordered definitions marked, another seed, another level and the virtual namespace picked from the page (the URL follows); screenshots in both themes at 1280 and 390 px.
 
 use std::time::Duration;
 
@@ -56,7 +56,15 @@ async fn a_library_file_is_shown_beside_its_view_and_the_seed_and_level_are_pick
         )
         .await?,
     )?;
+    let virtual_4: ViewFile = serde_json::from_value(
+        api(
+            &server,
+            &format!("/api/v1{PAGE}?seed=4&levels=2&namespace=virtual&path=packaging/version.py"),
+        )
+        .await?,
+    )?;
     assert!(!file.names.is_empty() && !file.runs.is_empty());
+    assert!(virtual_4.virtual_namespace && virtual_4.names.len() > seed_4.names.len());
     let result = async {
         // From the dataset's page to the explorer.
         client.goto(&server.url("/recube/datasets/recube-pypi/0")).await?;
@@ -99,6 +107,17 @@ async fn a_library_file_is_shown_beside_its_view_and_the_seed_and_level_are_pick
             .await?;
         wait_for(&client, SHOWN, &expected(&level_3), Duration::from_secs(30)).await?;
         assert!(client.current_url().await?.as_str().contains("levels=3"));
+
+        // The virtual namespace: the file as an agent reads it, the package renamed too.
+        client
+            .execute(
+                "const s = document.getElementById('view-levels'); s.value = 'virtual'; s.dispatchEvent(new Event('change'));",
+                vec![],
+            )
+            .await?;
+        wait_for(&client, SHOWN, &expected(&virtual_4), Duration::from_secs(30)).await?;
+        assert!(client.current_url().await?.as_str().contains("levels=virtual"));
+        screenshot(&client, test, "view-virtual.png").await?;
 
         client.set_window_size(390, 844).await?;
         client.goto(&server.url(&format!("{PAGE}{QUERY}"))).await?;

@@ -340,5 +340,52 @@ pub fn view_file(
         runs,
         names_mapped: bundle.namespace.as_ref().map_or(0, |m| m.names.len()),
         names_left_out: bundle.namespace.as_ref().map_or(0, |m| m.left_out.len()),
+        virtual_namespace: false,
     }))
+}
+
+/// One Python file of `files` (the first without a `path`) beside what an agent reads of
+/// it in the level-2 virtual namespace under `seed` (`cat` through `wheelwright view
+/// shell`): the original translated, so strings, `__all__`, method names and the package
+/// are renamed too. `None` when `path` is not one of the Python files.
+pub fn virtual_view_file(
+    files: &BTreeMap<String, String>,
+    seed: u64,
+    path: Option<&str>,
+) -> Option<crate::api::ViewFile> {
+    let python: Vec<String> = files
+        .keys()
+        .filter(|p| p.ends_with(".py"))
+        .cloned()
+        .collect();
+    let path = path
+        .map(str::to_owned)
+        .or_else(|| python.first().cloned())?;
+    let original = files.get(&path).filter(|_| path.ends_with(".py"))?.clone();
+    let bundle = virtual_bundle(files, seed, &BTreeSet::new());
+    let mapping = bundle.namespace.as_ref()?;
+    let view = Translator::of(mapping).observation(&original).text;
+    let written: BTreeSet<&str> = super::namespace::word_tokens(&original)
+        .map(|(_, w)| w)
+        .collect();
+    let names = mapping
+        .names
+        .iter()
+        .filter(|(o, _)| written.contains(o.as_str()))
+        .map(|(o, v)| (o.clone(), v.clone()))
+        .collect();
+    Some(crate::api::ViewFile {
+        seed,
+        levels: vec![2],
+        files: python,
+        view_path: mapping.view_path(&path),
+        path,
+        original,
+        view,
+        names,
+        runs: Vec::new(),
+        names_mapped: mapping.names.len(),
+        names_left_out: mapping.left_out.len(),
+        virtual_namespace: true,
+    })
 }

@@ -1,8 +1,9 @@
 //! `/api/v1/schrodinger`: SchrodingerRepo's views of a dataset's repositories, one file at a time, for the view explorer; the old `/recube/.../view` address answers with a permanent redirect here.
 //!
-//! - `GET /schrodinger/datasets/{name}/{version}/repositories/{repo}/view?seed=N&levels=2,3[&path=P]`:
+//! - `GET /schrodinger/datasets/{name}/{version}/repositories/{repo}/view?seed=N&levels=2,3[&path=P][&namespace=virtual]`:
 //!   one Python file of the repository's view (the first without `path`), beside its
-//!   original; made on a slot of the work pool;
+//!   original; with `namespace=virtual` (level 2 alone), the file as an agent reads it in
+//!   the virtual namespace; made on a slot of the work pool;
 //! - `GET /recube/datasets/{name}/{version}/repositories/{repo}/view?...`: 308 to the same
 //!   path and query under `/schrodinger`, for clients of the address the view had first.
 

@@ -16,19 +16,31 @@ pub(crate) struct ViewRequest {
     seed: u64,
     levels: Vec<u8>,
     path: Option<String>,
+    /// Level 2 as a virtual namespace (`namespace=virtual`) rather than a rewritten file.
+    virtual_namespace: bool,
 }
 
 impl ViewRequest {
-    /// Reads `seed` (default 0), `levels` (default `2,3`) and `path` from a query; what is
+    /// Reads `seed` (default 0), `levels` (default `2,3`), `path` and `namespace`
+    /// (`materialised`, the default, or `virtual` with level 2 alone) from a query; what is
     /// wrong with it, said to the client, else.
     pub(crate) fn parse(params: &BTreeMap<String, String>) -> Result<Self, String> {
         for key in params.keys() {
-            if !matches!(key.as_str(), "seed" | "levels" | "path") {
+            if !matches!(key.as_str(), "seed" | "levels" | "path" | "namespace") {
                 return Err(format!(
-                    "unknown parameter {key:?}; give seed, levels (2, 3 or 2,3) and path"
+                    "unknown parameter {key:?}; give seed, levels (2, 3 or 2,3), path and namespace (materialised or virtual)"
                 ));
             }
         }
+        let virtual_namespace = match params.get("namespace").map(String::as_str) {
+            None | Some("materialised") => false,
+            Some("virtual") => true,
+            Some(other) => {
+                return Err(format!(
+                    "namespace {other:?} is neither materialised nor virtual"
+                ));
+            }
+        };
         let seed = match params.get("seed") {
             None => 0,
             Some(s) => s
@@ -45,10 +57,17 @@ impl ViewRequest {
                     .map_err(|_| format!("level {l:?} is not a number; give 2, 3 or 2,3"))
             })
             .collect::<Result<Vec<u8>, _>>()?;
+        if virtual_namespace && levels != [2] {
+            return Err(
+                "a virtual namespace is level 2 alone; give levels=2 with namespace=virtual"
+                    .to_owned(),
+            );
+        }
         Ok(Self {
             seed,
             levels,
             path: params.get("path").cloned(),
+            virtual_namespace,
         })
     }
 }
@@ -76,6 +95,14 @@ pub(crate) fn view(
     let Some(files) = loaded.repository(repo)? else {
         return Ok(Viewed::NoRepository);
     };
+    if request.virtual_namespace {
+        let made = wheelwright_core::schrodinger::view::virtual_view_file(
+            &files,
+            request.seed,
+            request.path.as_deref(),
+        );
+        return Ok(made.map_or(Viewed::NoFile, Viewed::File));
+    }
     let made = wheelwright_core::schrodinger::view::view_file(
         &files,
         &request.levels,

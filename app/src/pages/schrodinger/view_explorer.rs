@@ -1,4 +1,4 @@
-//! `/recube/datasets/:name/:version/repositories/:repo/view?path=&seed=&levels=`: SchrodingerRepo's view explorer, one file of a shipped library beside its view under a seed, the renamed names marked and listed, the reordered definitions marked.
+//! `/recube/datasets/:name/:version/repositories/:repo/view?path=&seed=&levels=`: SchrodingerRepo's view explorer, one file of a shipped library beside its view under a seed (materialised, or as the virtual namespace shows it), the renamed names marked and listed, the reordered definitions marked.
 
 use std::collections::BTreeMap;
 
@@ -16,6 +16,7 @@ const LEVELS: &[(&str, &str)] = &[
     ("2,3", "2 and 3: names renamed, definitions reordered"),
     ("2", "2: names renamed"),
     ("3", "3: definitions reordered"),
+    ("virtual", "2, virtual: as an agent reads it"),
 ];
 
 /// What the page was asked for: the repository's API path, its title, the query.
@@ -159,19 +160,29 @@ pub(crate) fn ViewExplorerPage() -> impl IntoView {
                 }
             })
             .collect_view();
-        let summary = format!(
-            "Seed {} · level {} · {} names renamed in the repository ({} left out) · {} in this file · {} runs of definitions reordered here",
-            f.seed,
-            f.levels
-                .iter()
-                .map(u8::to_string)
-                .collect::<Vec<_>>()
-                .join(" and "),
-            f.names_mapped,
-            f.names_left_out,
-            f.names.len(),
-            f.runs.len(),
-        );
+        let summary = if f.virtual_namespace {
+            format!(
+                "Seed {} · level 2 as a virtual namespace: the file as an agent reads it through wheelwright view shell, which also renames names in strings, __all__, methods and the package · {} names renamed in the repository ({} left out) · {} in this file",
+                f.seed,
+                f.names_mapped,
+                f.names_left_out,
+                f.names.len(),
+            )
+        } else {
+            format!(
+                "Seed {} · level {} · {} names renamed in the repository ({} left out) · {} in this file · {} runs of definitions reordered here",
+                f.seed,
+                f.levels
+                    .iter()
+                    .map(u8::to_string)
+                    .collect::<Vec<_>>()
+                    .join(" and "),
+                f.names_mapped,
+                f.names_left_out,
+                f.names.len(),
+                f.runs.len(),
+            )
+        };
         let (seed_for_file, levels_for_file) = (seed.clone(), levels.clone());
         let (path_for_seed, levels_for_seed) = (path.clone(), levels.clone());
         let (path_for_levels, seed_for_levels) = (path.clone(), seed.clone());
