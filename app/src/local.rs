@@ -19,9 +19,10 @@ use wheelwright_core::api::{
     CaseFiles, ChainTurns, RunDetail, RunSummary, ScoringKit, SourceFile, TurnDetail,
     TurnObservations, TurnTableRow,
 };
+use wheelwright_core::archive::{ZipEntries, jsonl_lines_of};
 use wheelwright_core::budget::Cancel;
 use wheelwright_core::bundle::{Budget, BundleError, LIMITS};
-use wheelwright_core::reporeuse::bundle::{RepoReuseBundle, TurnId};
+use wheelwright_core::reporeuse::bundle::{Gathered, RepoReuseBundle, StreamedTurn, TurnId};
 use wheelwright_core::reporeuse::dataset::RepoReuseDataset;
 use wheelwright_core::reporeuse::scoring::{Dataset, PreparedDataset, RunReport};
 
@@ -32,11 +33,11 @@ pub(crate) enum Picked {
 }
 
 /// What is sent when the user submits: the file as chosen, or for a directory the bundle
-/// as JSON Lines (the server reads both the same way).
+/// as JSON Lines (the server reads both the same way), built a line at a time.
 #[derive(Clone)]
 pub(crate) enum Upload {
     File(web_sys::File),
-    JsonLines(String),
+    JsonLines(web_sys::Blob),
 }
 
 impl Upload {
@@ -45,10 +46,8 @@ impl Upload {
         let form = web_sys::FormData::new().map_err(js_error)?;
         match self {
             Self::File(file) => form.append_with_blob_and_filename("bundle", file, &file.name()),
-            Self::JsonLines(text) => {
-                let parts = js_sys::Array::of1(&wasm_bindgen::JsValue::from_str(text));
-                let blob = web_sys::Blob::new_with_str_sequence(&parts).map_err(js_error)?;
-                form.append_with_blob_and_filename("bundle", &blob, "run.jsonl")
+            Self::JsonLines(blob) => {
+                form.append_with_blob_and_filename("bundle", blob, "run.jsonl")
             }
         }
         .map_err(js_error)?;
@@ -83,10 +82,113 @@ pub(crate) async fn bytes_of(file: &web_sys::File) -> Result<Vec<u8>, String> {
     Ok(js_sys::Uint8Array::new(&buffer).to_vec())
 }
 
+/// The most work done between two frames while reading a bundle, in milliseconds: past it
+/// the page is handed back to the browser, so it keeps drawing (a frame over 200 ms is felt
+/// as a freeze; a 209 MB bundle read whole froze the page for 1.6 s).
+const SLICE_MS: f64 = 40.0;
+
+/// How much of a chosen file is brought into the page at once: the browser reads the slice
+/// off the page's thread, and copying it in takes a few milliseconds.
+const FILE_SLICE_BYTES: f64 = 4.0 * 1024.0 * 1024.0;
+
+/// Hands the page back to the browser (as the scorer does between chains,
+/// [`next_frame`]) once [`SLICE_MS`] of work has passed since it last did.
+pub(crate) struct Pacer {
+    since: f64,
+}
+
+impl Pacer {
+    pub(crate) fn new() -> Self {
+        Self { since: now_ms() }
+    }
+
+    /// Yields for a frame if this slice of work is spent.
+    pub(crate) async fn pace(&mut self) {
+        if now_ms() - self.since >= SLICE_MS {
+            next_frame().await;
+            self.since = now_ms();
+        }
+    }
+}
+
+/// The bytes of a file the user chose, brought into the page a slice at a time (the file
+/// is never held whole outside the page's memory), yielding between slices.
+async fn bytes_in_slices(file: &web_sys::File, pacer: &mut Pacer) -> Result<Vec<u8>, String> {
+    let cannot = |e| format!("{}: cannot be read ({})", file.name(), js_error(e));
+    let size = file.size();
+    // The caller has refused a file over the limits, so this is at most 256 MiB.
+    let mut bytes = Vec::with_capacity(size as usize);
+    let mut at = 0.0;
+    while at < size {
+        let end = (at + FILE_SLICE_BYTES).min(size);
+        let slice = file.slice_with_f64_and_f64(at, end).map_err(cannot)?;
+        let buffer = JsFuture::from(slice.array_buffer()).await.map_err(cannot)?;
+        let array = js_sys::Uint8Array::new(&buffer);
+        let start = bytes.len();
+        bytes.resize(start + array.length() as usize, 0);
+        array.copy_to(&mut bytes[start..]);
+        at = end;
+        pacer.pace().await;
+    }
+    Ok(bytes)
+}
+
+/// Gathers a streamed bundle's `turns` into the whole bundle a turn at a time, handing the
+/// page back between slices of work.
+async fn gather(
+    metadata: wheelwright_core::bundle::Metadata,
+    turns: impl Iterator<Item = Result<StreamedTurn, BundleError>>,
+    pacer: &mut Pacer,
+) -> Result<RepoReuseBundle, BundleError> {
+    let mut gathered = Gathered::new(metadata);
+    for turn in turns {
+        gathered.add(turn?)?;
+        pacer.pace().await;
+    }
+    gathered.finish()
+}
+
+/// A bundle file's bytes read as core reads an upload ([`RepoReuseBundle::from_bytes`]:
+/// the same bundle and the same errors), but a turn at a time, handing the page back
+/// between slices of work.
+async fn bundle_of_bytes(
+    bytes: &[u8],
+    source: &str,
+    pacer: &mut Pacer,
+) -> Result<RepoReuseBundle, BundleError> {
+    let Some(lines) = jsonl_lines_of(bytes, source, LIMITS) else {
+        let mut zip = ZipEntries::open(std::io::Cursor::new(bytes), LIMITS)?;
+        let mut listed: Vec<Option<(usize, String, u64)>> = std::mem::take(&mut zip.listed)
+            .into_iter()
+            .map(Some)
+            .collect();
+        let order =
+            RepoReuseBundle::read_order(listed.iter().flatten().map(|(_, name, _)| name.as_str()));
+        let entries = order.into_iter().map(|(at, name)| {
+            let entry = listed[at].take().ok_or(BundleError::NoMetadata)?;
+            zip.read(entry).map(|(_, bytes)| (name, bytes))
+        });
+        let (metadata, turns) = RepoReuseBundle::stream_files(entries)?;
+        return gather(metadata, turns, pacer).await;
+    };
+    let not_jsonl = |e| match e {
+        BundleError::LineNotUtf8 { .. } => BundleError::entry(
+            source,
+            "is neither a zip archive nor UTF-8 JSON Lines; give a run bundle as .zip, .jsonl or .jsonl.gz",
+        ),
+        other => other,
+    };
+    let (metadata, turns) = RepoReuseBundle::stream_jsonl(lines).map_err(not_jsonl)?;
+    gather(metadata, turns, pacer).await.map_err(not_jsonl)
+}
+
 /// Reads the bundle the user picked, within the server's upload limits: a file is read by
 /// core as the server reads an upload; a directory's files are counted against the limits
-/// by their sizes before any is read. Errors name the entry and what is wrong.
+/// by their sizes before any is read. Errors name the entry and what is wrong. The page is
+/// handed back to the browser between slices of the work, so it keeps drawing whatever
+/// the bundle's size.
 pub(crate) async fn read_bundle(picked: Picked) -> Result<(RepoReuseBundle, Upload), String> {
+    let mut pacer = Pacer::new();
     match picked {
         Picked::File(file) => {
             let size = file.size();
@@ -96,8 +198,9 @@ pub(crate) async fn read_bundle(picked: Picked) -> Result<(RepoReuseBundle, Uplo
                 }
                 .to_string());
             }
-            let bytes = bytes_of(&file).await?;
-            let bundle = RepoReuseBundle::from_bytes(&bytes, &file.name(), LIMITS)
+            let bytes = bytes_in_slices(&file, &mut pacer).await?;
+            let bundle = bundle_of_bytes(&bytes, &file.name(), &mut pacer)
+                .await
                 .map_err(|e| e.to_string())?;
             Ok((bundle, Upload::File(file)))
         }
@@ -111,13 +214,26 @@ pub(crate) async fn read_bundle(picked: Picked) -> Result<(RepoReuseBundle, Uplo
                     .take(&relative_path(file), size)
                     .map_err(|e| e.to_string())?;
             }
+            let names: Vec<String> = files.iter().map(relative_path).collect();
+            let order = RepoReuseBundle::read_order(names.iter().map(String::as_str));
             let mut entries = Vec::with_capacity(files.len());
-            for file in &files {
-                entries.push((relative_path(file), bytes_of(file).await?));
+            for (at, name) in order {
+                entries.push(Ok((name, bytes_of(&files[at]).await?)));
+                pacer.pace().await;
             }
-            let bundle = RepoReuseBundle::from_files(entries).map_err(|e| e.to_string())?;
-            let jsonl = bundle.to_jsonl();
-            Ok((bundle, Upload::JsonLines(jsonl)))
+            let (metadata, turns) =
+                RepoReuseBundle::stream_files(entries.into_iter()).map_err(|e| e.to_string())?;
+            let bundle = gather(metadata, turns, &mut pacer)
+                .await
+                .map_err(|e| e.to_string())?;
+            // The upload, a line at a time: the browser joins the lines into one blob.
+            let lines = js_sys::Array::new();
+            for line in bundle.jsonl_lines() {
+                lines.push(&wasm_bindgen::JsValue::from_str(&line));
+                pacer.pace().await;
+            }
+            let blob = web_sys::Blob::new_with_str_sequence(&lines).map_err(js_error)?;
+            Ok((bundle, Upload::JsonLines(blob)))
         }
     }
 }
