@@ -22,7 +22,9 @@ use wheelwright_core::api::{
 use wheelwright_core::archive::{ZipEntries, jsonl_lines_of};
 use wheelwright_core::budget::Cancel;
 use wheelwright_core::bundle::{Budget, BundleError, LIMITS};
-use wheelwright_core::reporeuse::bundle::{Gathered, RepoReuseBundle, StreamedTurn, TurnId};
+use wheelwright_core::reporeuse::bundle::{
+    Gathered, RepoReuseBundle, StreamedTurn, TurnId, check_made_on,
+};
 use wheelwright_core::reporeuse::dataset::RepoReuseDataset;
 use wheelwright_core::reporeuse::scoring::{Dataset, PreparedDataset, RunReport};
 
@@ -336,6 +338,11 @@ pub(crate) struct Scored {
 
 /// Scores `bundle` against `indexed` a chain at a time, handing the page back between
 /// chains; `progress` gets (turns done, turns in all) after each.
+///
+/// Each chain's input is copied from the bundle as it is scored (never the whole run at
+/// once: copying a 200 MB run took a frame of its own), and the dataset's chains the run
+/// lacks (hundreds, for a partial run of a paper-scale dataset) are scored as missing a
+/// slice at a time, not all in the report's one frame.
 pub(crate) async fn score(
     indexed: &Indexed,
     bundle: &RepoReuseBundle,
@@ -343,15 +350,28 @@ pub(crate) async fn score(
 ) -> Result<Scored, String> {
     let dataset = &indexed.kit.dataset;
     let start = now_ms();
-    bundle.check_against(dataset).map_err(|e| e.to_string())?;
-    let run = bundle.to_run(dataset);
+    check_made_on(&bundle.metadata, dataset).map_err(|e| e.to_string())?;
+    // Checked turn by turn as `check_against` checks them, and gathered into the scorer's
+    // chains as `to_run` makes them.
+    let turns = bundle
+        .predictions
+        .iter()
+        .map(|(id, prediction)| Ok((id.clone(), prediction.clone(), None)));
+    let mut chains = RepoReuseBundle::chains(dataset, turns);
     let mut scoring = indexed.prepared.chain_by_chain();
     let cancel = Cancel::never();
-    let mut chain_ms = Vec::with_capacity(run.chains.len());
+    let mut chain_ms = Vec::new();
     let mut working = now_ms() - start;
-    for (id, chain) in &run.chains {
+    loop {
         let began = now_ms();
-        scoring.add(id, chain, &cancel).map_err(|e| e.to_string())?;
+        let Some(chain) = chains.next() else {
+            break;
+        };
+        let (id, chain) = chain.map_err(|e| e.to_string())?;
+        scoring
+            .add(&id, &chain, &cancel)
+            .map_err(|e| e.to_string())?;
+        drop(chain);
         let took = now_ms() - began;
         chain_ms.push(took);
         working += took;
@@ -359,10 +379,21 @@ pub(crate) async fn score(
         progress(done, total);
         next_frame().await;
     }
+    let cancelled = |_| "the scoring was cancelled".to_owned();
+    let mut pacer = Pacer::new();
+    loop {
+        let began = now_ms();
+        let more = scoring.add_next_missing(&cancel).map_err(cancelled)?;
+        working += now_ms() - began;
+        if !more {
+            break;
+        }
+        let (done, total) = scoring.turns();
+        progress(done, total);
+        pacer.pace().await;
+    }
     let began = now_ms();
-    let report = scoring
-        .finish(&cancel)
-        .map_err(|_| "the scoring was cancelled".to_owned())?;
+    let report = scoring.finish(&cancel).map_err(cancelled)?;
     Ok(Scored {
         report,
         chain_ms,

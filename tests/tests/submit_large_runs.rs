@@ -206,6 +206,12 @@ async fn a_partial_run_against_a_large_dataset_is_drawn_a_page_at_a_time_and_any
                 // 150 turn rows and one for the 30 chains without a submission: two pages.
                 shown(&client, "Turns 1–100 of 300").await?;
                 assert_eq!(rows_drawn(&client).await?, 100);
+                client
+                    .execute(
+                        "document.querySelector('#turns-shown').scrollIntoView();",
+                        vec![],
+                    )
+                    .await?;
                 screenshot(&client, test, &format!("turn-pages{suffix}.png")).await?;
 
                 // A turn beyond the first page, found by chain and number.

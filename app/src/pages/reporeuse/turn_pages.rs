@@ -164,6 +164,24 @@ fn page_view(
     bodies
 }
 
+/// Scrolls `element` to the middle of the window, so the rows around it show too
+/// (`scrollIntoView({block: "center"})`, whose options web-sys binds behind features this
+/// app does not otherwise need).
+fn center(element: &web_sys::Element) {
+    use wasm_bindgen::JsCast;
+    let options = js_sys::Object::new();
+    let _ = js_sys::Reflect::set(&options, &"block".into(), &"center".into());
+    let scroll = js_sys::Reflect::get(element, &"scrollIntoView".into())
+        .ok()
+        .and_then(|f| f.dyn_into::<js_sys::Function>().ok());
+    match scroll {
+        Some(scroll) => {
+            let _ = scroll.call1(element, &options);
+        }
+        None => element.scroll_into_view(),
+    }
+}
+
 /// The page's wasm memory in bytes. It only grows, so once a run is scored and about to be
 /// drawn this is the most the page has held (the browser benchmark reads it).
 fn wasm_memory_bytes() -> f64 {
@@ -284,7 +302,7 @@ pub(crate) fn TurnPages(
         found.set(Some(at));
         request_animation_frame(|| {
             if let Ok(Some(row)) = document().query_selector("#turns tr.found") {
-                row.scroll_into_view();
+                center(&row);
             }
         });
     };
