@@ -19,7 +19,7 @@ use wheelwright_core::api::{
     CaseFiles, ChainTurns, RunDetail, RunSummary, ScoringKit, SourceFile, TurnDetail,
     TurnObservations, TurnTableRow,
 };
-use wheelwright_core::archive::{ZipEntries, jsonl_lines_of};
+use wheelwright_core::archive::{Packing, ZipEntries, jsonl_lines, jsonl_lines_of};
 use wheelwright_core::budget::Cancel;
 use wheelwright_core::bundle::{Budget, BundleError, LIMITS};
 use wheelwright_core::reporeuse::bundle::{
@@ -113,26 +113,140 @@ impl Pacer {
     }
 }
 
-/// The bytes of a file the user chose, brought into the page a slice at a time (the file
-/// is never held whole outside the page's memory), yielding between slices.
-async fn bytes_in_slices(file: &web_sys::File, pacer: &mut Pacer) -> Result<Vec<u8>, String> {
+/// The bytes `from..to` of a file the user chose, read by the browser off the page's thread.
+async fn slice_of(file: &web_sys::File, from: f64, to: f64) -> Result<Vec<u8>, String> {
     let cannot = |e| format!("{}: cannot be read ({})", file.name(), js_error(e));
+    let slice = file.slice_with_f64_and_f64(from, to).map_err(cannot)?;
+    let buffer = JsFuture::from(slice.array_buffer()).await.map_err(cannot)?;
+    Ok(js_sys::Uint8Array::new(&buffer).to_vec())
+}
+
+/// The bytes of a file the user chose (`first`, its first slice, already read), brought
+/// into the page a slice at a time (the file is never held whole outside the page's
+/// memory), yielding between slices.
+async fn bytes_in_slices(
+    file: &web_sys::File,
+    first: Vec<u8>,
+    pacer: &mut Pacer,
+) -> Result<Vec<u8>, String> {
     let size = file.size();
     // The caller has refused a file over the limits, so this is at most 256 MiB.
     let mut bytes = Vec::with_capacity(size as usize);
-    let mut at = 0.0;
+    bytes.extend_from_slice(&first);
+    let mut at = first.len() as f64;
     while at < size {
         let end = (at + FILE_SLICE_BYTES).min(size);
-        let slice = file.slice_with_f64_and_f64(at, end).map_err(cannot)?;
-        let buffer = JsFuture::from(slice.array_buffer()).await.map_err(cannot)?;
-        let array = js_sys::Uint8Array::new(&buffer);
-        let start = bytes.len();
-        bytes.resize(start + array.length() as usize, 0);
-        array.copy_to(&mut bytes[start..]);
+        bytes.extend_from_slice(&slice_of(file, at, end).await?);
         at = end;
         pacer.pace().await;
     }
     Ok(bytes)
+}
+
+/// What of a plain JSON Lines file has been brought into the page and not yet read by
+/// core's line reader ([`jsonl_lines`]), which reads it through a [`FeedReader`].
+struct Feed {
+    bytes: Vec<u8>,
+    /// Where the reader is in `bytes`.
+    at: usize,
+    /// The whole file is in.
+    ended: bool,
+}
+
+impl Feed {
+    /// Whether what is unread holds a whole line with something on it: then the reader,
+    /// which skips blank lines, reads the next instance without meeting the end of what has
+    /// been brought in (which it would take for the end of the file). Also once the unread
+    /// part is longer than a line may be: the reader then refuses the line itself.
+    fn ready(&self) -> bool {
+        let unread = &self.bytes[self.at..];
+        if self.ended || unread.len() as u64 > LIMITS.file_bytes + 2 {
+            return true;
+        }
+        let mut content = false;
+        for &b in unread {
+            if b == b'\n' {
+                if content {
+                    return true;
+                }
+            } else if !b.is_ascii_whitespace() {
+                content = true;
+            }
+        }
+        false
+    }
+}
+
+/// Core's line reader's view of a [`Feed`]: the bytes brought in so far.
+struct FeedReader(Rc<RefCell<Feed>>);
+
+impl std::io::Read for FeedReader {
+    fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+        let mut feed = self.0.borrow_mut();
+        let at = feed.at;
+        let n = out.len().min(feed.bytes.len() - at);
+        out[..n].copy_from_slice(&feed.bytes[at..at + n]);
+        feed.at += n;
+        Ok(n)
+    }
+}
+
+/// Brings more of `file` into `feed` (from `next`, a slice at a time) until it is ready
+/// for the next instance ([`Feed::ready`]); what has been read is let go of.
+async fn top_up(feed: &RefCell<Feed>, file: &web_sys::File, next: &mut f64) -> Result<(), String> {
+    while !feed.borrow().ready() {
+        let end = (*next + FILE_SLICE_BYTES).min(file.size());
+        let slice = slice_of(file, *next, end).await?;
+        let mut feed = feed.borrow_mut();
+        let at = feed.at;
+        feed.bytes.drain(..at);
+        feed.at = 0;
+        feed.bytes.extend_from_slice(&slice);
+        feed.ended = end >= file.size();
+        *next = end;
+    }
+    Ok(())
+}
+
+/// A plain JSON Lines file (`first`, its first slice, already read) read as core reads an
+/// upload (the same bundle and the same errors), a line at a time as its slices come in:
+/// the file's text is never held whole beside the bundle read from it.
+async fn jsonl_in_slices(
+    file: &web_sys::File,
+    first: Vec<u8>,
+    pacer: &mut Pacer,
+) -> Result<RepoReuseBundle, String> {
+    let source = file.name();
+    let mut next = first.len() as f64;
+    let feed = Rc::new(RefCell::new(Feed {
+        ended: next >= file.size(),
+        bytes: first,
+        at: 0,
+    }));
+    let not_jsonl = |e| {
+        match e {
+        BundleError::LineNotUtf8 { .. } => BundleError::entry(
+            &source,
+            "is neither a zip archive nor UTF-8 JSON Lines; give a run bundle as .zip, .jsonl or .jsonl.gz",
+        )
+        .to_string(),
+        other => other.to_string(),
+    }
+    };
+    top_up(&feed, file, &mut next).await?;
+    let reader = std::io::BufReader::new(FeedReader(Rc::clone(&feed)));
+    let lines = jsonl_lines(reader, &source, LIMITS);
+    let (metadata, mut turns) = RepoReuseBundle::stream_jsonl(lines).map_err(not_jsonl)?;
+    let mut gathered = Gathered::new(metadata);
+    loop {
+        top_up(&feed, file, &mut next).await?;
+        let Some(turn) = turns.next() else {
+            break;
+        };
+        gathered.add(turn.map_err(not_jsonl)?).map_err(not_jsonl)?;
+        pacer.pace().await;
+    }
+    gathered.finish().map_err(not_jsonl)
 }
 
 /// Gathers a streamed bundle's `turns` into the whole bundle a turn at a time, handing the
@@ -200,10 +314,15 @@ pub(crate) async fn read_bundle(picked: Picked) -> Result<(RepoReuseBundle, Uplo
                 }
                 .to_string());
             }
-            let bytes = bytes_in_slices(&file, &mut pacer).await?;
-            let bundle = bundle_of_bytes(&bytes, &file.name(), &mut pacer)
-                .await
-                .map_err(|e| e.to_string())?;
+            let first = slice_of(&file, 0.0, FILE_SLICE_BYTES.min(size)).await?;
+            let bundle = if Packing::of(&first) == Packing::Text {
+                jsonl_in_slices(&file, first, &mut pacer).await?
+            } else {
+                let bytes = bytes_in_slices(&file, first, &mut pacer).await?;
+                bundle_of_bytes(&bytes, &file.name(), &mut pacer)
+                    .await
+                    .map_err(|e| e.to_string())?
+            };
             Ok((bundle, Upload::File(file)))
         }
         Picked::Directory(files) => {
