@@ -208,7 +208,7 @@ async fn a_partial_run_against_a_large_dataset_is_drawn_a_page_at_a_time_and_any
                 assert_eq!(rows_drawn(&client).await?, 100);
                 client
                     .execute(
-                        "document.querySelector('#turns-shown').scrollIntoView();",
+                        "document.querySelector('#turn-pages').previousElementSibling.scrollIntoView();",
                         vec![],
                     )
                     .await?;
@@ -230,6 +230,13 @@ async fn a_partial_run_against_a_large_dataset_is_drawn_a_page_at_a_time_and_any
                     "{summary}"
                 );
                 screenshot(&client, test, &format!("turn-pages-found{suffix}.png")).await?;
+                client
+                    .execute(
+                        "document.querySelector('.unsubmitted-row').scrollIntoView({block: 'center'});",
+                        vec![],
+                    )
+                    .await?;
+                screenshot(&client, test, &format!("turn-pages-summary{suffix}.png")).await?;
                 client.set_window_size(390, 900).await?;
                 assert_fits(&client, 390).await?;
                 screenshot(&client, test, &format!("turn-pages-found-390{suffix}.png")).await?;
@@ -263,7 +270,7 @@ async fn a_partial_run_against_a_large_dataset_is_drawn_a_page_at_a_time_and_any
                     .await?;
                 shown(&client, "Turns 1–100 of 300").await?;
                 client
-                    .find(Locator::Css("#turns-next"))
+                    .find(Locator::Css("#turns-next-below"))
                     .await?
                     .click()
                     .await?;

@@ -336,6 +336,20 @@ pub(crate) fn TurnPages(
             }
         })
     };
+    // Below the table too, so a reader at the end of a page turns it without scrolling back.
+    let below = move || {
+        (pages.get() > 1).then(|| {
+            let last = pages.get() - 1;
+            let p = page.get().min(last);
+            view! {
+                <div class="turn-pager below">
+                    <button class="button" id="turns-previous-below" disabled=p == 0 on:click=move |_| go(p.saturating_sub(1))>"‹ Previous"</button>
+                    <span class="pager-state">{shown}</span>
+                    <button class="button" id="turns-next-below" disabled=p == last on:click=move |_| go(p + 1)>"Next ›"</button>
+                </div>
+            }
+        })
+    };
     let options = chain_ids
         .into_iter()
         .map(|c| view! { <option value=c></option> })
@@ -362,6 +376,7 @@ pub(crate) fn TurnPages(
                     {body}
                 </table>
             </div>
+            {below}
         </div>
     }
 }
