@@ -19,9 +19,12 @@ use wheelwright_core::api::{
     CaseFiles, ChainTurns, RunDetail, RunSummary, ScoringKit, SourceFile, TurnDetail,
     TurnObservations, TurnTableRow,
 };
+use wheelwright_core::archive::{Packing, ZipEntries, jsonl_lines, jsonl_lines_of};
 use wheelwright_core::budget::Cancel;
 use wheelwright_core::bundle::{Budget, BundleError, LIMITS};
-use wheelwright_core::reporeuse::bundle::{RepoReuseBundle, TurnId};
+use wheelwright_core::reporeuse::bundle::{
+    Gathered, RepoReuseBundle, StreamedTurn, TurnId, check_made_on,
+};
 use wheelwright_core::reporeuse::dataset::RepoReuseDataset;
 use wheelwright_core::reporeuse::scoring::{Dataset, PreparedDataset, RunReport};
 
@@ -32,11 +35,11 @@ pub(crate) enum Picked {
 }
 
 /// What is sent when the user submits: the file as chosen, or for a directory the bundle
-/// as JSON Lines (the server reads both the same way).
+/// as JSON Lines (the server reads both the same way), built a line at a time.
 #[derive(Clone)]
 pub(crate) enum Upload {
     File(web_sys::File),
-    JsonLines(String),
+    JsonLines(web_sys::Blob),
 }
 
 impl Upload {
@@ -45,10 +48,8 @@ impl Upload {
         let form = web_sys::FormData::new().map_err(js_error)?;
         match self {
             Self::File(file) => form.append_with_blob_and_filename("bundle", file, &file.name()),
-            Self::JsonLines(text) => {
-                let parts = js_sys::Array::of1(&wasm_bindgen::JsValue::from_str(text));
-                let blob = web_sys::Blob::new_with_str_sequence(&parts).map_err(js_error)?;
-                form.append_with_blob_and_filename("bundle", &blob, "run.jsonl")
+            Self::JsonLines(blob) => {
+                form.append_with_blob_and_filename("bundle", blob, "run.jsonl")
             }
         }
         .map_err(js_error)?;
@@ -83,10 +84,227 @@ pub(crate) async fn bytes_of(file: &web_sys::File) -> Result<Vec<u8>, String> {
     Ok(js_sys::Uint8Array::new(&buffer).to_vec())
 }
 
+/// The most work done between two frames while reading a bundle, in milliseconds: past it
+/// the page is handed back to the browser, so it keeps drawing (a frame over 200 ms is felt
+/// as a freeze; a 209 MB bundle read whole froze the page for 1.6 s).
+const SLICE_MS: f64 = 40.0;
+
+/// How much of a chosen file is brought into the page at once: the browser reads the slice
+/// off the page's thread, and copying it in takes a few milliseconds.
+const FILE_SLICE_BYTES: f64 = 4.0 * 1024.0 * 1024.0;
+
+/// Hands the page back to the browser (as the scorer does between chains,
+/// [`next_frame`]) once [`SLICE_MS`] of work has passed since it last did.
+pub(crate) struct Pacer {
+    since: f64,
+}
+
+impl Pacer {
+    pub(crate) fn new() -> Self {
+        Self { since: now_ms() }
+    }
+
+    /// Yields for a frame if this slice of work is spent.
+    pub(crate) async fn pace(&mut self) {
+        if now_ms() - self.since >= SLICE_MS {
+            next_frame().await;
+            self.since = now_ms();
+        }
+    }
+}
+
+/// The bytes `from..to` of a file the user chose, read by the browser off the page's thread.
+async fn slice_of(file: &web_sys::File, from: f64, to: f64) -> Result<Vec<u8>, String> {
+    let cannot = |e| format!("{}: cannot be read ({})", file.name(), js_error(e));
+    let slice = file.slice_with_f64_and_f64(from, to).map_err(cannot)?;
+    let buffer = JsFuture::from(slice.array_buffer()).await.map_err(cannot)?;
+    Ok(js_sys::Uint8Array::new(&buffer).to_vec())
+}
+
+/// The bytes of a file the user chose (`first`, its first slice, already read), brought
+/// into the page a slice at a time (the file is never held whole outside the page's
+/// memory), yielding between slices.
+async fn bytes_in_slices(
+    file: &web_sys::File,
+    first: Vec<u8>,
+    pacer: &mut Pacer,
+) -> Result<Vec<u8>, String> {
+    let size = file.size();
+    // The caller has refused a file over the limits, so this is at most 256 MiB.
+    let mut bytes = Vec::with_capacity(size as usize);
+    bytes.extend_from_slice(&first);
+    let mut at = first.len() as f64;
+    while at < size {
+        let end = (at + FILE_SLICE_BYTES).min(size);
+        bytes.extend_from_slice(&slice_of(file, at, end).await?);
+        at = end;
+        pacer.pace().await;
+    }
+    Ok(bytes)
+}
+
+/// What of a plain JSON Lines file has been brought into the page and not yet read by
+/// core's line reader ([`jsonl_lines`]), which reads it through a [`FeedReader`].
+struct Feed {
+    bytes: Vec<u8>,
+    /// Where the reader is in `bytes`.
+    at: usize,
+    /// The whole file is in.
+    ended: bool,
+}
+
+impl Feed {
+    /// Whether what is unread holds a whole line with something on it: then the reader,
+    /// which skips blank lines, reads the next instance without meeting the end of what has
+    /// been brought in (which it would take for the end of the file). Also once the unread
+    /// part is longer than a line may be: the reader then refuses the line itself.
+    fn ready(&self) -> bool {
+        let unread = &self.bytes[self.at..];
+        if self.ended || unread.len() as u64 > LIMITS.file_bytes + 2 {
+            return true;
+        }
+        let mut content = false;
+        for &b in unread {
+            if b == b'\n' {
+                if content {
+                    return true;
+                }
+            } else if !b.is_ascii_whitespace() {
+                content = true;
+            }
+        }
+        false
+    }
+}
+
+/// Core's line reader's view of a [`Feed`]: the bytes brought in so far.
+struct FeedReader(Rc<RefCell<Feed>>);
+
+impl std::io::Read for FeedReader {
+    fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+        let mut feed = self.0.borrow_mut();
+        let at = feed.at;
+        let n = out.len().min(feed.bytes.len() - at);
+        out[..n].copy_from_slice(&feed.bytes[at..at + n]);
+        feed.at += n;
+        Ok(n)
+    }
+}
+
+/// Brings more of `file` into `feed` (from `next`, a slice at a time) until it is ready
+/// for the next instance ([`Feed::ready`]); what has been read is let go of.
+async fn top_up(feed: &RefCell<Feed>, file: &web_sys::File, next: &mut f64) -> Result<(), String> {
+    while !feed.borrow().ready() {
+        let end = (*next + FILE_SLICE_BYTES).min(file.size());
+        let slice = slice_of(file, *next, end).await?;
+        let mut feed = feed.borrow_mut();
+        let at = feed.at;
+        feed.bytes.drain(..at);
+        feed.at = 0;
+        feed.bytes.extend_from_slice(&slice);
+        feed.ended = end >= file.size();
+        *next = end;
+    }
+    Ok(())
+}
+
+/// A plain JSON Lines file (`first`, its first slice, already read) read as core reads an
+/// upload (the same bundle and the same errors), a line at a time as its slices come in:
+/// the file's text is never held whole beside the bundle read from it.
+async fn jsonl_in_slices(
+    file: &web_sys::File,
+    first: Vec<u8>,
+    pacer: &mut Pacer,
+) -> Result<RepoReuseBundle, String> {
+    let source = file.name();
+    let mut next = first.len() as f64;
+    let feed = Rc::new(RefCell::new(Feed {
+        ended: next >= file.size(),
+        bytes: first,
+        at: 0,
+    }));
+    let not_jsonl = |e| {
+        match e {
+        BundleError::LineNotUtf8 { .. } => BundleError::entry(
+            &source,
+            "is neither a zip archive nor UTF-8 JSON Lines; give a run bundle as .zip, .jsonl or .jsonl.gz",
+        )
+        .to_string(),
+        other => other.to_string(),
+    }
+    };
+    top_up(&feed, file, &mut next).await?;
+    let reader = std::io::BufReader::new(FeedReader(Rc::clone(&feed)));
+    let lines = jsonl_lines(reader, &source, LIMITS);
+    let (metadata, mut turns) = RepoReuseBundle::stream_jsonl(lines).map_err(not_jsonl)?;
+    let mut gathered = Gathered::new(metadata);
+    loop {
+        top_up(&feed, file, &mut next).await?;
+        let Some(turn) = turns.next() else {
+            break;
+        };
+        gathered.add(turn.map_err(not_jsonl)?).map_err(not_jsonl)?;
+        pacer.pace().await;
+    }
+    gathered.finish().map_err(not_jsonl)
+}
+
+/// Gathers a streamed bundle's `turns` into the whole bundle a turn at a time, handing the
+/// page back between slices of work.
+async fn gather(
+    metadata: wheelwright_core::bundle::Metadata,
+    turns: impl Iterator<Item = Result<StreamedTurn, BundleError>>,
+    pacer: &mut Pacer,
+) -> Result<RepoReuseBundle, BundleError> {
+    let mut gathered = Gathered::new(metadata);
+    for turn in turns {
+        gathered.add(turn?)?;
+        pacer.pace().await;
+    }
+    gathered.finish()
+}
+
+/// A bundle file's bytes read as core reads an upload ([`RepoReuseBundle::from_bytes`]:
+/// the same bundle and the same errors), but a turn at a time, handing the page back
+/// between slices of work.
+async fn bundle_of_bytes(
+    bytes: &[u8],
+    source: &str,
+    pacer: &mut Pacer,
+) -> Result<RepoReuseBundle, BundleError> {
+    let Some(lines) = jsonl_lines_of(bytes, source, LIMITS) else {
+        let mut zip = ZipEntries::open(std::io::Cursor::new(bytes), LIMITS)?;
+        let mut listed: Vec<Option<(usize, String, u64)>> = std::mem::take(&mut zip.listed)
+            .into_iter()
+            .map(Some)
+            .collect();
+        let order =
+            RepoReuseBundle::read_order(listed.iter().flatten().map(|(_, name, _)| name.as_str()));
+        let entries = order.into_iter().map(|(at, name)| {
+            let entry = listed[at].take().ok_or(BundleError::NoMetadata)?;
+            zip.read(entry).map(|(_, bytes)| (name, bytes))
+        });
+        let (metadata, turns) = RepoReuseBundle::stream_files(entries)?;
+        return gather(metadata, turns, pacer).await;
+    };
+    let not_jsonl = |e| match e {
+        BundleError::LineNotUtf8 { .. } => BundleError::entry(
+            source,
+            "is neither a zip archive nor UTF-8 JSON Lines; give a run bundle as .zip, .jsonl or .jsonl.gz",
+        ),
+        other => other,
+    };
+    let (metadata, turns) = RepoReuseBundle::stream_jsonl(lines).map_err(not_jsonl)?;
+    gather(metadata, turns, pacer).await.map_err(not_jsonl)
+}
+
 /// Reads the bundle the user picked, within the server's upload limits: a file is read by
 /// core as the server reads an upload; a directory's files are counted against the limits
-/// by their sizes before any is read. Errors name the entry and what is wrong.
+/// by their sizes before any is read. Errors name the entry and what is wrong. The page is
+/// handed back to the browser between slices of the work, so it keeps drawing whatever
+/// the bundle's size.
 pub(crate) async fn read_bundle(picked: Picked) -> Result<(RepoReuseBundle, Upload), String> {
+    let mut pacer = Pacer::new();
     match picked {
         Picked::File(file) => {
             let size = file.size();
@@ -96,9 +314,15 @@ pub(crate) async fn read_bundle(picked: Picked) -> Result<(RepoReuseBundle, Uplo
                 }
                 .to_string());
             }
-            let bytes = bytes_of(&file).await?;
-            let bundle = RepoReuseBundle::from_bytes(&bytes, &file.name(), LIMITS)
-                .map_err(|e| e.to_string())?;
+            let first = slice_of(&file, 0.0, FILE_SLICE_BYTES.min(size)).await?;
+            let bundle = if Packing::of(&first) == Packing::Text {
+                jsonl_in_slices(&file, first, &mut pacer).await?
+            } else {
+                let bytes = bytes_in_slices(&file, first, &mut pacer).await?;
+                bundle_of_bytes(&bytes, &file.name(), &mut pacer)
+                    .await
+                    .map_err(|e| e.to_string())?
+            };
             Ok((bundle, Upload::File(file)))
         }
         Picked::Directory(files) => {
@@ -111,13 +335,26 @@ pub(crate) async fn read_bundle(picked: Picked) -> Result<(RepoReuseBundle, Uplo
                     .take(&relative_path(file), size)
                     .map_err(|e| e.to_string())?;
             }
+            let names: Vec<String> = files.iter().map(relative_path).collect();
+            let order = RepoReuseBundle::read_order(names.iter().map(String::as_str));
             let mut entries = Vec::with_capacity(files.len());
-            for file in &files {
-                entries.push((relative_path(file), bytes_of(file).await?));
+            for (at, name) in order {
+                entries.push(Ok((name, bytes_of(&files[at]).await?)));
+                pacer.pace().await;
             }
-            let bundle = RepoReuseBundle::from_files(entries).map_err(|e| e.to_string())?;
-            let jsonl = bundle.to_jsonl();
-            Ok((bundle, Upload::JsonLines(jsonl)))
+            let (metadata, turns) =
+                RepoReuseBundle::stream_files(entries.into_iter()).map_err(|e| e.to_string())?;
+            let bundle = gather(metadata, turns, &mut pacer)
+                .await
+                .map_err(|e| e.to_string())?;
+            // The upload, a line at a time: the browser joins the lines into one blob.
+            let lines = js_sys::Array::new();
+            for line in bundle.jsonl_lines() {
+                lines.push(&wasm_bindgen::JsValue::from_str(&line));
+                pacer.pace().await;
+            }
+            let blob = web_sys::Blob::new_with_str_sequence(&lines).map_err(js_error)?;
+            Ok((bundle, Upload::JsonLines(blob)))
         }
     }
 }
@@ -220,6 +457,11 @@ pub(crate) struct Scored {
 
 /// Scores `bundle` against `indexed` a chain at a time, handing the page back between
 /// chains; `progress` gets (turns done, turns in all) after each.
+///
+/// Each chain's input is copied from the bundle as it is scored (never the whole run at
+/// once: copying a 200 MB run took a frame of its own), and the dataset's chains the run
+/// lacks (hundreds, for a partial run of a paper-scale dataset) are scored as missing a
+/// slice at a time, not all in the report's one frame.
 pub(crate) async fn score(
     indexed: &Indexed,
     bundle: &RepoReuseBundle,
@@ -227,15 +469,28 @@ pub(crate) async fn score(
 ) -> Result<Scored, String> {
     let dataset = &indexed.kit.dataset;
     let start = now_ms();
-    bundle.check_against(dataset).map_err(|e| e.to_string())?;
-    let run = bundle.to_run(dataset);
+    check_made_on(&bundle.metadata, dataset).map_err(|e| e.to_string())?;
+    // Checked turn by turn as `check_against` checks them, and gathered into the scorer's
+    // chains as `to_run` makes them.
+    let turns = bundle
+        .predictions
+        .iter()
+        .map(|(id, prediction)| Ok((id.clone(), prediction.clone(), None)));
+    let mut chains = RepoReuseBundle::chains(dataset, turns);
     let mut scoring = indexed.prepared.chain_by_chain();
     let cancel = Cancel::never();
-    let mut chain_ms = Vec::with_capacity(run.chains.len());
+    let mut chain_ms = Vec::new();
     let mut working = now_ms() - start;
-    for (id, chain) in &run.chains {
+    loop {
         let began = now_ms();
-        scoring.add(id, chain, &cancel).map_err(|e| e.to_string())?;
+        let Some(chain) = chains.next() else {
+            break;
+        };
+        let (id, chain) = chain.map_err(|e| e.to_string())?;
+        scoring
+            .add(&id, &chain, &cancel)
+            .map_err(|e| e.to_string())?;
+        drop(chain);
         let took = now_ms() - began;
         chain_ms.push(took);
         working += took;
@@ -243,10 +498,21 @@ pub(crate) async fn score(
         progress(done, total);
         next_frame().await;
     }
+    let cancelled = |_| "the scoring was cancelled".to_owned();
+    let mut pacer = Pacer::new();
+    loop {
+        let began = now_ms();
+        let more = scoring.add_next_missing(&cancel).map_err(cancelled)?;
+        working += now_ms() - began;
+        if !more {
+            break;
+        }
+        let (done, total) = scoring.turns();
+        progress(done, total);
+        pacer.pace().await;
+    }
     let began = now_ms();
-    let report = scoring
-        .finish(&cancel)
-        .map_err(|_| "the scoring was cancelled".to_owned())?;
+    let report = scoring.finish(&cancel).map_err(cancelled)?;
     Ok(Scored {
         report,
         chain_ms,

@@ -532,18 +532,26 @@ impl<Id: InstanceId> RunBundle<Id> {
 
     /// The bundle as JSON Lines, the spelling [`RunBundle::from_jsonl`] reads.
     pub fn to_jsonl(&self) -> String {
-        let mut out = serde_json::json!({ "metadata": self.metadata }).to_string();
-        out.push('\n');
-        for (id, files) in &self.predictions {
-            let line = serde_json::json!({
-                "instance_id": id.to_string(),
-                "files": files.files,
-                "trajectory": files.trajectory,
-            });
-            out.push_str(&line.to_string());
-            out.push('\n');
-        }
-        out
+        self.jsonl_lines().collect()
+    }
+
+    /// [`RunBundle::to_jsonl`]'s text a line at a time (each with its `\n`), for a host
+    /// that builds it in pieces.
+    pub fn jsonl_lines(&self) -> impl Iterator<Item = String> + '_ {
+        let metadata = serde_json::json!({ "metadata": self.metadata }).to_string();
+        std::iter::once(metadata)
+            .chain(self.predictions.iter().map(|(id, files)| {
+                serde_json::json!({
+                    "instance_id": id.to_string(),
+                    "files": files.files,
+                    "trajectory": files.trajectory,
+                })
+                .to_string()
+            }))
+            .map(|mut line| {
+                line.push('\n');
+                line
+            })
     }
 
     /// SHA-256 over the bundle's canonical JSON: the same run in any spelling (directory,

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use wheelwright_core::bundle::{Budget, BundleError, BundleLimits};
-use wheelwright_core::reporeuse::bundle::{RepoReuseBundle, TurnId};
+use wheelwright_core::reporeuse::bundle::{Gathered, RepoReuseBundle, TurnId};
 
 fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/bundle")
@@ -126,6 +126,89 @@ fn every_spelling_is_the_same_bundle_with_the_same_hash() {
         .files
         .insert("urls.py".to_owned(), "x = 2\n".to_owned());
     assert_ne!(changed.content_hash(), dir.content_hash());
+}
+
+/// JSON Lines read as the browser reads them: streamed, and gathered a turn at a time.
+fn gathered_jsonl(text: &str) -> Result<RepoReuseBundle, BundleError> {
+    let lines = text.lines().enumerate().map(|(i, line)| Ok((i + 1, line)));
+    let (metadata, turns) = RepoReuseBundle::stream_jsonl(lines)?;
+    let mut gathered = Gathered::new(metadata);
+    for turn in turns {
+        gathered.add(turn?)?;
+    }
+    gathered.finish()
+}
+
+/// A directory's or zip's entries read as the browser reads them: in
+/// [`RepoReuseBundle::read_order`], streamed, and gathered a turn at a time.
+fn gathered_files(entries: Vec<(String, Vec<u8>)>) -> Result<RepoReuseBundle, BundleError> {
+    let order = RepoReuseBundle::read_order(entries.iter().map(|(name, _)| name.as_str()));
+    let mut bytes: Vec<Option<Vec<u8>>> = entries.into_iter().map(|(_, b)| Some(b)).collect();
+    let ordered = order
+        .into_iter()
+        .map(|(at, name)| Ok((name, bytes[at].take().unwrap_or_default())));
+    let (metadata, turns) = RepoReuseBundle::stream_files(ordered)?;
+    let mut gathered = Gathered::new(metadata);
+    for turn in turns {
+        gathered.add(turn?)?;
+    }
+    gathered.finish()
+}
+
+#[test]
+fn a_bundle_gathered_a_turn_at_a_time_is_the_bundle_read_whole() {
+    let dir = valid_dir();
+    assert_eq!(gathered_files(dir.to_files()).unwrap(), dir);
+    let nested: Vec<(String, Vec<u8>)> = read_dir(&fixtures().join("valid"))
+        .into_iter()
+        .map(|(path, bytes)| (format!("my-run/{path}"), bytes))
+        .collect();
+    assert_eq!(gathered_files(nested).unwrap(), dir);
+    let jsonl = dir.to_jsonl();
+    assert_eq!(
+        gathered_jsonl(&jsonl).unwrap(),
+        RepoReuseBundle::from_jsonl(&jsonl).unwrap()
+    );
+    assert_eq!(dir.jsonl_lines().collect::<String>(), jsonl);
+    // Every bundle refused whole is refused gathered, for the same reason.
+    let text = std::fs::read_to_string(fixtures().join("refused.json")).unwrap();
+    let refused: Refused = serde_json::from_str(&text).unwrap();
+    let meta = std::fs::read_to_string(fixtures().join("valid/metadata.json")).unwrap();
+    let meta_line = format!(
+        "{{\"metadata\": {}}}",
+        serde_json::from_str::<serde_json::Value>(&meta).unwrap()
+    );
+    let mut failures = Vec::new();
+    for case in refused.cases {
+        let entries = case.entries.clone().or_else(|| {
+            case.files
+                .as_ref()
+                .map(|files| files.clone().into_iter().collect())
+        });
+        let result = match (&case.jsonl, entries) {
+            (Some(lines), _) => {
+                gathered_jsonl(&lines.join("\n").replace("{META_LINE}", &meta_line))
+            }
+            (None, Some(entries)) => gathered_files(
+                entries
+                    .into_iter()
+                    .map(|(p, t)| (p, t.replace("{META}", &meta).into_bytes()))
+                    .collect(),
+            ),
+            (None, None) => continue,
+        };
+        match result {
+            Ok(_) => failures.push(format!("{}: accepted", case.name)),
+            Err(e) if !e.to_string().contains(&case.error) => failures.push(format!(
+                "{}: error {:?} does not contain {:?}",
+                case.name,
+                e.to_string(),
+                case.error
+            )),
+            Err(_) => {}
+        }
+    }
+    assert!(failures.is_empty(), "{failures:#?}");
 }
 
 #[derive(serde::Deserialize)]

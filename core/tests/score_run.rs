@@ -137,9 +137,34 @@ fn score(dataset: &Dataset, run: &Run) -> RunReport {
                 .add(id, chain, &Cancel::never())
                 .expect("each chain once");
         }
+        let fewer_whole = score_run(dataset, &fewer, &mut |_| {}).expect("a valid dataset");
+        // The missing chain scored on its own before the report: the same report.
+        let mut missing_first = prepared.chain_by_chain();
+        for (id, chain) in &fewer.chains {
+            missing_first
+                .add(id, chain, &Cancel::never())
+                .expect("each chain once");
+        }
+        assert!(
+            missing_first
+                .add_next_missing(&Cancel::never())
+                .expect("never cancelled")
+        );
+        assert!(
+            !missing_first
+                .add_next_missing(&Cancel::never())
+                .expect("never cancelled")
+        );
+        assert_eq!(
+            missing_first
+                .finish(&Cancel::never())
+                .expect("never cancelled"),
+            fewer_whole,
+            "a missing chain scored alone changes the report"
+        );
         assert_eq!(
             by_chain.finish(&Cancel::never()).expect("never cancelled"),
-            score_run(dataset, &fewer, &mut |_| {}).expect("a valid dataset"),
+            fewer_whole,
             "chain by chain and whole reports of a run lacking a chain differ"
         );
     }

@@ -10,8 +10,10 @@ evenly, carry a real mini-SWE-agent trajectory (the 70 of ../shared/data/real wh
 else the 12 vendored in core/tests/fixtures/real/, cycled).
 
 With --trajectory-share auto, the share is the largest that keeps the bundle within the
-command line's bundle limits (LIMIT_BYTES and LIMIT_ENTRIES below, docs/formats.md).
-Prints one line of JSON describing what was written.
+command line's bundle limits (LIMIT_BYTES and LIMIT_ENTRIES below, docs/formats.md), or with
+--limits upload within an upload's (what the browser's /submit page reads). With
+--bundle-turns N the bundle holds only the dataset's first N turns (a partial run: the rest
+are scored as missing submissions). Prints one line of JSON describing what was written.
 """
 
 import argparse
@@ -27,6 +29,9 @@ import zipfile
 # The command line's bundle limits (core::bundle::COMMAND_LINE_LIMITS, docs/formats.md).
 LIMIT_BYTES = 1024 << 20
 LIMIT_ENTRIES = 200_000
+# An upload's, which the browser's /submit page reads (core::bundle::LIMITS).
+UPLOAD_LIMIT_BYTES = 256 << 20
+UPLOAD_LIMIT_ENTRIES = 20_000
 # Room for metadata.json and rounding.
 SLACK_BYTES = 1 << 20
 
@@ -117,11 +122,18 @@ def main():
     ap.add_argument("--turns", type=int, required=True, help="a multiple of 5")
     ap.add_argument("--trajectory-share", default="auto", help="0..1, or auto (what fits the limits)")
     ap.add_argument("--out", required=True, help="a new directory: dataset/ and bundle/ go in it")
+    ap.add_argument("--bundle-turns", type=int, help="the bundle's turns: the dataset's first N (default all)")
+    ap.add_argument("--limits", choices=["command-line", "upload"], default="command-line",
+                    help="the limits --trajectory-share auto fits (default command-line)")
     args = ap.parse_args()
     if args.turns % 5:
         sys.exit("--turns must be a multiple of 5 (chains of five turns)")
+    limit_bytes, limit_entries = ((UPLOAD_LIMIT_BYTES, UPLOAD_LIMIT_ENTRIES) if args.limits == "upload"
+                                  else (LIMIT_BYTES, LIMIT_ENTRIES))
     source = f"{args.repo}/datasets/reporeuse-networkx"
     manifest, turns = write_dataset(source, f"{args.out}/dataset", args.turns // 5)
+    if args.bundle_turns is not None:
+        turns = turns[:args.bundle_turns]
     modules = networkx_modules(args.wheel)
     stride = stride_for(len(modules))
     kind, trajs = trajectories(args.repo, args.shared)
@@ -130,8 +142,8 @@ def main():
     if args.trajectory_share == "auto":
         # Trajectory k is the (k mod len)th: the bytes of the first m are known exactly.
         sizes = [len(trajs[k % len(trajs)].encode()) for k in range(len(turns))]
-        budget = LIMIT_BYTES - SLACK_BYTES - sub_bytes
-        entries = LIMIT_ENTRIES - 1 - len(turns)
+        budget = limit_bytes - SLACK_BYTES - sub_bytes
+        entries = limit_entries - 1 - len(turns)
         m, used = 0, 0
         while m < len(turns) and m < entries and used + sizes[m] <= budget:
             used += sizes[m]
@@ -157,7 +169,7 @@ def main():
             with_traj += 1
             traj_bytes += len(text.encode())
     print(json.dumps({
-        "turns": len(turns), "chains": len(turns) // 5, "modules": len(modules), "stride": stride,
+        "turns": len(turns), "dataset_turns": args.turns, "chains": len(turns) // 5, "modules": len(modules), "stride": stride,
         "submission_bytes": sub_bytes, "trajectories": with_traj, "trajectory_source": kind,
         "trajectory_share": round(with_traj / len(turns), 4), "trajectory_bytes": traj_bytes,
         "bundle_bytes": sub_bytes + traj_bytes, "entries": len(turns) + with_traj + 1,

@@ -12,5 +12,6 @@ mod published_page;
 mod recube_pages;
 mod run_pages;
 mod schrodinger_actions_page;
+mod submit_large_runs;
 mod submit_page;
 mod view_explorer_page;

@@ -12,9 +12,8 @@ use wasm_bindgen::JsCast;
 use crate::api::{self, ApiError, Progress, ProgressStream, RunDetail, TurnTableRow};
 use crate::components::test_progress::TestProgress;
 use crate::local::{self, LocalRun, Picked};
-use crate::pages::reporeuse::run::{
-    RunLinks, TurnTests, run_summary, turns_table, unparsed_report,
-};
+use crate::pages::reporeuse::run::{RunLinks, run_summary, unparsed_report};
+use crate::pages::reporeuse::turn_pages::TurnPages;
 
 /// The run scored in this page, shared with its case pages (`/submit/{chain}/{turn}`) for
 /// as long as the page lives: it is never stored anywhere.
@@ -400,7 +399,7 @@ pub(crate) fn SubmitPage() -> impl IntoView {
             {submission}
             {run_summary(&detail, badge, run.name.clone())}
             <h2>"Turns"</h2>
-            {turns_table(RunLinks::Local, rows, &turn_counts, &TurnTests::new())}
+            <TurnPages links=RunLinks::Local rows turn_counts />
             {unparsed_report(RunLinks::Local, detail.unparsed.as_ref())}
         })
     };

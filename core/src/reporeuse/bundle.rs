@@ -439,6 +439,62 @@ fn check_chain_paths(
 /// A turn of a streamed bundle: its id, its prediction and, in JSON Lines, its line.
 pub type StreamedTurn = (TurnId, Prediction, Option<usize>);
 
+/// A whole bundle gathered from a stream's turns ([`RepoReuseBundle::stream_jsonl`],
+/// [`RepoReuseBundle::stream_files`]) one at a time, for a host that hands control back
+/// between turns (the browser, which must keep drawing while it reads a large bundle): the
+/// bundle, and every error, are what [`RepoReuseBundle::from_jsonl_lines`] and
+/// [`RepoReuseBundle::from_files`] give for the same input.
+pub struct Gathered {
+    metadata: Metadata,
+    predictions: BTreeMap<TurnId, Prediction>,
+    /// The JSON Lines line of each turn, for messages.
+    line_of: BTreeMap<TurnId, usize>,
+}
+
+impl Gathered {
+    /// Starts with the stream's checked metadata.
+    pub fn new(metadata: Metadata) -> Self {
+        Self {
+            metadata,
+            predictions: BTreeMap::new(),
+            line_of: BTreeMap::new(),
+        }
+    }
+
+    /// Keeps one turn; a turn given twice is refused.
+    pub fn add(&mut self, (id, prediction, line): StreamedTurn) -> Result<(), BundleError> {
+        if self.predictions.contains_key(&id) {
+            return Err(match line {
+                Some(number) => appears_twice(number, &id),
+                None => BundleError::entry(
+                    format!("chains/{id}/"),
+                    "appears twice in the bundle; keep one copy of each entry",
+                ),
+            });
+        }
+        if let Some(line) = line {
+            self.line_of.insert(id.clone(), line);
+        }
+        self.predictions.insert(id, prediction);
+        Ok(())
+    }
+
+    /// The bundle, checked as a whole (not empty, each chain's paths).
+    pub fn finish(self) -> Result<RepoReuseBundle, BundleError> {
+        let bundle = RunBundle {
+            metadata: self.metadata,
+            predictions: self.predictions,
+        };
+        bundle.check_metadata()?;
+        let line_of = self.line_of;
+        bundle.check_paths(|id, path| match line_of.get(id) {
+            Some(line) => format!("line {line} ({id}, file {path:?})"),
+            None => format!("chains/{id}/files/{path}"),
+        })?;
+        Ok(bundle)
+    }
+}
+
 /// The turns of a directory or zip bundle read entry by entry ([`RepoReuseBundle::stream_files`]).
 pub struct FileTurns<I> {
     entries: I,

@@ -482,6 +482,21 @@ impl ChainByChain<'_, '_> {
         Ok(())
     }
 
+    /// Scores, as missing, the first of the dataset's chains not given yet: what
+    /// [`ChainByChain::finish`] does for all of them at once, for a host that hands control
+    /// back between chains (a partial run of a large dataset lacks hundreds). Call it once
+    /// every chain of the run is added; `false` when no chain is left.
+    pub fn add_next_missing(&mut self, cancel: &Cancel) -> Result<bool, Cancelled> {
+        let Some(at) = self.scored.iter().position(Option::is_none) else {
+            return Ok(false);
+        };
+        let (chain, base) = self.work[at];
+        let scored = score_chain(self.prepared.dataset(), chain, None, base, &|| {}, cancel)?;
+        self.turns_done += chain.turns.len();
+        self.scored[at] = Some(scored);
+        Ok(true)
+    }
+
     /// Turns scored so far (of the chains the dataset has), and in the whole dataset.
     pub fn turns(&self) -> (usize, usize) {
         (self.turns_done, self.prepared.dataset().turn_count())

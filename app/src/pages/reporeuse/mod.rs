@@ -7,3 +7,4 @@ pub(crate) mod local_case;
 pub(crate) mod run;
 pub(crate) mod runs;
 pub(crate) mod turn_case;
+pub(crate) mod turn_pages;

@@ -221,6 +221,91 @@ pub(crate) fn run_summary(
 /// found them tampered with.
 pub(crate) type TurnTests = BTreeMap<(String, i64), (i64, i64, bool)>;
 
+/// One turn's row of a turns table: its case link, file, scores, hidden tests (from
+/// `turn_tests`) and what it re-implemented; `found` marks the turn a user looked for.
+pub(crate) fn turn_row(
+    links: RunLinks,
+    row: &TurnTableRow,
+    turn_tests: &TurnTests,
+    found: bool,
+) -> impl IntoView + use<> {
+    let reimplemented = &row.reimplemented;
+    let t = &row.row;
+    let href = links.case(&t.chain, t.turn);
+    let scores = COLUMNS
+        .iter()
+        .map(|c| {
+            view! { <ScoreCell column=c score=t.columns.get(c).copied() /> }
+        })
+        .collect_view();
+    let tested = turn_tests.get(&(t.chain.clone(), t.turn)).map_or_else(
+        || "—".to_owned(),
+        |(passed, total, tampered)| {
+            if *tampered {
+                format!("{passed}/{total} (tampered)")
+            } else {
+                format!("{passed}/{total}")
+            }
+        },
+    );
+    // Only an unusual submission gets a badge: missing, or broken.
+    let status = if t.submission != SubmissionStatus::Present {
+        Some(view! { <span class="badge missing">{t.submission.as_str()}</span> }.into_any())
+    } else if t.syntax_errors {
+        Some(view! { <span class="badge warn">"syntax errors"</span> }.into_any())
+    } else {
+        None
+    };
+    let reimplemented = reimplemented
+        .iter()
+        .map(|r| view! { <code>{r.clone()}</code> " " })
+        .collect_view();
+    view! {
+        <tr class="turn-row" class:found=found data-chain=t.chain.clone() data-turn=t.turn>
+            <td class="num"><a class="case-link" href=href>{format!("turn {}", t.turn)}</a></td>
+            <td class="path"><code>{t.path.clone()}</code> {status}</td>
+            {scores}
+            <td class="num tests">{tested}</td>
+            <td class="reimplemented">{reimplemented}</td>
+        </tr>
+    }
+}
+
+/// The head row of a chain's turns in a turns table: its name and how many turns it has.
+pub(crate) fn chain_head(
+    chain: &str,
+    turn_counts: &BTreeMap<String, i64>,
+    continued: bool,
+) -> impl IntoView + use<> {
+    let mut text = match turn_counts.get(chain) {
+        Some(n) => format!("chain {chain} · {n} turns"),
+        None => format!("chain {chain}"),
+    };
+    if continued {
+        text.push_str(" (continued)");
+    }
+    view! {
+        <tr class="chain-head">
+            <th colspan="13">{text}</th>
+        </tr>
+    }
+}
+
+/// The header row of a turns table.
+pub(crate) fn turns_header() -> impl IntoView + use<> {
+    view! {
+        <thead>
+            <tr>
+                <th>"case"</th>
+                <th>"file"</th>
+                {score_headers()}
+                <th class="num">"tests"</th>
+                <th>"re-implemented"</th>
+            </tr>
+        </thead>
+    }
+}
+
 /// The turns table: `rows` grouped by chain (they come chain after chain, in order), each
 /// turn linking to its case, with its scores and hidden tests.
 pub(crate) fn turns_table(
@@ -241,59 +326,11 @@ pub(crate) fn turns_table(
         .map(|(chain, chain_turns)| {
             let rows = chain_turns
                 .iter()
-                .map(|t| {
-                    let reimplemented = &t.reimplemented;
-                    let t = &t.row;
-                    let href = links.case(&t.chain, t.turn);
-                    let scores = COLUMNS
-                        .iter()
-                        .map(|c| {
-                            view! { <ScoreCell column=c score=t.columns.get(c).copied() /> }
-                        })
-                        .collect_view();
-                    let tested = turn_tests.get(&(t.chain.clone(), t.turn)).map_or_else(
-                        || "—".to_owned(),
-                        |(passed, total, tampered)| {
-                            if *tampered {
-                                format!("{passed}/{total} (tampered)")
-                            } else {
-                                format!("{passed}/{total}")
-                            }
-                        },
-                    );
-                    // Only an unusual submission gets a badge: missing, or broken.
-                    let status = if t.submission != SubmissionStatus::Present {
-                        Some(view! { <span class="badge missing">{t.submission.as_str()}</span> }.into_any())
-                    } else if t.syntax_errors {
-                        Some(view! { <span class="badge warn">"syntax errors"</span> }.into_any())
-                    } else {
-                        None
-                    };
-                    let reimplemented = reimplemented
-                        .iter()
-                        .map(|r| view! { <code>{r.clone()}</code> " " })
-                        .collect_view();
-                    view! {
-                        <tr class="turn-row" data-chain=t.chain.clone() data-turn=t.turn>
-                            <td class="num"><a class="case-link" href=href>{format!("turn {}", t.turn)}</a></td>
-                            <td class="path"><code>{t.path.clone()}</code> {status}</td>
-                            {scores}
-                            <td class="num tests">{tested}</td>
-                            <td class="reimplemented">{reimplemented}</td>
-                        </tr>
-                    }
-                })
+                .map(|t| turn_row(links, t, turn_tests, false))
                 .collect_view();
             view! {
                 <tbody class="chain" data-chain=chain.clone()>
-                    <tr class="chain-head">
-                        <th colspan="13">
-                            {match turn_counts.get(&chain) {
-                                Some(n) => format!("chain {chain} · {n} turns"),
-                                None => format!("chain {chain}"),
-                            }}
-                        </th>
-                    </tr>
+                    {chain_head(&chain, turn_counts, false)}
                     {rows}
                 </tbody>
             }
@@ -302,15 +339,7 @@ pub(crate) fn turns_table(
     view! {
         <div class="table-scroll">
             <table class="data turns" id="turns">
-                <thead>
-                    <tr>
-                        <th>"case"</th>
-                        <th>"file"</th>
-                        {score_headers()}
-                        <th class="num">"tests"</th>
-                        <th>"re-implemented"</th>
-                    </tr>
-                </thead>
+                {turns_header()}
                 {chains}
             </table>
         </div>
