@@ -31,8 +31,17 @@ fn generate(
     bundle_turns: usize,
     share: &str,
 ) -> anyhow::Result<Workload> {
-    let wheel = wheelwright_server::dataset::default_cache_dir()
-        .join("pypi/networkx-3.4.2/networkx-3.4.2-py3-none-any.whl");
+    // The shipped dataset's wheel, downloaded the first time (a fresh machine may run this
+    // test before any other has fetched it).
+    let wheel = wheelwright_server::dataset::pypi::wheel(
+        &wheelwright_core::reporeuse::dataset::PypiRepository {
+            pypi: "networkx".to_owned(),
+            version: "3.4.2".to_owned(),
+            import: "networkx".to_owned(),
+        },
+        &wheelwright_server::dataset::default_cache_dir(),
+        Path::new("python3"),
+    )?;
     let root = workspace_root();
     let output = std::process::Command::new("python3")
         .arg(root.join("scripts/bench/paper-scale-gen.py"))
