@@ -1,7 +1,7 @@
 //! Scoring a run bundle in the browser, before (and whether or not) it is submitted.
 //!
 //! The bundle is read by core's own readers within the server's upload limits
-//! ([`wheelwright_core::bundle::LIMITS`]), checked against the dataset it names, and scored
+//! ([`wheelwright_core::bundle::LIMITS`] and `UPLOAD_BYTES`, before scoring), checked against the dataset it names, and scored
 //! by the same core functions the server calls, against the dataset's scoring kit
 //! (`GET /api/v1/datasets/{name}/{version}/scoring`: the dataset without its hidden tests,
 //! and its repository's files). Nothing is sent to the server but that request until the
@@ -20,7 +20,7 @@ use wheelwright_core::api::{
     TurnObservations, TurnTableRow,
 };
 use wheelwright_core::budget::Cancel;
-use wheelwright_core::bundle::{Budget, BundleError, LIMITS};
+use wheelwright_core::bundle::{Budget, BundleError, LIMITS, UPLOAD_BYTES};
 use wheelwright_core::reporeuse::bundle::{RepoReuseBundle, TurnId};
 use wheelwright_core::reporeuse::dataset::RepoReuseDataset;
 use wheelwright_core::reporeuse::scoring::{Dataset, PreparedDataset, RunReport};
@@ -31,12 +31,13 @@ pub(crate) enum Picked {
     Directory(Vec<web_sys::File>),
 }
 
-/// What is sent when the user submits: the file as chosen, or for a directory the bundle
-/// as JSON Lines (the server reads both the same way).
+/// What is sent when the user submits: the file as chosen when it is compressed already
+/// (`.zip`, `.jsonl.gz`), else the bundle as gzip-compressed JSON Lines (the server reads
+/// all the same way). Either is within [`UPLOAD_BYTES`], checked before scoring.
 #[derive(Clone)]
 pub(crate) enum Upload {
     File(web_sys::File),
-    JsonLines(String),
+    Gzip(web_sys::Blob),
 }
 
 impl Upload {
@@ -45,11 +46,7 @@ impl Upload {
         let form = web_sys::FormData::new().map_err(js_error)?;
         match self {
             Self::File(file) => form.append_with_blob_and_filename("bundle", file, &file.name()),
-            Self::JsonLines(text) => {
-                let parts = js_sys::Array::of1(&wasm_bindgen::JsValue::from_str(text));
-                let blob = web_sys::Blob::new_with_str_sequence(&parts).map_err(js_error)?;
-                form.append_with_blob_and_filename("bundle", &blob, "run.jsonl")
-            }
+            Self::Gzip(blob) => form.append_with_blob_and_filename("bundle", blob, "run.jsonl.gz"),
         }
         .map_err(js_error)?;
         Ok(form)
@@ -83,9 +80,47 @@ pub(crate) async fn bytes_of(file: &web_sys::File) -> Result<Vec<u8>, String> {
     Ok(js_sys::Uint8Array::new(&buffer).to_vec())
 }
 
-/// Reads the bundle the user picked, within the server's upload limits: a file is read by
-/// core as the server reads an upload; a directory's files are counted against the limits
-/// by their sizes before any is read. Errors name the entry and what is wrong.
+/// `blob` gzip-compressed by the browser's own `CompressionStream` (native code, off the
+/// page's thread: a 100 MB run takes a fraction of a second). Reached through `Reflect`:
+/// web-sys binds it only under its unstable APIs.
+async fn gzip(blob: &web_sys::Blob) -> Result<web_sys::Blob, String> {
+    let constructor: js_sys::Function =
+        js_sys::Reflect::get(&js_sys::global(), &"CompressionStream".into())
+            .map_err(js_error)?
+            .dyn_into()
+            .map_err(|_| {
+                "this browser cannot compress the bundle (it has no CompressionStream); compress it yourself and drop the .jsonl.gz or .zip".to_owned()
+            })?;
+    let pair = js_sys::Reflect::construct(&constructor, &js_sys::Array::of1(&"gzip".into()))
+        .map_err(js_error)?;
+    let compressed = blob.stream().pipe_through(pair.unchecked_ref());
+    let response =
+        web_sys::Response::new_with_opt_readable_stream(Some(&compressed)).map_err(js_error)?;
+    let out = JsFuture::from(response.blob().map_err(js_error)?)
+        .await
+        .map_err(js_error)?;
+    Ok(out.unchecked_into())
+}
+
+/// Refuses `size` bytes to send over [`UPLOAD_BYTES`], saying how to split the run.
+fn sendable(size: f64) -> Result<(), String> {
+    if size > UPLOAD_BYTES as f64 {
+        return Err(BundleError::UploadTooLarge {
+            size: size as u64,
+            limit: UPLOAD_BYTES,
+        }
+        .to_string());
+    }
+    Ok(())
+}
+
+/// Reads the bundle the user picked, within the server's upload limits (core's [`LIMITS`]
+/// once decompressed, what a stored run may hold, [`UPLOAD_BYTES`] as sent), all checked
+/// before anything is scored: a
+/// file is read by core as the server reads an upload; a directory's files are counted
+/// against the limits by their sizes before any is read. JSON Lines not compressed yet
+/// (a `.jsonl`, a directory's bundle) are compressed here, as they will be sent. Errors
+/// name the entry and what is wrong.
 pub(crate) async fn read_bundle(picked: Picked) -> Result<(RepoReuseBundle, Upload), String> {
     match picked {
         Picked::File(file) => {
@@ -97,9 +132,21 @@ pub(crate) async fn read_bundle(picked: Picked) -> Result<(RepoReuseBundle, Uplo
                 .to_string());
             }
             let bytes = bytes_of(&file).await?;
+            // A zip (`PK`) or gzip (1f 8b) is sent as it is; JSON Lines, compressed.
+            let compressed = bytes.starts_with(b"PK") || bytes.starts_with(&[0x1f, 0x8b]);
+            if compressed {
+                sendable(size)?;
+            }
             let bundle = RepoReuseBundle::from_bytes(&bytes, &file.name(), LIMITS)
                 .map_err(|e| e.to_string())?;
-            Ok((bundle, Upload::File(file)))
+            bundle.check_storable().map_err(|e| e.to_string())?;
+            drop(bytes);
+            if compressed {
+                return Ok((bundle, Upload::File(file)));
+            }
+            let gzipped = gzip(&file).await?;
+            sendable(gzipped.size())?;
+            Ok((bundle, Upload::Gzip(gzipped)))
         }
         Picked::Directory(files) => {
             let mut budget = Budget::new(LIMITS);
@@ -116,8 +163,12 @@ pub(crate) async fn read_bundle(picked: Picked) -> Result<(RepoReuseBundle, Uplo
                 entries.push((relative_path(file), bytes_of(file).await?));
             }
             let bundle = RepoReuseBundle::from_files(entries).map_err(|e| e.to_string())?;
-            let jsonl = bundle.to_jsonl();
-            Ok((bundle, Upload::JsonLines(jsonl)))
+            bundle.check_storable().map_err(|e| e.to_string())?;
+            let parts = js_sys::Array::of1(&wasm_bindgen::JsValue::from_str(&bundle.to_jsonl()));
+            let jsonl = web_sys::Blob::new_with_str_sequence(&parts).map_err(js_error)?;
+            let gzipped = gzip(&jsonl).await?;
+            sendable(gzipped.size())?;
+            Ok((bundle, Upload::Gzip(gzipped)))
         }
     }
 }

@@ -106,6 +106,33 @@ fn picked_from(files: &web_sys::FileList, directory: bool) -> Option<Picked> {
     files.get(0).map(Picked::File)
 }
 
+/// The limits the page checks before scoring, the server's upload limits (core's
+/// `LIMITS` and `UPLOAD_BYTES`, docs/limits.md).
+fn limits_text() -> String {
+    use wheelwright_core::bundle::{LIMITS, UPLOAD_BYTES};
+    let mib = |bytes: u64| bytes / (1024 * 1024);
+    format!(
+        "Formats: docs/formats.md, \"Run bundle\". Limits as for an upload, checked before scoring: {} files, {} MiB a file, {} MiB in all once decompressed, and {} MiB as sent (a .jsonl or folder is sent gzip-compressed). A larger run: submit it in bundles of whole chains.",
+        group(LIMITS.entries),
+        mib(LIMITS.file_bytes),
+        mib(LIMITS.total_bytes),
+        mib(UPLOAD_BYTES)
+    )
+}
+
+/// `n` with thousands separated by commas (20,000).
+fn group(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
 #[component]
 pub(crate) fn SubmitPage() -> impl IntoView {
     let slot = expect_context::<LocalSlot>().0;
@@ -436,7 +463,7 @@ pub(crate) fn SubmitPage() -> impl IntoView {
                         <input id="bundle-folder" type="file" multiple="" node_ref=folder_input on:change=on_choose(true) />
                     </label>
                 </div>
-                <p class="muted small">"Formats: docs/formats.md, \"Run bundle\". Limits as for an upload: 20,000 files, 16 MiB a file, 256 MiB in all."</p>
+                <p class="muted small">{limits_text()}</p>
             </div>
             {status}
             {result}
