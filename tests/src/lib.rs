@@ -111,12 +111,17 @@ pub struct Server {
 
 impl Server {
     pub async fn start() -> anyhow::Result<Self> {
+        Self::start_with_datasets(&workspace_root().join("datasets")).await
+    }
+
+    /// Like [`Server::start`], serving the datasets under `datasets` instead of the shipped ones.
+    pub async fn start_with_datasets(datasets: &std::path::Path) -> anyhow::Result<Self> {
         let data = tempfile::tempdir()?;
         let config = ServeConfig {
             addr: "127.0.0.1:0".parse()?,
             data_dir: data.path().join("data"),
             app_dir: app_dir()?,
-            datasets_dir: workspace_root().join("datasets"),
+            datasets_dir: datasets.to_path_buf(),
             cache_dir: wheelwright_server::dataset::default_cache_dir(),
             tests: wheelwright_server::TestConfig::default(),
             http: wheelwright_server::HttpConfig::default(),

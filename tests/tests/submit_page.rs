@@ -409,6 +409,47 @@ async fn a_run_made_by_wheelwright_run_is_accepted_as_it_comes() -> anyhow::Resu
 }
 
 /// The median of `values`.
+/// The paper-scale run the server's tests make (`server/tests/common/paper_scale.rs`).
+#[path = "../../server/tests/common/paper_scale.rs"]
+mod paper_scale;
+
+/// A generated 750-turn run (twice a paper run) dropped into the page
+/// as a `.jsonl`: scored in the browser, sent gzip-compressed, and the server's scores,
+/// stored and read back, are the browser's to the last bit (the page compares every turn's
+/// row, the run's row and its series exactly).
+#[tokio::test]
+async fn a_750_turn_run_is_scored_in_the_browser_and_the_server_agrees_to_the_last_bit()
+-> anyhow::Result<()> {
+    let test = "a_750_turn_run_is_scored_in_the_browser_and_the_server_agrees_to_the_last_bit";
+    let dir = tempfile::tempdir()?;
+    let datasets = dir.path().join("datasets");
+    let dataset = datasets.join("paper-scale-networkx");
+    let turns = paper_scale::write_dataset(&dataset, paper_scale::CHAINS);
+    assert_eq!(turns.len(), 750);
+    let jsonl = dir.path().join("run.jsonl");
+    std::fs::write(&jsonl, paper_scale::write_bundle(&dataset, &turns))?;
+    let server = Server::start_with_datasets(&datasets).await?;
+    let driver = Chromedriver::start()?;
+    let profile = tempfile::tempdir()?;
+    let client = driver.browser(profile.path()).await?;
+    let result = async {
+        client.goto(&server.url("/submit")).await?;
+        text_of(&client, "#bundle-file").await?;
+        choose(&client, "#bundle-file", &jsonl).await?;
+        let state = text_of(&client, "#local-state[data-total-ms]").await?;
+        assert!(state.contains("750 turns scored and shown"), "{state}");
+        screenshot(&client, test, "submit-750-scored.png").await?;
+        let href = submit(&client).await?;
+        assert!(href.starts_with("/runs/"), "{href}");
+        screenshot(&client, test, "submit-750-agrees.png").await?;
+        anyhow::Ok(())
+    }
+    .await;
+    client.close().await?;
+    server.stop().await?;
+    result
+}
+
 fn median(mut values: Vec<f64>) -> f64 {
     values.sort_by(f64::total_cmp);
     values.get(values.len() / 2).copied().unwrap_or(f64::NAN)
