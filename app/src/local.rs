@@ -131,12 +131,18 @@ pub(crate) async fn read_bundle(picked: Picked) -> Result<(RepoReuseBundle, Uplo
                 }
                 .to_string());
             }
-            let bytes = bytes_of(&file).await?;
-            // A zip (`PK`) or gzip (1f 8b) is sent as it is; JSON Lines, compressed.
-            let compressed = bytes.starts_with(b"PK") || bytes.starts_with(&[0x1f, 0x8b]);
+            // A zip (`PK`) or gzip (1f 8b) is sent as it is, so its size is checked before
+            // it is read; JSON Lines are sent compressed, checked once compressed.
+            let head = file.slice_with_i32_and_i32(0, 2).map_err(js_error)?;
+            let head = JsFuture::from(head.array_buffer())
+                .await
+                .map_err(|e| format!("{}: cannot be read ({})", file.name(), js_error(e)))?;
+            let head = js_sys::Uint8Array::new(&head).to_vec();
+            let compressed = head.starts_with(b"PK") || head.starts_with(&[0x1f, 0x8b]);
             if compressed {
                 sendable(size)?;
             }
+            let bytes = bytes_of(&file).await?;
             let bundle = RepoReuseBundle::from_bytes(&bytes, &file.name(), LIMITS)
                 .map_err(|e| e.to_string())?;
             bundle.check_storable().map_err(|e| e.to_string())?;

@@ -450,6 +450,45 @@ async fn a_750_turn_run_is_scored_in_the_browser_and_the_server_agrees_to_the_la
     result
 }
 
+/// A bundle over a limit is refused before it is read whole or scored, with the limit and
+/// how to split the run, and nothing asked of the server: a `.jsonl.gz` one byte over the
+/// 96 MiB an upload may be (it is sent as it is, so its size alone decides).
+#[tokio::test]
+async fn a_bundle_over_the_upload_limit_is_refused_before_scoring() -> anyhow::Result<()> {
+    let server = Server::start().await?;
+    let driver = Chromedriver::start()?;
+    let profile = tempfile::tempdir()?;
+    let files = tempfile::tempdir()?;
+    let big = files.path().join("big.jsonl.gz");
+    // gzip's magic number, then zeros.
+    let mut bytes = vec![0u8; usize::try_from(wheelwright_core::bundle::UPLOAD_BYTES)? + 1];
+    bytes[..2].copy_from_slice(&[0x1f, 0x8b]);
+    std::fs::write(&big, bytes)?;
+    let client = driver.browser(profile.path()).await?;
+    let result = async {
+        client.goto(&server.url("/submit")).await?;
+        text_of(&client, "#bundle-file").await?;
+        client
+            .execute("performance.clearResourceTimings();", vec![])
+            .await?;
+        choose(&client, "#bundle-file", &big).await?;
+        let error = text_of(&client, "#bundle-error").await?;
+        for words in [
+            "100663297 bytes as sent",
+            "larger than the upload limit of 100663296 bytes",
+            "bundles of whole chains",
+        ] {
+            assert!(error.contains(words), "{words:?} in {error}");
+        }
+        assert_eq!(api_requests(&client).await?, Vec::<String>::new());
+        anyhow::Ok(())
+    }
+    .await;
+    client.close().await?;
+    server.stop().await?;
+    result
+}
+
 fn median(mut values: Vec<f64>) -> f64 {
     values.sort_by(f64::total_cmp);
     values.get(values.len() / 2).copied().unwrap_or(f64::NAN)

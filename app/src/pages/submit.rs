@@ -107,15 +107,16 @@ fn picked_from(files: &web_sys::FileList, directory: bool) -> Option<Picked> {
 }
 
 /// The limits the page checks before scoring, the server's upload limits (core's
-/// `LIMITS` and `UPLOAD_BYTES`, docs/limits.md).
+/// `LIMITS`, `STORED_TEXT_BYTES` and `UPLOAD_BYTES`, docs/limits.md).
 fn limits_text() -> String {
-    use wheelwright_core::bundle::{LIMITS, UPLOAD_BYTES};
+    use wheelwright_core::bundle::{LIMITS, STORED_TEXT_BYTES, UPLOAD_BYTES};
     let mib = |bytes: u64| bytes / (1024 * 1024);
     format!(
-        "Formats: docs/formats.md, \"Run bundle\". Limits as for an upload, checked before scoring: {} files, {} MiB a file, {} MiB in all once decompressed, and {} MiB as sent (a .jsonl or folder is sent gzip-compressed). A larger run: submit it in bundles of whole chains.",
+        "Formats: docs/formats.md, \"Run bundle\". Limits as for an upload, checked before scoring: {} files, {} MiB a file, {} MiB in all once decompressed, of it {} MiB of files and trajectories, and {} MiB as sent (a .jsonl or folder is sent gzip-compressed). A larger run: submit it in bundles of whole chains.",
         group(LIMITS.entries),
         mib(LIMITS.file_bytes),
         mib(LIMITS.total_bytes),
+        mib(STORED_TEXT_BYTES),
         mib(UPLOAD_BYTES)
     )
 }
