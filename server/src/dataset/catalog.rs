@@ -255,7 +255,9 @@ fn test_count(cases_json: &str) -> usize {
 /// Imports every dataset directory under `dir` (a directory holding `dataset.json`) whose
 /// content changed since the last import, and returns all of them loaded. A dataset that
 /// does not load is logged and skipped, so one broken directory cannot keep the server
-/// from starting.
+/// from starting; two that load with one benchmark, name and version but different
+/// files do ([`DatasetError::SameVersion`], naming both folders), since runs name their
+/// dataset by name and version alone. An identical second copy is skipped.
 pub(crate) async fn import_dir(
     store: &Store,
     dir: &Path,
