@@ -52,6 +52,29 @@ pub const LIMITS: BundleLimits = BundleLimits {
     total_bytes: 256 * 1024 * 1024,
 };
 
+/// The largest upload as sent (the body of `POST /api/v1/runs`: a `.zip`, `.jsonl.gz` or
+/// `.jsonl`), before [`LIMITS`] bound what it holds once decompressed. The submit page
+/// checks both before it scores a bundle, and sends what is not compressed yet
+/// gzip-compressed, so every bundle it scores is one the server takes (`docs/limits.md`).
+/// The server holds a body whole while it reads it: this bounds that, and with its body
+/// budget, how many uploads it holds at once.
+pub const UPLOAD_BYTES: u64 = 96 * 1024 * 1024;
+
+/// What one stored run may hold: its files and trajectories, as submitted (decompressed,
+/// [`RunBundle::text_bytes`]), half of [`LIMITS`]' total (the command line scores more
+/// without storing it): enough for 3,000 turns of 40 KiB each. The server refuses more
+/// before scoring; the submit page, before it scores.
+pub const STORED_TEXT_BYTES: u64 = 128 * 1024 * 1024;
+
+/// What one stored run may take once deflated (the server's disk), a quarter of
+/// [`STORED_TEXT_BYTES`]. Only the server can tell exactly (it deflates each text in
+/// parts); the page does not check it.
+pub const STORED_DEFLATED_BYTES: u64 = 32 * 1024 * 1024;
+
+/// How to make a run over the upload limits fit: what the submit page and the server say
+/// beside a refusal.
+pub const SPLIT_HINT: &str = "split the run into bundles of whole chains (each bundle's metadata.json the same, each chain's turns in one bundle) and submit each, or score it whole with `wheelwright score`, which reads up to 1 GiB";
+
 /// The limits of the command line, which reads its user's own bundles: a whole paper's
 /// 3,000 turns with trajectories (about 400 MB) and twice that, still bounded so that a zip
 /// bomb stops at 1 GiB.
@@ -209,6 +232,16 @@ pub enum BundleError {
         "the bundle holds more than {limit} bytes once decompressed; split the run or drop what the scorer does not read"
     )]
     TooLarge { limit: u64 },
+    #[error(
+        "the bundle is {size} bytes as sent (compressed), larger than the upload limit of {limit} bytes; {}",
+        SPLIT_HINT
+    )]
+    UploadTooLarge { size: u64, limit: u64 },
+    #[error(
+        "the run's files and trajectories are {size} bytes, over the {limit} bytes a stored run may hold; {}",
+        SPLIT_HINT
+    )]
+    StoredTooLarge { size: u64, limit: u64 },
     #[error(
         "line {line} is longer than {limit} bytes once decompressed; one instance's line (its files and trajectory) may hold at most {limit} bytes"
     )]
@@ -491,6 +524,29 @@ pub(crate) fn text(entry: &str, bytes: Vec<u8>) -> Result<String, BundleError> {
 }
 
 impl<Id: InstanceId> RunBundle<Id> {
+    /// Bytes of all its files and trajectories, as submitted: what a stored run may hold at
+    /// most [`STORED_TEXT_BYTES`] of.
+    pub fn text_bytes(&self) -> u64 {
+        self.predictions
+            .values()
+            .flat_map(|t| t.files.values().chain(&t.trajectory))
+            .map(|text| text.len() as u64)
+            .sum()
+    }
+
+    /// Refuses a bundle whose texts are over [`STORED_TEXT_BYTES`]: the server would not
+    /// store it.
+    pub fn check_storable(&self) -> Result<(), BundleError> {
+        let size = self.text_bytes();
+        if size > STORED_TEXT_BYTES {
+            return Err(BundleError::StoredTooLarge {
+                size,
+                limit: STORED_TEXT_BYTES,
+            });
+        }
+        Ok(())
+    }
+
     /// Reads a bundle from JSON Lines text (see the module documentation), with the line
     /// each instance was given on; the benchmark checks its instances against each other.
     ///

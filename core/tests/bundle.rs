@@ -400,3 +400,37 @@ fn what_the_rules_allow_is_still_read() {
     let bundle = RepoReuseBundle::from_jsonl(&jsonl_with("/model", "模型-β 2".into())).unwrap();
     assert_eq!(bundle.metadata.model, "模型-β 2");
 }
+
+#[test]
+fn a_stored_run_holds_its_files_and_trajectories_up_to_the_stored_limit() {
+    use wheelwright_core::bundle::{SPLIT_HINT, STORED_TEXT_BYTES};
+    let metadata = r#"{"metadata": {"model": "m", "harness": "h", "memory": "none", "date": "2026-12-01", "dataset": {"name": "d", "version": "1"}}}"#;
+    // (bytes of one file, of another, whether the run is storable)
+    let half = usize::try_from(STORED_TEXT_BYTES / 2).unwrap();
+    let cases = [(10, 20, true), (half, half, true), (half, half + 1, false)];
+    for (a, b, storable) in cases {
+        let line = format!(
+            r#"{{"instance_id": "c/turn-1", "files": {{"pkg/a.py": "{}", "pkg/b.py": "{}"}}}}"#,
+            "x".repeat(a),
+            "y".repeat(b)
+        );
+        let bundle = RepoReuseBundle::from_jsonl(&format!("{metadata}\n{line}")).unwrap();
+        let size = (a + b) as u64;
+        assert_eq!(bundle.text_bytes(), size);
+        match bundle.check_storable() {
+            Ok(()) => assert!(storable, "{size} bytes were taken"),
+            Err(e) => {
+                assert!(!storable, "{size} bytes were refused: {e}");
+                let message = e.to_string();
+                assert_eq!(
+                    e,
+                    BundleError::StoredTooLarge {
+                        size,
+                        limit: STORED_TEXT_BYTES
+                    }
+                );
+                assert!(message.contains(SPLIT_HINT), "{message}");
+            }
+        }
+    }
+}

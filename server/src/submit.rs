@@ -49,7 +49,9 @@ impl From<SubmitError> for AppError {
                 BundleError::TooLarge { .. }
                 | BundleError::FileTooLarge { .. }
                 | BundleError::LineTooLong { .. }
-                | BundleError::TooManyEntries { .. },
+                | BundleError::TooManyEntries { .. }
+                | BundleError::UploadTooLarge { .. }
+                | BundleError::StoredTooLarge { .. },
             ) => StatusCode::PAYLOAD_TOO_LARGE,
             SubmitError::Store(_) => StatusCode::PAYLOAD_TOO_LARGE,
             SubmitError::Bundle(_) => StatusCode::UNPROCESSABLE_ENTITY,

@@ -201,6 +201,74 @@ async fn a_restart_keeps_one_copy() {
     assert_eq!(body.as_array().unwrap().len(), 1);
 }
 
+/// The state over the datasets under `datasets`, with its database in `dir`.
+async fn open_datasets(
+    dir: &std::path::Path,
+    datasets: &std::path::Path,
+) -> anyhow::Result<wheelwright_server::AppState> {
+    let config = wheelwright_server::ServeConfig {
+        addr: "127.0.0.1:0".parse().unwrap(),
+        data_dir: dir.join("data"),
+        app_dir: dir.join("no-app"),
+        datasets_dir: datasets.to_path_buf(),
+        cache_dir: wheelwright_server::dataset::default_cache_dir(),
+        tests: wheelwright_server::TestConfig::default(),
+        http: wheelwright_server::HttpConfig::default(),
+    };
+    wheelwright_server::AppState::open(&config).await
+}
+
+#[tokio::test]
+async fn two_folders_of_one_name_and_version_start_only_if_their_files_are_the_same() {
+    // (what the second copy changes, the error the start gives: `None` if it starts)
+    type Change = Option<(&'static str, &'static str)>;
+    let cases: [(Change, Option<&str>); 3] = [
+        (None, None),
+        (
+            Some((
+                "chains/road-audit/turn-1/requirement.md",
+                "A different requirement.\n",
+            )),
+            Some("are both \"reporeuse-networkx\" version \"1\" but their files differ"),
+        ),
+        (
+            Some(("chains/build-graph/turn-2/reference.py", "x = 1\n")),
+            Some("give one of them a new \"version\""),
+        ),
+    ];
+    for (change, refused) in cases {
+        let dir = tempfile::tempdir().unwrap();
+        let datasets = dir.path().join("datasets");
+        common::copy_dir(&real_dataset(), &datasets.join("a-first"));
+        common::copy_dir(&real_dataset(), &datasets.join("b-second"));
+        if let Some((file, text)) = change {
+            std::fs::write(datasets.join("b-second").join(file), text).unwrap();
+        }
+        match (open_datasets(dir.path(), &datasets).await, refused) {
+            (Ok(state), None) => {
+                let app = common::TestApp {
+                    router: wheelwright_server::router(state),
+                    dir,
+                };
+                let body = get(&app, "/api/v1/datasets").await.json();
+                assert_eq!(body.as_array().unwrap().len(), 1, "{body}");
+            }
+            (Err(error), Some(words)) => {
+                let message = format!("{error:#}");
+                for word in [
+                    words,
+                    &datasets.join("a-first").display().to_string(),
+                    &datasets.join("b-second").display().to_string(),
+                ] {
+                    assert!(message.contains(word), "{change:?}: {message}");
+                }
+            }
+            (Ok(_), Some(words)) => panic!("{change:?} started; expected {words:?}"),
+            (Err(error), None) => panic!("{change:?} was refused: {error:#}"),
+        }
+    }
+}
+
 #[tokio::test]
 async fn a_broken_dataset_is_skipped_and_the_server_still_starts() {
     let dir = tempfile::tempdir().unwrap();

@@ -49,6 +49,7 @@ mod restart;
 mod run_storage;
 mod runs;
 mod schrodinger_views;
+mod score_agreement;
 mod serve;
 mod work_pool;
 mod write_contention;

@@ -105,6 +105,34 @@ fn picked_from(files: &web_sys::FileList, directory: bool) -> Option<Picked> {
     files.get(0).map(Picked::File)
 }
 
+/// The limits the page checks before scoring, the server's upload limits (core's
+/// `LIMITS`, `STORED_TEXT_BYTES` and `UPLOAD_BYTES`, docs/limits.md).
+fn limits_text() -> String {
+    use wheelwright_core::bundle::{LIMITS, STORED_TEXT_BYTES, UPLOAD_BYTES};
+    let mib = |bytes: u64| bytes / (1024 * 1024);
+    format!(
+        "Formats: docs/formats.md, \"Run bundle\". Limits as for an upload, checked before scoring: {} files, {} MiB a file, {} MiB in all once decompressed, of it {} MiB of files and trajectories, and {} MiB as sent (a .jsonl or folder is sent gzip-compressed). A larger run: submit it in bundles of whole chains.",
+        group(LIMITS.entries),
+        mib(LIMITS.file_bytes),
+        mib(LIMITS.total_bytes),
+        mib(STORED_TEXT_BYTES),
+        mib(UPLOAD_BYTES)
+    )
+}
+
+/// `n` with thousands separated by commas (20,000).
+fn group(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
 #[component]
 pub(crate) fn SubmitPage() -> impl IntoView {
     let slot = expect_context::<LocalSlot>().0;
@@ -114,6 +142,10 @@ pub(crate) fn SubmitPage() -> impl IntoView {
         Stage::Idle
     });
     let (sent, set_sent) = signal(Sent::No);
+    // What the user waited for, measured once the scored run's view is shown (kept in the
+    // run too, for when the page is opened again).
+    let (waited, set_waited) =
+        signal(slot.with_untracked(|run| run.as_ref().and_then(|run| run.waited.get())));
     let (dragging, set_dragging) = signal(false);
     let (progress, set_progress) = signal::<Option<Progress>>(None);
     let (test_error, set_test_error) = signal::<Option<String>>(None);
@@ -139,7 +171,10 @@ pub(crate) fn SubmitPage() -> impl IntoView {
                 })
                 .unwrap_or_default(),
         };
+        // What the user waits for starts here.
+        let dropped = local::now_ms();
         slot.set(None);
+        set_waited.set(None);
         set_sent.set(Sent::No);
         set_progress.set(None);
         stream.set_value(None);
@@ -155,19 +190,22 @@ pub(crate) fn SubmitPage() -> impl IntoView {
                 "{} {}",
                 wanted.name, wanted.version
             )));
-            let indexed = match local::indexed(&wanted.name, &wanted.version).await {
+            let indexed = match local::indexed(&wanted.name, &wanted.version, || {
+                set_stage.set(Stage::Indexing);
+            })
+            .await
+            {
                 Ok(indexed) => indexed,
                 Err(e) => return set_stage.set(Stage::Failed(e)),
             };
-            set_stage.set(Stage::Indexing);
-            local::next_frame().await;
+            let scoring_began = local::now_ms();
             let scored = local::score(&indexed, &bundle, |done, total| {
                 set_stage.set(Stage::Scoring { done, total });
             })
             .await;
             match scored {
                 Ok(scored) => {
-                    slot.set(Some(Rc::new(LocalRun {
+                    let run = Rc::new(LocalRun {
                         bundle,
                         upload,
                         report: scored.report,
@@ -175,8 +213,20 @@ pub(crate) fn SubmitPage() -> impl IntoView {
                         name,
                         score_ms: scored.score_ms,
                         chain_ms: scored.chain_ms,
-                    })));
+                        waited: std::cell::Cell::new(None),
+                    });
+                    slot.set(Some(Rc::clone(&run)));
                     set_stage.set(Stage::Scored);
+                    // The view is built before the page's next task runs: measured then,
+                    // the times hold everything the user waited for.
+                    local::next_frame().await;
+                    let now = local::now_ms();
+                    let measured = Some(local::Waited {
+                        score_ms: now - scoring_began,
+                        total_ms: now - dropped,
+                    });
+                    run.waited.set(measured);
+                    set_waited.set(measured);
                 }
                 Err(e) => set_stage.set(Stage::Failed(e)),
             }
@@ -369,13 +419,19 @@ pub(crate) fn SubmitPage() -> impl IntoView {
             }
             Some(why) => format!("indexed here ({why})"),
         };
-        let timing = format!(
-            "Dataset fetched in {:.0} ms; {how} in {:.0} ms; {} turns scored in {:.0} ms.",
-            run.indexed.fetch_ms,
-            run.indexed.index_ms,
-            rows.len(),
-            run.score_ms
-        );
+        let (fetch_ms, index_ms, turns) = (run.indexed.fetch_ms, run.indexed.index_ms, rows.len());
+        let compute_ms = run.score_ms;
+        let timing = move || match waited.get() {
+            Some(w) => format!(
+                "Dataset fetched in {fetch_ms:.0} ms; {how} in {index_ms:.0} ms; {turns} turns scored and shown in {:.0} ms ({:.0} ms of it the scorer's own work); {:.0} ms in all since the bundle was dropped.",
+                w.score_ms, compute_ms, w.total_ms
+            ),
+            None => format!(
+                "Dataset fetched in {fetch_ms:.0} ms; {how} in {index_ms:.0} ms; {turns} turns scored."
+            ),
+        };
+        let score_ms = move || waited.get().map(|w| w.score_ms);
+        let total_ms = move || waited.get().map(|w| w.total_ms);
         let slowest_chain = run.chain_ms.iter().copied().fold(0.0, f64::max);
         let badge =
             view! { <span class="badge origin local">"scored in your browser"</span> }.into_any();
@@ -388,7 +444,9 @@ pub(crate) fn SubmitPage() -> impl IntoView {
                 data-fetch-ms=run.indexed.fetch_ms
                 data-index-ms=run.indexed.index_ms
                 data-index=if run.indexed.built_because.is_none() { "saved" } else { "built" }
-                data-score-ms=run.score_ms
+                data-score-ms=score_ms
+                data-compute-ms=run.score_ms
+                data-total-ms=total_ms
                 data-slowest-chain-ms=slowest_chain
                 data-turns=rows.len()
             >
@@ -435,7 +493,7 @@ pub(crate) fn SubmitPage() -> impl IntoView {
                         <input id="bundle-folder" type="file" multiple="" node_ref=folder_input on:change=on_choose(true) />
                     </label>
                 </div>
-                <p class="muted small">"Formats: docs/formats.md, \"Run bundle\". Limits as for an upload: 20,000 files, 16 MiB a file, 256 MiB in all."</p>
+                <p class="muted small">{limits_text()}</p>
             </div>
             {status}
             {result}

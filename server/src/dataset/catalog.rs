@@ -255,7 +255,9 @@ fn test_count(cases_json: &str) -> usize {
 /// Imports every dataset directory under `dir` (a directory holding `dataset.json`) whose
 /// content changed since the last import, and returns all of them loaded. A dataset that
 /// does not load is logged and skipped, so one broken directory cannot keep the server
-/// from starting.
+/// from starting; two that load with one benchmark, name and version but different
+/// files do ([`DatasetError::SameVersion`], naming both folders), since runs name their
+/// dataset by name and version alone. An identical second copy is skipped.
 pub(crate) async fn import_dir(
     store: &Store,
     dir: &Path,
@@ -273,6 +275,24 @@ pub(crate) async fn import_dir(
         .filter(|p| p.join("dataset.json").is_file())
         .collect();
     dirs.sort();
+    // Each (benchmark, name, version) with the folder and content hash it was read from.
+    let mut seen: BTreeMap<(Benchmark, String, String), (PathBuf, String)> = BTreeMap::new();
+    let mut claim = |benchmark: Benchmark, name: &str, version: &str, path: &Path, hash: &str| {
+        let key = (benchmark, name.to_owned(), version.to_owned());
+        match seen.get(&key) {
+            Some((first, first_hash)) if first_hash != hash => Err(DatasetError::SameVersion {
+                name: name.to_owned(),
+                version: version.to_owned(),
+                first: first.clone(),
+                second: path.to_owned(),
+            }),
+            Some(_) => Ok(false),
+            None => {
+                seen.insert(key, (path.to_owned(), hash.to_owned()));
+                Ok(true)
+            }
+        }
+    };
     for path in dirs {
         let loaded = {
             let path = path.clone();
@@ -280,6 +300,12 @@ pub(crate) async fn import_dir(
         };
         match loaded {
             Ok(dataset) => {
+                let m = &dataset.manifest;
+                let hash = dataset.content_hash();
+                if !claim(Benchmark::RepoReuse, &m.name, &m.version, &path, &hash)? {
+                    tracing::info!(dir = %path.display(), "the same dataset as an earlier folder: skipped");
+                    continue;
+                }
                 if import(store, &dataset).await? {
                     imported += 1;
                 }
@@ -305,6 +331,16 @@ pub(crate) async fn import_dir(
                             dataset.manifest.version.clone(),
                         );
                         let loaded = LoadedRecube::new(dataset, cache_dir.to_owned());
+                        if !claim(
+                            Benchmark::Recube,
+                            &key.0,
+                            &key.1,
+                            &path,
+                            &loaded.content_sha256,
+                        )? {
+                            tracing::info!(dir = %path.display(), "the same dataset as an earlier folder: skipped");
+                            continue;
+                        }
                         catalog.recube.insert(key, Arc::new(loaded));
                     }
                     Err(error) => {

@@ -72,6 +72,16 @@ pub enum DatasetError {
     },
     #[error("cannot obtain {what}: {message}")]
     Repository { what: String, message: String },
+    /// Two folders of the datasets directory claim one name and version with different
+    /// files: runs name a dataset by its name and version, so either could be the one a
+    /// run was scored on, and the server would silently pick one.
+    #[error("the datasets in {} and {} are both {name:?} version {version:?} but their files differ; give one of them a new \"version\" in its dataset.json, or remove the folder that is out of date", first.display(), second.display())]
+    SameVersion {
+        name: String,
+        version: String,
+        first: PathBuf,
+        second: PathBuf,
+    },
 }
 
 fn read_text(path: &Path) -> Result<String, DatasetError> {

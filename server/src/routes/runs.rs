@@ -43,8 +43,9 @@ use wheelwright_core::api::{
     CaseFiles, FileEntry, Page, RunDetail, SourceFile, TurnDetail, TurnObservations, TurnTableRow,
 };
 
-/// Largest run bundle accepted by upload (compressed, as sent).
-pub(crate) const UPLOAD_LIMIT: usize = 96 * 1024 * 1024;
+/// Largest run bundle accepted by upload (compressed, as sent): core's
+/// [`wheelwright_core::bundle::UPLOAD_BYTES`], which the submit page checks before scoring.
+pub(crate) const UPLOAD_LIMIT: usize = wheelwright_core::bundle::UPLOAD_BYTES as usize;
 
 /// Page sizes of `GET /runs` (a run summary is at most about 12 KB: notes are capped).
 const RUNS_PAGE: Paging = Paging::new(50, 200);
@@ -240,10 +241,11 @@ async fn bundle_field(
     if bundle.len() > UPLOAD_LIMIT {
         return Err(AppError::Client {
             status: StatusCode::PAYLOAD_TOO_LARGE,
-            message: format!(
-                "the run bundle is larger than {} bytes, the upload limit",
-                UPLOAD_LIMIT
-            ),
+            message: wheelwright_core::bundle::BundleError::UploadTooLarge {
+                size: bundle.len() as u64,
+                limit: wheelwright_core::bundle::UPLOAD_BYTES,
+            }
+            .to_string(),
         });
     }
     Ok(Counted {

@@ -33,12 +33,11 @@ pub struct StoreLimits {
     pub stored_bytes: u64,
 }
 
-/// The server's limits: half of what core reads of a bundle ([`wheelwright_core::bundle::LIMITS`],
-/// 256 MiB, which the command line scores without storing), enough for 3,000 turns of
-/// 40 KiB each; and a quarter of that deflated, the upload limit.
+/// The server's limits, core's ([`wheelwright_core::bundle::STORED_TEXT_BYTES`], which the
+/// submit page checks too, and [`wheelwright_core::bundle::STORED_DEFLATED_BYTES`]).
 pub const STORE_LIMITS: StoreLimits = StoreLimits {
-    raw_bytes: 128 * 1024 * 1024,
-    stored_bytes: 32 * 1024 * 1024,
+    raw_bytes: wheelwright_core::bundle::STORED_TEXT_BYTES,
+    stored_bytes: wheelwright_core::bundle::STORED_DEFLATED_BYTES,
 };
 
 /// Why a run was not stored; nothing is stored when one is returned.
@@ -96,12 +95,7 @@ pub struct PackedRun {
 
 /// Bytes of all files and trajectories of `bundle` as submitted.
 pub fn raw_bytes<I: InstanceId>(bundle: &RunBundle<I>) -> u64 {
-    bundle
-        .predictions
-        .values()
-        .flat_map(|t| t.files.values().chain(&t.trajectory))
-        .map(|text| text.len() as u64)
-        .sum()
+    bundle.text_bytes()
 }
 
 /// Refuses `bundle` if its texts are over `limits.raw_bytes`: cheap, so checked before

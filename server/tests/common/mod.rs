@@ -14,6 +14,7 @@ use wheelwright_server::{AppState, ServeConfig, router};
 /// Expectation files rewritten by `UPDATE_EXPECT=1`: the helpers core's tests use.
 #[path = "../../../core/tests/common/expect.rs"]
 pub mod expect;
+pub mod paper_scale;
 #[path = "../../../core/tests/common/python.rs"]
 pub mod python;
 pub mod recube;
