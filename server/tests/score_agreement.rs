@@ -18,7 +18,7 @@ use axum::http::StatusCode;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-use common::paper_scale::{CHAINS, write_bundle, write_dataset};
+use common::paper_scale::{CHAINS, TRAJECTORY_EVERY, write_bundle, write_dataset};
 
 /// A report's numbers as the text that wrote them.
 #[derive(Deserialize)]
@@ -73,7 +73,7 @@ async fn a_750_turn_run_scores_the_same_to_the_last_bit_on_the_command_line_and_
     let dataset_dir = datasets.join("paper-scale-networkx");
     let turns = write_dataset(&dataset_dir, CHAINS);
     assert_eq!(turns.len(), 5 * CHAINS);
-    let bundle = write_bundle(&dataset_dir, &turns);
+    let bundle = write_bundle(&dataset_dir, &turns, TRAJECTORY_EVERY);
     let run = dir.path().join("run.jsonl");
     std::fs::write(&run, &bundle).unwrap();
 

@@ -408,15 +408,15 @@ async fn a_run_made_by_wheelwright_run_is_accepted_as_it_comes() -> anyhow::Resu
     result
 }
 
-/// The median of `values`.
 /// The paper-scale run the server's tests make (`server/tests/common/paper_scale.rs`).
 #[path = "../../server/tests/common/paper_scale.rs"]
 mod paper_scale;
 
-/// A generated 750-turn run (twice a paper run) dropped into the page
-/// as a `.jsonl`: scored in the browser, sent gzip-compressed, and the server's scores,
-/// stored and read back, are the browser's to the last bit (the page compares every turn's
-/// row, the run's row and its series exactly).
+/// A generated 750-turn run (twice a paper run, every other turn with a real trajectory: a
+/// paper run's 375 trajectories) dropped into the page as a `.jsonl`: scored in the
+/// browser, sent gzip-compressed within the upload limit, and the server's scores, stored
+/// and read back, are the browser's to the last bit (the page compares every turn's row,
+/// the run's row and its series exactly).
 #[tokio::test]
 async fn a_750_turn_run_is_scored_in_the_browser_and_the_server_agrees_to_the_last_bit()
 -> anyhow::Result<()> {
@@ -427,7 +427,9 @@ async fn a_750_turn_run_is_scored_in_the_browser_and_the_server_agrees_to_the_la
     let turns = paper_scale::write_dataset(&dataset, paper_scale::CHAINS);
     assert_eq!(turns.len(), 750);
     let jsonl = dir.path().join("run.jsonl");
-    std::fs::write(&jsonl, paper_scale::write_bundle(&dataset, &turns))?;
+    std::fs::write(&jsonl, paper_scale::write_bundle(&dataset, &turns, 2))?;
+    let size = std::fs::metadata(&jsonl)?.len();
+    eprintln!("the 750-turn run with 375 trajectories: {size} bytes of JSON Lines");
     let server = Server::start_with_datasets(&datasets).await?;
     let driver = Chromedriver::start()?;
     let profile = tempfile::tempdir()?;
@@ -489,6 +491,7 @@ async fn a_bundle_over_the_upload_limit_is_refused_before_scoring() -> anyhow::R
     result
 }
 
+/// The median of `values`.
 fn median(mut values: Vec<f64>) -> f64 {
     values.sort_by(f64::total_cmp);
     values.get(values.len() / 2).copied().unwrap_or(f64::NAN)

@@ -122,8 +122,13 @@ fn trajectories() -> Vec<String> {
 
 /// The run bundle as JSON Lines: each turn submits its reference, or every third turn a
 /// module of networkx (cycled with a stride, so sizes mix), and every
-/// `TRAJECTORY_EVERY`th turn carries a real trajectory.
-pub fn write_bundle(dataset_dir: &Path, turns: &[(String, usize)]) -> String {
+/// `trajectory_every`th turn carries a real trajectory ([`TRAJECTORY_EVERY`] keeps it
+/// quick; 2 gives a paper run's worth, 375 turns with trajectories, in 750).
+pub fn write_bundle(
+    dataset_dir: &Path,
+    turns: &[(String, usize)],
+    trajectory_every: usize,
+) -> String {
     let dataset = wheelwright_server::dataset::load_dir(dataset_dir).unwrap();
     let repository = wheelwright_server::dataset::repository_source(
         &dataset,
@@ -162,8 +167,8 @@ pub fn write_bundle(dataset_dir: &Path, turns: &[(String, usize)]) -> String {
             "instance_id": format!("{chain}/turn-{t}"),
             "files": {spec.manifest.module_path.clone(): submission},
         });
-        if n % TRAJECTORY_EVERY == 0 {
-            let text = &trajectories[(n / TRAJECTORY_EVERY) % trajectories.len()];
+        if n % trajectory_every == 0 {
+            let text = &trajectories[(n / trajectory_every) % trajectories.len()];
             line["trajectory"] = serde_json::from_str(text).unwrap();
         }
         lines.push(line.to_string());
