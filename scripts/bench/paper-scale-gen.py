@@ -29,8 +29,10 @@ import zipfile
 # The command line's bundle limits (core::bundle::COMMAND_LINE_LIMITS, docs/formats.md).
 LIMIT_BYTES = 1024 << 20
 LIMIT_ENTRIES = 200_000
-# An upload's, which the browser's /submit page reads (core::bundle::LIMITS).
-UPLOAD_LIMIT_BYTES = 256 << 20
+# An upload's, which the browser's /submit page checks before scoring: what a stored run
+# may hold (core::bundle::STORED_TEXT_BYTES, the files and trajectories as submitted; the
+# page reads up to 256 MiB, core::bundle::LIMITS, but scores only what the server stores).
+UPLOAD_LIMIT_BYTES = 128 << 20
 UPLOAD_LIMIT_ENTRIES = 20_000
 # Room for metadata.json and rounding.
 SLACK_BYTES = 1 << 20
