@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::Output;
 
 use common::expect::expect_json;
-use common::wheelwright;
+use common::{json_report, path_str, wheelwright};
 use serde_json::{Value, json};
 
 /// The core fixture of the real statement (psf/requests issue 1921) and its answers.
@@ -25,19 +25,6 @@ fn scripted_model() -> String {
         fixtures().join("model.sh").display(),
         case().display()
     )
-}
-
-fn path_str(p: &Path) -> &str {
-    p.to_str().expect("a UTF-8 temporary path")
-}
-
-fn json_of(out: &Output) -> Value {
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).expect("a JSON report")
 }
 
 fn restate(statement: &Path, bundle: &Path, model: Option<&str>, extra: &[&str]) -> Output {
@@ -62,7 +49,7 @@ fn a_statement_is_restated_recorded_and_replayed_without_the_model() {
     let tmp = tempfile::tempdir().unwrap();
     let bundle = tmp.path().join("view.json");
     let statement = case().join("statement.md");
-    let made = json_of(&restate(&statement, &bundle, Some(&scripted_model()), &[]));
+    let made = json_report(&restate(&statement, &bundle, Some(&scripted_model()), &[]));
     let written = std::fs::read(&bundle).expect("the bundle is written");
     let recorded: Value = serde_json::from_slice(&written).unwrap();
     let expected: Value =
@@ -82,7 +69,7 @@ fn a_statement_is_restated_recorded_and_replayed_without_the_model() {
     // A model that leaves a mark and fails: replaying must not run it.
     let mark = tmp.path().join("the model ran");
     let failing = format!("touch '{}'; exit 1", mark.display());
-    let replayed = json_of(&restate(&statement, &bundle, Some(&failing), &[]));
+    let replayed = json_report(&restate(&statement, &bundle, Some(&failing), &[]));
     assert!(!mark.exists(), "the model was called on a recorded bundle");
     assert_eq!(replayed["statement"], made["statement"]);
     assert_eq!(

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::Output;
 
 use common::expect::expect_json;
-use common::{files_under, sdist, wheelwright};
+use common::{files_under, json_report, path_str, sdist, wheelwright};
 use serde_json::{Value, json};
 
 fn fixtures() -> PathBuf {
@@ -27,19 +27,6 @@ fn model(broken: &str) -> String {
         "BREAK='{broken}' python3 '{}'",
         fixtures().join("model.py").display()
     )
-}
-
-fn path_str(p: &Path) -> &str {
-    p.to_str().expect("a UTF-8 temporary path")
-}
-
-fn json_of(out: &Output) -> Value {
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).expect("a JSON report")
 }
 
 /// `view rewrite` of `repo` into `out` with `bundle`, and `extra` arguments.
@@ -93,7 +80,7 @@ fn rewrites_are_kept_only_when_the_tests_pass_and_replay_without_the_model_or_th
     let bundle = tmp.path().join("view.json");
     let out = tmp.path().join("rewritten");
     // `area` names both the function and the property: both are broken and refused.
-    let made = json_of(&rewrite(
+    let made = json_report(&rewrite(
         &repo,
         &out,
         &bundle,
@@ -120,7 +107,7 @@ fn rewrites_are_kept_only_when_the_tests_pass_and_replay_without_the_model_or_th
     let mark = tmp.path().join("the model ran");
     let failing = format!("touch '{}'; exit 1", mark.display());
     let again = tmp.path().join("again");
-    let replayed = json_of(&rewrite(
+    let replayed = json_report(&rewrite(
         &repo,
         &again,
         &bundle,
@@ -165,7 +152,7 @@ fn a_golden_patch_chooses_the_functions_it_touches() {
         "--- a/pkg/shapes.py\n+++ b/pkg/shapes.py\n@@ -21,1 +21,1 @@\n-    return 2 * (width + height)\n+    return (width + height) * 2\n",
     )
     .unwrap();
-    let made = json_of(&rewrite(
+    let made = json_report(&rewrite(
         &repo,
         &tmp.path().join("out"),
         &tmp.path().join("view.json"),
@@ -209,7 +196,7 @@ fn functions_of_packaging_are_rewritten_and_its_own_tests_pass_on_them_needs_bwr
     let tmp = tempfile::tempdir().unwrap();
     let repo = sdist("packaging", "24.2");
     let out = tmp.path().join("rewritten");
-    let made = json_of(&rewrite(
+    let made = json_report(&rewrite(
         &repo,
         &out,
         &tmp.path().join("view.json"),

@@ -8,7 +8,7 @@ use crate::common;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use common::{sdist, wheelwright};
+use common::{path_str, sdist, wheelwright};
 use serde_json::Value;
 
 fn json_of(out: &Output) -> Value {
@@ -34,10 +34,6 @@ fn fixture_repo(into: &Path) -> PathBuf {
         .unwrap();
     assert!(status.success());
     to
-}
-
-fn path_str(p: &Path) -> &str {
-    p.to_str().expect("a UTF-8 temporary path")
 }
 
 #[test]

@@ -350,15 +350,8 @@ pub enum ViewCommand {
         /// Names to leave out of level 2's mapping (comma-separated).
         #[arg(long, value_delimiter = ',')]
         keep: Vec<String>,
-        /// A requirement of the test environment (repeat it): `pytest==8.3.5`, `hypothesis`.
-        #[arg(long = "requirement", default_value = "pytest==8.3.5")]
-        requirements: Vec<String>,
-        /// The tests to run, a path in the repository.
-        #[arg(long, default_value = "tests")]
-        tests: String,
-        /// Directories of the repository put on PYTHONPATH (comma-separated).
-        #[arg(long, value_delimiter = ',', default_value = "src,.")]
-        pythonpath: Vec<String>,
+        #[command(flatten)]
+        suite: SuiteArgs,
         #[command(flatten)]
         test_args: TestArgs,
         /// Print JSON: the validity and the tests that decide it.
@@ -424,15 +417,8 @@ pub enum ViewCommand {
         /// Without --patch: how many functions to draw.
         #[arg(long, default_value_t = 3)]
         count: usize,
-        /// A requirement of the test environment (repeat it): `pytest==8.3.5`, `hypothesis`.
-        #[arg(long = "requirement", default_value = "pytest==8.3.5")]
-        requirements: Vec<String>,
-        /// The tests to run, a path in the repository.
-        #[arg(long, default_value = "tests")]
-        tests: String,
-        /// Directories of the repository put on PYTHONPATH (comma-separated).
-        #[arg(long, value_delimiter = ',', default_value = "src,.")]
-        pythonpath: Vec<String>,
+        #[command(flatten)]
+        suite: SuiteArgs,
         #[command(flatten)]
         test_args: TestArgs,
         /// Print JSON: each function's fate, prompts asked and replayed, suite runs.
@@ -627,6 +613,30 @@ impl HttpArgs {
             workers_per_client: self.analysis_workers_per_client.map(|n| n as usize),
             body_budget: (self.upload_memory as usize) << 20,
             read_cache_bytes: (self.read_cache as usize) << 20,
+        }
+    }
+}
+
+/// How to run a repository's own test suite (`view check`, `view rewrite`).
+#[derive(Debug, clap::Args)]
+pub struct SuiteArgs {
+    /// A requirement of the test environment (repeat it): `pytest==8.3.5`, `hypothesis`.
+    #[arg(long = "requirement", default_value = "pytest==8.3.5")]
+    requirements: Vec<String>,
+    /// The tests to run, a path in the repository.
+    #[arg(long, default_value = "tests")]
+    tests: String,
+    /// Directories of the repository put on PYTHONPATH (comma-separated).
+    #[arg(long, value_delimiter = ',', default_value = "src,.")]
+    pythonpath: Vec<String>,
+}
+
+impl SuiteArgs {
+    fn suite(&self) -> view::Suite<'_> {
+        view::Suite {
+            requirements: &self.requirements,
+            tests: &self.tests,
+            pythonpath: &self.pythonpath,
         }
     }
 }
@@ -893,9 +903,7 @@ pub async fn execute(cli: Cli) -> anyhow::Result<()> {
                 patch,
                 seed,
                 count,
-                requirements,
-                tests,
-                pythonpath,
+                suite,
                 test_args,
                 json,
             }) => {
@@ -911,11 +919,7 @@ pub async fn execute(cli: Cli) -> anyhow::Result<()> {
                             patch: patch.as_deref(),
                             seed,
                             count,
-                            suite: view::Suite {
-                                requirements: &requirements,
-                                tests: &tests,
-                                pythonpath: &pythonpath,
-                            },
+                            suite: suite.suite(),
                             config: &config,
                             json,
                         },
@@ -929,21 +933,14 @@ pub async fn execute(cli: Cli) -> anyhow::Result<()> {
                 level,
                 seed,
                 keep,
-                requirements,
-                tests,
-                pythonpath,
+                suite,
                 test_args,
                 json,
             }) => {
                 let config = test_args.config(false);
                 tokio::task::spawn_blocking(move || {
-                    let suite = view::Suite {
-                        requirements: &requirements,
-                        tests: &tests,
-                        pythonpath: &pythonpath,
-                    };
                     let keep = keep.into_iter().collect();
-                    view::check(&repo, &level, seed, &keep, &suite, &config, json)
+                    view::check(&repo, &level, seed, &keep, &suite.suite(), &config, json)
                 })
                 .await?
             }

@@ -502,3 +502,18 @@ pub fn sdist(name: &str, version: &str) -> std::path::PathBuf {
     let _ = std::fs::rename(&inner, &dir);
     dir
 }
+
+/// A temporary path as a command-line argument.
+pub fn path_str(p: &Path) -> &str {
+    p.to_str().expect("a UTF-8 temporary path")
+}
+
+/// The JSON report of a command that must have succeeded (its standard error otherwise).
+pub fn json_report(out: &std::process::Output) -> serde_json::Value {
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("a JSON report")
+}
