@@ -6,6 +6,7 @@
 
 pub mod baseline;
 pub mod bundle;
+pub mod callable_map;
 pub mod dataset;
 pub mod metrics;
 pub mod prompt;
