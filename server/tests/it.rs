@@ -15,6 +15,7 @@ mod benchmarks;
 mod cli_actions;
 mod cli_cce;
 mod cli_dataset;
+mod cli_dataset_map;
 mod cli_inputs;
 mod cli_mask;
 mod cli_prepare;

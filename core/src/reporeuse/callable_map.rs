@@ -19,7 +19,7 @@ use serde::{Deserialize, Serialize};
 use crate::budget::{Cancel, Cancelled};
 use crate::python::facts::DefinitionKind;
 use crate::python::index::{IndexOptions, RepoIndex, Resolution};
-use crate::workspace::Workspace;
+use crate::workspace::{Workspace, why_removed};
 
 /// The version of the map's JSON format (docs/formats.md, "Callable map").
 pub const CALLABLE_MAP_FORMAT: u32 = 1;
@@ -94,7 +94,7 @@ pub struct Callable {
 }
 
 impl CallableMap {
-    /// The map of `files` (path, text; non-Python files are ignored).
+    /// The map of `files` (path, text; non-Python files and test files are ignored).
     pub fn build<'a>(
         files: impl IntoIterator<Item = (&'a str, &'a str)>,
         options: &IndexOptions,
@@ -111,9 +111,13 @@ impl CallableMap {
         options: &IndexOptions,
         cancel: &Cancel,
     ) -> Result<Self, Cancelled> {
+        // The map is of what an agent's workspace holds: test files are left out as they
+        // are there (`why_removed`), so no test helper becomes a candidate.
         let mut workspace = Workspace::new();
         for (path, text) in files {
-            workspace.insert(path, text);
+            if why_removed(path).is_none() {
+                workspace.insert(path, text);
+            }
         }
         let index = RepoIndex::build_with(&workspace, options, cancel)?;
         Self::of_index(&index, cancel)
