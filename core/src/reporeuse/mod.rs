@@ -11,4 +11,5 @@ pub mod dataset;
 pub mod metrics;
 pub mod prompt;
 pub mod scoring;
+pub mod stats;
 pub mod turn_workspace;

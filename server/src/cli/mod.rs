@@ -16,6 +16,7 @@ mod analyze;
 mod cce;
 mod dataset;
 mod dataset_map;
+mod dataset_stats;
 mod groups;
 mod io;
 mod mask;
@@ -525,6 +526,16 @@ pub enum DatasetCommand {
     /// method with its lines, signature, first docstring line and calls resolved to the
     /// repository's own callables; internal ones public code calls marked as candidate
     /// starting points). Format: docs/formats.md, "Callable map".
+    /// A RepoReuse dataset's Table 1 (as in the paper): chains, and per chain or turn the
+    /// mean and range of turns, test cases, requirement characters, new functions and
+    /// repository and self reuse targets, from the dataset's files alone.
+    Stats {
+        /// The dataset directory (holding dataset.json).
+        dir: PathBuf,
+        /// Print the rows as JSON.
+        #[arg(long)]
+        json: bool,
+    },
     #[command(group(clap::ArgGroup::new("source").required(true).args(["repo", "dir"])))]
     Map {
         /// A pinned PyPI release, NAME==VERSION (networkx==3.4.2): its wheel's sources.
@@ -1036,6 +1047,7 @@ pub async fn execute(cli: Cli) -> anyhow::Result<()> {
             cache_dir,
             skip_execution,
         }) => dataset::verify(&dir, python, cache_dir, skip_execution),
+        Command::Dataset(DatasetCommand::Stats { dir, json }) => dataset_stats::stats(&dir, json),
         Command::Dataset(DatasetCommand::Map {
             repo,
             dir,
