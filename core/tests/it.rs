@@ -24,6 +24,7 @@ mod recube_neighbourhood;
 mod recube_pass_rates;
 mod recube_rebinding;
 mod recube_validate;
+mod reporeuse_callable_map;
 mod schrodinger_actions;
 mod schrodinger_restate;
 mod schrodinger_rewrites;

@@ -15,6 +15,8 @@ mod benchmarks;
 mod cli_actions;
 mod cli_cce;
 mod cli_dataset;
+mod cli_dataset_map;
+mod cli_dataset_stats;
 mod cli_inputs;
 mod cli_mask;
 mod cli_prepare;

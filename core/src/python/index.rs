@@ -446,6 +446,15 @@ impl RepoIndex {
         self.modules.get(module).map(|m| m.analysis.syntax_errors)
     }
 
+    /// A module's `__all__`, sorted, when it has one (`None`: no such module, or no
+    /// `__all__`): what the module declares public.
+    pub fn exports(&self, module: &str) -> Option<Vec<&str>> {
+        let exports = self.modules.get(module)?.exports.as_ref()?;
+        let mut names: Vec<&str> = exports.iter().map(String::as_str).collect();
+        names.sort_unstable();
+        Some(names)
+    }
+
     /// The definitions of a module, in source order of first occurrence.
     pub fn definitions(&self, module: &str) -> Vec<IndexedDefinition> {
         let Some(m) = self.modules.get(module) else {

@@ -6,8 +6,10 @@
 
 pub mod baseline;
 pub mod bundle;
+pub mod callable_map;
 pub mod dataset;
 pub mod metrics;
 pub mod prompt;
 pub mod scoring;
+pub mod stats;
 pub mod turn_workspace;

@@ -15,6 +15,8 @@ mod actions;
 mod analyze;
 mod cce;
 mod dataset;
+mod dataset_map;
+mod dataset_stats;
 mod groups;
 mod io;
 mod mask;
@@ -506,6 +508,41 @@ pub enum RecubeCommand {
 
 #[derive(Debug, Subcommand)]
 pub enum DatasetCommand {
+    /// RepoReuse's pipeline, step 1: a repository's callable map (every function and
+    /// method with its lines, signature, first docstring line and calls resolved to the
+    /// repository's own callables; internal ones public code calls marked as candidate
+    /// starting points). Format: docs/formats.md, "Callable map".
+    /// A RepoReuse dataset's Table 1 (as in the paper): chains, and per chain or turn the
+    /// mean and range of turns, test cases, requirement characters, new functions and
+    /// repository and self reuse targets, from the dataset's files alone.
+    Stats {
+        /// The dataset directory (holding dataset.json).
+        dir: PathBuf,
+        /// Print the rows as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    #[command(group(clap::ArgGroup::new("source").required(true).args(["repo", "dir"])))]
+    Map {
+        /// A pinned PyPI release, NAME==VERSION (networkx==3.4.2): its wheel's sources.
+        #[arg(long)]
+        repo: Option<String>,
+        /// A directory of Python sources (module names from paths under it).
+        #[arg(long)]
+        dir: Option<PathBuf>,
+        /// Write the map as JSON to this file.
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Print the map as JSON (without: counts and the candidates).
+        #[arg(long)]
+        json: bool,
+        /// The Python 3 that runs pip to download the wheel.
+        #[arg(long, default_value = "python3")]
+        python: PathBuf,
+        /// Where wheels are cached [default: ~/.cache/wheelwright].
+        #[arg(long, env = "WHEELWRIGHT_CACHE_DIR")]
+        cache_dir: Option<PathBuf>,
+    },
     /// Check every turn as the paper's pipeline does: structure, targets (static analysis
     /// against the pinned repository), regenerated expected values, reference passes and
     /// empty implementation fails. Exits non-zero on any failure.
@@ -1007,5 +1044,21 @@ pub async fn execute(cli: Cli) -> anyhow::Result<()> {
             cache_dir,
             skip_execution,
         }) => dataset::verify(&dir, python, cache_dir, skip_execution),
+        Command::Dataset(DatasetCommand::Stats { dir, json }) => dataset_stats::stats(&dir, json),
+        Command::Dataset(DatasetCommand::Map {
+            repo,
+            dir,
+            out,
+            json,
+            python,
+            cache_dir,
+        }) => {
+            let source = match (repo, dir) {
+                (Some(repo), _) => dataset_map::MapSource::Pypi(repo),
+                (None, Some(dir)) => dataset_map::MapSource::Dir(dir),
+                (None, None) => anyhow::bail!("give --repo NAME==VERSION or --dir DIR"),
+            };
+            dataset_map::map(&source, &python, cache_dir, out.as_deref(), json)
+        }
     }
 }

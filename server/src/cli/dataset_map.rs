@@ -1,0 +1,154 @@
+//! `wheelwright dataset map`: a repository's callable map (RepoReuse's pipeline, step 1) from a pinned PyPI wheel or a directory, written as JSON.
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use anyhow::Context;
+use wheelwright_core::dataset::PypiRepository;
+use wheelwright_core::python::index::IndexOptions;
+use wheelwright_core::reporeuse::callable_map::CallableMap;
+
+/// Most `.py` files a directory given to `dataset map` may have.
+const MAX_MAP_FILES: usize = 50_000;
+/// Most bytes of Python a directory given to `dataset map` may have.
+const MAX_MAP_BYTES: u64 = 512 << 20;
+
+/// Where the repository comes from.
+#[derive(Clone, Debug)]
+pub(super) enum MapSource {
+    /// `networkx==3.4.2`: the wheel of that version (downloaded once into the cache).
+    Pypi(String),
+    /// A directory of Python sources.
+    Dir(PathBuf),
+}
+
+/// `wheelwright dataset map`: the map to `out` (JSON) and, on standard output, the map as
+/// JSON with `json` or a summary without.
+pub(super) fn map(
+    source: &MapSource,
+    python: &Path,
+    cache_dir: Option<PathBuf>,
+    out: Option<&Path>,
+    json: bool,
+) -> anyhow::Result<()> {
+    let files = match source {
+        MapSource::Pypi(spec) => {
+            let repo = parse_pin(spec)?;
+            let cache = cache_dir.unwrap_or_else(crate::dataset::default_cache_dir);
+            crate::dataset::pypi::repository_source_with(&repo, &cache, python)?
+        }
+        MapSource::Dir(dir) => python_files(dir)?,
+    };
+    let python_files = files
+        .iter()
+        .filter(|(path, _)| path.ends_with(".py"))
+        .map(|(p, t)| (p.as_str(), t.as_str()));
+    let map = CallableMap::build(python_files, &IndexOptions::default());
+    if let Some(out) = out {
+        let text = serde_json::to_string_pretty(&map)? + "\n";
+        std::fs::write(out, text).with_context(|| format!("cannot write {}", out.display()))?;
+    }
+    super::io::emit(json, &map, summary)
+}
+
+/// `name==version` as a PyPI pin; the import package is taken to be the name.
+fn parse_pin(spec: &str) -> anyhow::Result<PypiRepository> {
+    let Some((name, version)) = spec.split_once("==") else {
+        anyhow::bail!(
+            "--repo {spec:?} pins no version; write it as NAME==VERSION (networkx==3.4.2)"
+        );
+    };
+    if name.is_empty() || version.is_empty() {
+        anyhow::bail!(
+            "--repo {spec:?} has an empty name or version; write it as NAME==VERSION (networkx==3.4.2)"
+        );
+    }
+    Ok(PypiRepository {
+        pypi: name.to_owned(),
+        version: version.to_owned(),
+        import: name.replace('-', "_"),
+    })
+}
+
+/// Every `.py` file under `root` by its path relative to it (with `/`), `.git` and
+/// `__pycache__` skipped, within [`MAX_MAP_FILES`] and [`MAX_MAP_BYTES`].
+fn python_files(root: &Path) -> anyhow::Result<BTreeMap<String, String>> {
+    if !root.is_dir() {
+        anyhow::bail!(
+            "{} is not a directory; give --dir the repository's root",
+            root.display()
+        );
+    }
+    let mut files = BTreeMap::new();
+    let mut total = 0u64;
+    let mut pending = vec![(root.to_owned(), String::new())];
+    while let Some((dir, prefix)) = pending.pop() {
+        let entries =
+            std::fs::read_dir(&dir).with_context(|| format!("cannot read {}", dir.display()))?;
+        for entry in entries {
+            let entry = entry.with_context(|| format!("cannot read {}", dir.display()))?;
+            let Ok(name) = entry.file_name().into_string() else {
+                continue;
+            };
+            let rel = format!("{prefix}{name}");
+            let kind = entry.file_type()?;
+            if kind.is_dir() {
+                if name != ".git" && name != "__pycache__" {
+                    pending.push((entry.path(), format!("{rel}/")));
+                }
+                continue;
+            }
+            if !kind.is_file() || !name.ends_with(".py") {
+                continue;
+            }
+            let bytes = std::fs::read(entry.path())
+                .with_context(|| format!("cannot read {}", entry.path().display()))?;
+            total += bytes.len() as u64;
+            if files.len() >= MAX_MAP_FILES || total > MAX_MAP_BYTES {
+                anyhow::bail!(
+                    "{} has more than {MAX_MAP_FILES} Python files or {MAX_MAP_BYTES} bytes of them; give a repository, not a whole disk",
+                    root.display()
+                );
+            }
+            // Non-UTF-8 Python files are rare; read lossily as the wheel reader does.
+            files.insert(rel, String::from_utf8_lossy(&bytes).into_owned());
+        }
+    }
+    if files.is_empty() {
+        anyhow::bail!("{} holds no .py files", root.display());
+    }
+    Ok(files)
+}
+
+/// Counts, then the candidates with the public callables that call them.
+fn summary(out: &mut impl Write, map: &CallableMap) -> std::io::Result<()> {
+    let c = &map.counts;
+    writeln!(
+        out,
+        "{} modules, {} callables ({} functions, {} methods), {} public, {} candidates, {} call edges",
+        c.modules, c.callables, c.functions, c.methods, c.public, c.candidates, c.edges
+    )?;
+    let mut candidates: Vec<_> = map.callables.iter().filter(|c| c.candidate).collect();
+    candidates.sort_by(|a, b| {
+        b.callers
+            .cmp(&a.callers)
+            .then_with(|| a.qualified_name.cmp(&b.qualified_name))
+    });
+    writeln!(out, "candidates, most called first:")?;
+    for candidate in candidates.iter().take(20) {
+        writeln!(
+            out,
+            "  {:<4} {}  ({}:{})",
+            candidate.callers, candidate.qualified_name, candidate.path, candidate.start_line
+        )?;
+    }
+    if candidates.len() > 20 {
+        writeln!(
+            out,
+            "  ... {} more (--json or --out for all)",
+            candidates.len() - 20
+        )?;
+    }
+    Ok(())
+}
