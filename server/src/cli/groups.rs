@@ -50,10 +50,19 @@ pub(super) async fn interruptible<T: Send + 'static>(
     message: &'static str,
     work: impl FnOnce(&ProcessGroups) -> anyhow::Result<T> + Send + 'static,
 ) -> anyhow::Result<T> {
+    use tokio::signal::unix::{SignalKind, signal};
     let groups = ProcessGroups::default();
     let interrupted = groups.clone();
+    // Registered here, before any child starts: a listener made inside the spawned task
+    // would only be registered once the task first runs, and a Ctrl-C before that (a busy
+    // machine) would kill this process by default and leave the children running.
+    let mut interrupt = signal(SignalKind::interrupt())?;
+    let mut terminate = signal(SignalKind::terminate())?;
     tokio::spawn(async move {
-        crate::shutdown_signal().await;
+        tokio::select! {
+            _ = interrupt.recv() => {}
+            _ = terminate.recv() => {}
+        }
         interrupted.kill_all();
         eprintln!("{message}");
         std::process::exit(130);
