@@ -9,11 +9,6 @@ use wheelwright_core::dataset::PypiRepository;
 use wheelwright_core::python::index::IndexOptions;
 use wheelwright_core::reporeuse::callable_map::CallableMap;
 
-/// Most `.py` files a directory given to `dataset map` may have.
-const MAX_MAP_FILES: usize = 50_000;
-/// Most bytes of Python a directory given to `dataset map` may have.
-const MAX_MAP_BYTES: u64 = 512 << 20;
-
 /// Where the repository comes from.
 #[derive(Clone, Debug)]
 pub(super) enum MapSource {
@@ -38,8 +33,15 @@ pub(super) fn map(
             let cache = cache_dir.unwrap_or_else(crate::dataset::default_cache_dir);
             crate::dataset::pypi::repository_source_with(&repo, &cache, python)?
         }
-        MapSource::Dir(dir) => python_files(dir)?,
+        // Read as `cce` reads a repository (within the dataset reader's limits).
+        MapSource::Dir(dir) => crate::dataset::read_source_tree(dir, dir, ".")
+            .with_context(|| format!("reading the repository {}", dir.display()))?
+            .into_iter()
+            .collect::<BTreeMap<_, _>>(),
     };
+    if !files.keys().any(|p| p.ends_with(".py")) {
+        anyhow::bail!("the repository holds no .py files; give its root");
+    }
     let python_files = files
         .iter()
         .filter(|(path, _)| path.ends_with(".py"))
@@ -69,56 +71,6 @@ fn parse_pin(spec: &str) -> anyhow::Result<PypiRepository> {
         version: version.to_owned(),
         import: name.replace('-', "_"),
     })
-}
-
-/// Every `.py` file under `root` by its path relative to it (with `/`), `.git` and
-/// `__pycache__` skipped, within [`MAX_MAP_FILES`] and [`MAX_MAP_BYTES`].
-fn python_files(root: &Path) -> anyhow::Result<BTreeMap<String, String>> {
-    if !root.is_dir() {
-        anyhow::bail!(
-            "{} is not a directory; give --dir the repository's root",
-            root.display()
-        );
-    }
-    let mut files = BTreeMap::new();
-    let mut total = 0u64;
-    let mut pending = vec![(root.to_owned(), String::new())];
-    while let Some((dir, prefix)) = pending.pop() {
-        let entries =
-            std::fs::read_dir(&dir).with_context(|| format!("cannot read {}", dir.display()))?;
-        for entry in entries {
-            let entry = entry.with_context(|| format!("cannot read {}", dir.display()))?;
-            let Ok(name) = entry.file_name().into_string() else {
-                continue;
-            };
-            let rel = format!("{prefix}{name}");
-            let kind = entry.file_type()?;
-            if kind.is_dir() {
-                if name != ".git" && name != "__pycache__" {
-                    pending.push((entry.path(), format!("{rel}/")));
-                }
-                continue;
-            }
-            if !kind.is_file() || !name.ends_with(".py") {
-                continue;
-            }
-            let bytes = std::fs::read(entry.path())
-                .with_context(|| format!("cannot read {}", entry.path().display()))?;
-            total += bytes.len() as u64;
-            if files.len() >= MAX_MAP_FILES || total > MAX_MAP_BYTES {
-                anyhow::bail!(
-                    "{} has more than {MAX_MAP_FILES} Python files or {MAX_MAP_BYTES} bytes of them; give a repository, not a whole disk",
-                    root.display()
-                );
-            }
-            // Non-UTF-8 Python files are rare; read lossily as the wheel reader does.
-            files.insert(rel, String::from_utf8_lossy(&bytes).into_owned());
-        }
-    }
-    if files.is_empty() {
-        anyhow::bail!("{} holds no .py files", root.display());
-    }
-    Ok(files)
 }
 
 /// Counts, then the candidates with the public callables that call them.
