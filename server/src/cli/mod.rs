@@ -372,13 +372,8 @@ pub enum ViewCommand {
         /// wrote gains level 1) and to replay from.
         #[arg(long)]
         bundle: PathBuf,
-        /// The model: a shell command that reads a prompt on standard input and writes
-        /// its answer to standard output. Not needed when the bundle records every answer.
-        #[arg(long)]
-        model: Option<String>,
-        /// Seconds one answer of the model may take; its process group is killed after.
-        #[arg(long, default_value_t = 600)]
-        timeout: u64,
+        #[command(flatten)]
+        model: ModelArgs,
         /// Write the new statement to this file instead of standard output.
         #[arg(long)]
         out: Option<PathBuf>,
@@ -402,13 +397,8 @@ pub enum ViewCommand {
         /// The view bundle to record into (made when missing) and to replay from.
         #[arg(long)]
         bundle: PathBuf,
-        /// The model: a shell command that reads a prompt on standard input and writes
-        /// its answer to standard output. Not needed when the bundle records every answer.
-        #[arg(long)]
-        model: Option<String>,
-        /// Seconds one answer of the model may take; its process group is killed after.
-        #[arg(long, default_value_t = 600)]
-        timeout: u64,
+        #[command(flatten)]
+        model: ModelArgs,
         /// The golden patch (a unified diff of the repository): rewrite only the functions
         /// its hunks change.
         #[arg(long)]
@@ -651,6 +641,24 @@ impl HttpArgs {
             body_budget: (self.upload_memory as usize) << 20,
             read_cache_bytes: (self.read_cache as usize) << 20,
         }
+    }
+}
+
+/// The language model of levels 1 and 4 (`view restate`, `view rewrite`).
+#[derive(Debug, clap::Args)]
+pub struct ModelArgs {
+    /// The model: a shell command that reads a prompt on standard input and writes its
+    /// answer to standard output. Not needed when the bundle records every answer.
+    #[arg(long)]
+    model: Option<String>,
+    /// Seconds one answer of the model may take; its process group is killed after.
+    #[arg(long, default_value_t = 600)]
+    timeout: u64,
+}
+
+impl ModelArgs {
+    fn timeout(&self) -> std::time::Duration {
+        std::time::Duration::from_secs(self.timeout)
     }
 }
 
@@ -912,7 +920,6 @@ pub async fn execute(cli: Cli) -> anyhow::Result<()> {
                 statement,
                 bundle,
                 model,
-                timeout,
                 out,
                 json,
             }) => {
@@ -921,8 +928,8 @@ pub async fn execute(cli: Cli) -> anyhow::Result<()> {
                         &restate::Restate {
                             statement: &statement,
                             bundle: &bundle,
-                            model: model.as_deref(),
-                            timeout: std::time::Duration::from_secs(timeout),
+                            model: model.model.as_deref(),
+                            timeout: model.timeout(),
                             out: out.as_deref(),
                             json,
                         },
@@ -936,7 +943,6 @@ pub async fn execute(cli: Cli) -> anyhow::Result<()> {
                 out,
                 bundle,
                 model,
-                timeout,
                 patch,
                 seed,
                 count,
@@ -951,8 +957,8 @@ pub async fn execute(cli: Cli) -> anyhow::Result<()> {
                             repo: &repo,
                             out: &out,
                             bundle: &bundle,
-                            model: model.as_deref(),
-                            timeout: std::time::Duration::from_secs(timeout),
+                            model: model.model.as_deref(),
+                            timeout: model.timeout(),
                             patch: patch.as_deref(),
                             seed,
                             count,

@@ -8,6 +8,7 @@
 
 use std::io::{Read, Write};
 use std::os::unix::process::CommandExt;
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -126,5 +127,65 @@ impl Model<'_> {
         }
         String::from_utf8(answer)
             .map_err(|_| anyhow::anyhow!("the model's answer to {} is not UTF-8", prompt.template))
+    }
+}
+
+/// Prompts answered from a bundle's record when it holds the answer, else by the model
+/// (levels 1 and 4 replay a recorded view this way), counting both.
+pub(super) struct Answers<'a> {
+    model: Option<Model<'a>>,
+    /// The bundle the record came from, named when an answer is missing and no model given.
+    bundle: &'a Path,
+    /// No progress lines on standard error (`--json`).
+    quiet: bool,
+    pub(super) asked: usize,
+    pub(super) replayed: usize,
+}
+
+impl<'a> Answers<'a> {
+    pub(super) fn new(
+        command: Option<&'a str>,
+        timeout: Duration,
+        groups: &'a ProcessGroups,
+        bundle: &'a Path,
+        quiet: bool,
+    ) -> Self {
+        Self {
+            model: command.map(|command| Model {
+                command,
+                timeout,
+                groups,
+            }),
+            bundle,
+            quiet,
+            asked: 0,
+            replayed: 0,
+        }
+    }
+
+    /// The answer to `prompt` about `what` (`the statement`, a function): `recorded` when
+    /// the record has it, else the model's; an error naming the bundle when neither can.
+    pub(super) fn answer(
+        &mut self,
+        recorded: Option<&str>,
+        prompt: &Prompt,
+        what: &str,
+    ) -> anyhow::Result<String> {
+        if let Some(answer) = recorded {
+            self.replayed += 1;
+            return Ok(answer.to_owned());
+        }
+        let Some(model) = &self.model else {
+            bail!(
+                "{} records no answer to the {} prompt for {what}; give --model CMD to ask a model",
+                self.bundle.display(),
+                prompt.template
+            );
+        };
+        if !self.quiet {
+            eprintln!("asking the model: {} for {what}", prompt.template);
+        }
+        self.asked += 1;
+        model.ask(prompt)
     }
 }

@@ -17,7 +17,7 @@ use wheelwright_core::schrodinger::translate::Translator;
 
 use super::groups::ProcessGroups;
 use super::io::emit;
-use super::model::Model;
+use super::model::Answers;
 use super::view::{read_or_new_bundle, write_bundle};
 
 /// The largest problem statement read.
@@ -60,36 +60,17 @@ pub(super) fn run(args: &Restate<'_>, groups: &ProcessGroups) -> anyhow::Result<
     }
     let mut bundle = read_or_new_bundle(args.bundle)?;
     let recorded = bundle.statement.take();
-    let (mut asked, mut replayed) = (0, 0);
-    let model = args.model.map(|command| Model {
-        command,
-        timeout: args.timeout,
-        groups,
-    });
+    let mut answers = Answers::new(args.model, args.timeout, groups, args.bundle, args.json);
     let (record, restated) = restate(&original, |prompt: &Prompt| {
-        if let Some(answer) = recorded.as_ref().and_then(|r| r.answer(prompt)) {
-            replayed += 1;
-            return Ok(answer.to_owned());
-        }
-        let Some(model) = &model else {
-            bail!(
-                "{} records no answer to the {} prompt for this statement; give --model CMD to ask a model",
-                args.bundle.display(),
-                prompt.template
-            );
-        };
-        if !args.json {
-            eprintln!("asking the model: {}", prompt.template);
-        }
-        asked += 1;
-        model.ask(prompt)
+        let recorded = recorded.as_ref().and_then(|r| r.answer(prompt));
+        answers.answer(recorded, prompt, "the statement")
     })?;
     // Under level 2 the view speaks in the view's names; the record keeps the original's.
     let statement = bundle.namespace.as_ref().map_or_else(
         || restated.statement.clone(),
         |m| Translator::of(m).observation(&restated.statement).text,
     );
-    if asked > 0 || recorded.as_ref() != Some(&record) {
+    if answers.asked > 0 || recorded.as_ref() != Some(&record) {
         bundle.statement = Some(record);
         if !bundle.levels.contains(&1) {
             bundle.levels.push(1);
@@ -104,8 +85,8 @@ pub(super) fn run(args: &Restate<'_>, groups: &ProcessGroups) -> anyhow::Result<
     let report = Restated {
         statement,
         diagnostics: restated.diagnostics,
-        asked,
-        replayed,
+        asked: answers.asked,
+        replayed: answers.replayed,
         bundle: args.bundle.to_owned(),
     };
     if !args.json {

@@ -28,7 +28,7 @@ use wheelwright_core::schrodinger::validity::{Validity, validity};
 use super::{Suite, read_or_new_bundle, read_tree, run_suite, write_bundle, write_file};
 use crate::cli::groups::ProcessGroups;
 use crate::cli::io::emit;
-use crate::cli::model::Model;
+use crate::cli::model::Answers;
 
 /// The largest golden patch read.
 const MAX_PATCH: u64 = 16 << 20;
@@ -79,11 +79,6 @@ struct Rewritten {
 
 /// `wheelwright view rewrite --repo DIR --out DIR --bundle FILE [--model CMD] [--patch FILE]`.
 pub(in crate::cli) fn run(args: &Rewrite<'_>, groups: &ProcessGroups) -> anyhow::Result<()> {
-    let say = |what: &str| {
-        if !args.json {
-            eprintln!("{what}");
-        }
-    };
     if args.out.exists()
         && std::fs::read_dir(args.out)
             .map(|mut d| d.next().is_some())
@@ -111,38 +106,18 @@ pub(in crate::cli) fn run(args: &Rewrite<'_>, groups: &ProcessGroups) -> anyhow:
             None => format!("{} has no function to rewrite outside its tests", args.repo.display()),
         });
     }
-    let model = args.model.map(|command| Model {
-        command,
-        timeout: args.timeout,
-        groups,
-    });
-    let (mut asked, mut replayed) = (0, 0);
+    let mut answers = Answers::new(args.model, args.timeout, groups, args.bundle, args.json);
     let mut records = Vec::new();
     for region in &chosen {
         if let Some(decided) = recorded.as_ref().and_then(|r| r.decided(region)) {
-            replayed += decided.stages.len();
+            answers.replayed += decided.stages.len();
             records.push(decided.clone());
             continue;
         }
+        let what = format!("{} ({})", region.name, region.path);
         let record = rewrite(region, |prompt: &Prompt| {
-            if let Some(answer) = recorded.as_ref().and_then(|r| r.answer(prompt)) {
-                replayed += 1;
-                return Ok(answer.to_owned());
-            }
-            let Some(model) = &model else {
-                bail!(
-                    "{} records no answer to the {} prompt for {}; give --model CMD to ask a model",
-                    args.bundle.display(),
-                    prompt.template,
-                    region.name
-                );
-            };
-            say(&format!(
-                "asking the model: {} for {} ({})",
-                prompt.template, region.name, region.path
-            ));
-            asked += 1;
-            model.ask(prompt)
+            let recorded = recorded.as_ref().and_then(|r| r.answer(prompt));
+            answers.answer(recorded, prompt, &what)
         })?;
         records.push(record);
     }
@@ -189,8 +164,8 @@ pub(in crate::cli) fn run(args: &Rewrite<'_>, groups: &ProcessGroups) -> anyhow:
                 outcome: r.outcome,
             })
             .collect(),
-        asked,
-        replayed,
+        asked: answers.asked,
+        replayed: answers.replayed,
         suite_runs: judged.suite_runs,
         tests: judged.tests,
     };
