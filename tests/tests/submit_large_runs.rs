@@ -43,14 +43,19 @@ fn generate(
         Path::new("python3"),
     )?;
     let root = workspace_root();
+    let shared = root.join("../shared/data/real");
+    if !shared.is_dir() {
+        // A user's clone: the generator takes the trajectories vendored in the repository.
+        eprintln!(
+            "{} is absent: using the 12 vendored trajectories",
+            shared.display()
+        );
+    }
     let output = std::process::Command::new("python3")
         .arg(root.join("scripts/bench/paper-scale-gen.py"))
         .args(["--repo", &root.to_string_lossy()])
         .args(["--wheel", &wheel.to_string_lossy()])
-        .args([
-            "--shared",
-            &root.join("../shared/data/real").to_string_lossy(),
-        ])
+        .args(["--shared", &shared.to_string_lossy()])
         .args(["--turns", &turns.to_string()])
         .args(["--bundle-turns", &bundle_turns.to_string()])
         .args(["--trajectory-share", share, "--limits", "upload"])
