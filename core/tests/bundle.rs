@@ -171,43 +171,7 @@ fn a_bundle_gathered_a_turn_at_a_time_is_the_bundle_read_whole() {
     );
     assert_eq!(dir.jsonl_lines().collect::<String>(), jsonl);
     // Every bundle refused whole is refused gathered, for the same reason.
-    let text = std::fs::read_to_string(fixtures().join("refused.json")).unwrap();
-    let refused: Refused = serde_json::from_str(&text).unwrap();
-    let meta = std::fs::read_to_string(fixtures().join("valid/metadata.json")).unwrap();
-    let meta_line = format!(
-        "{{\"metadata\": {}}}",
-        serde_json::from_str::<serde_json::Value>(&meta).unwrap()
-    );
-    let mut failures = Vec::new();
-    for case in refused.cases {
-        let entries = case.entries.clone().or_else(|| {
-            case.files
-                .as_ref()
-                .map(|files| files.clone().into_iter().collect())
-        });
-        let result = match (&case.jsonl, entries) {
-            (Some(lines), _) => {
-                gathered_jsonl(&lines.join("\n").replace("{META_LINE}", &meta_line))
-            }
-            (None, Some(entries)) => gathered_files(
-                entries
-                    .into_iter()
-                    .map(|(p, t)| (p, t.replace("{META}", &meta).into_bytes()))
-                    .collect(),
-            ),
-            (None, None) => continue,
-        };
-        match result {
-            Ok(_) => failures.push(format!("{}: accepted", case.name)),
-            Err(e) if !e.to_string().contains(&case.error) => failures.push(format!(
-                "{}: error {:?} does not contain {:?}",
-                case.name,
-                e.to_string(),
-                case.error
-            )),
-            Err(_) => {}
-        }
-    }
+    let failures = refusal_failures(gathered_jsonl, gathered_files);
     assert!(failures.is_empty(), "{failures:#?}");
 }
 
@@ -228,8 +192,12 @@ struct RefusedCase {
     error: String,
 }
 
-#[test]
-fn bad_bundles_are_refused_with_a_message_that_names_the_problem() {
+/// Each case of `refused.json` read as JSON Lines by `jsonl` or as entries by `files`:
+/// what is wrong with each reader's answer (accepted, or refused for another reason).
+fn refusal_failures(
+    jsonl: impl Fn(&str) -> Result<RepoReuseBundle, BundleError>,
+    files: impl Fn(Vec<(String, Vec<u8>)>) -> Result<RepoReuseBundle, BundleError>,
+) -> Vec<String> {
     let text = std::fs::read_to_string(fixtures().join("refused.json")).unwrap();
     let refused: Refused = serde_json::from_str(&text).unwrap();
     let meta = std::fs::read_to_string(fixtures().join("valid/metadata.json")).unwrap();
@@ -245,13 +213,12 @@ fn bad_bundles_are_refused_with_a_message_that_names_the_problem() {
                 .map(|files| files.clone().into_iter().collect())
         });
         let result = match (&case.jsonl, entries) {
-            (Some(lines), None) => {
-                RepoReuseBundle::from_jsonl(&lines.join("\n").replace("{META_LINE}", &meta_line))
-            }
-            (None, Some(entries)) => RepoReuseBundle::from_files(
+            (Some(lines), None) => jsonl(&lines.join("\n").replace("{META_LINE}", &meta_line)),
+            (None, Some(entries)) => files(
                 entries
                     .into_iter()
-                    .map(|(p, t)| (p, t.replace("{META}", &meta).into_bytes())),
+                    .map(|(p, t)| (p, t.replace("{META}", &meta).into_bytes()))
+                    .collect(),
             ),
             _ => panic!(
                 "case {:?} must give one of jsonl, files or entries",
@@ -269,6 +236,12 @@ fn bad_bundles_are_refused_with_a_message_that_names_the_problem() {
             Err(_) => {}
         }
     }
+    failures
+}
+
+#[test]
+fn bad_bundles_are_refused_with_a_message_that_names_the_problem() {
+    let failures = refusal_failures(RepoReuseBundle::from_jsonl, RepoReuseBundle::from_files);
     assert!(failures.is_empty(), "{failures:#?}");
 }
 
