@@ -12,4 +12,5 @@ pub mod metrics;
 pub mod prompt;
 pub mod scoring;
 pub mod stats;
+pub mod synthesis;
 pub mod turn_workspace;
