@@ -25,6 +25,7 @@ mod recube_pass_rates;
 mod recube_rebinding;
 mod recube_validate;
 mod reporeuse_callable_map;
+mod reporeuse_execution;
 mod reporeuse_synthesis;
 mod schrodinger_actions;
 mod schrodinger_restate;

@@ -93,6 +93,16 @@ pub struct CaseSuite {
     order: Vec<usize>,
 }
 
+/// What each case of a suite got in one run ([`CaseSuite::observe`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Observation {
+    /// By case id: what the call gave (`Err`: why it gave no usable result: an error, or
+    /// an exception where the case expects a value) and its seconds.
+    pub results: BTreeMap<String, (Result<Got, String>, f64)>,
+    /// Why the stream cannot be trusted, if it cannot (tampering, truncation).
+    pub problem: Option<String>,
+}
+
 /// What the sandbox gets (`/judge/cases.json`): the module to test and the calls.
 #[derive(Serialize)]
 struct JudgeInput<'a> {
@@ -178,6 +188,25 @@ impl CaseSuite {
         })
     }
 
+    /// The suite of a turn's calls alone, to learn what the reference returns (the
+    /// pipeline's execute step, [`crate::reporeuse::execution`]): [`CaseSuite::observe`]
+    /// reads its runs; it has no expected values, so its verdict fails every case.
+    pub fn to_execute(module: &str, package: &str, cases_json: &str) -> Result<Self, String> {
+        let cases: Vec<Case> = serde_json::from_str(cases_json)
+            .map_err(|e| format!("cases.json is not a list of cases: {e}"))?;
+        let mut seen = BTreeSet::new();
+        if let Some(case) = cases.iter().find(|c| !seen.insert(c.id.as_str())) {
+            return Err(format!("cases.json has case {:?} twice", case.id));
+        }
+        Ok(Self {
+            module: module.to_owned(),
+            exceptions: ExceptionClasses::builtins(package),
+            order: sending_order(&cases, cases_json),
+            cases,
+            expected: BTreeMap::new(),
+        })
+    }
+
     /// The suite judging exceptions with the repository's classes too (built from its
     /// index, [`ExceptionClasses::of_repository`]), not only the built-in ones: a call that
     /// raises a subclass of the expected class passes, as under `pytest.raises`.
@@ -235,16 +264,52 @@ impl CaseSuite {
     /// The verdict from the result stream (`None`: none came back) and how the run ended;
     /// `truncated`: the stream was over its size limit.
     pub fn verdict(&self, stream: Option<&[u8]>, truncated: bool, end: RunEnd) -> Verdict {
+        let Observation { results, problem } = self.observe(stream, truncated, end);
+        let (missing, missing_why) = unreported(end);
+        let tests = self
+            .cases
+            .iter()
+            .map(|case| {
+                let (outcome, duration_s, excerpt) = match results.get(case.id.as_str()) {
+                    None => (missing, 0.0, missing_why.clone()),
+                    Some((Err(error), seconds)) => (TestOutcome::Failed, *seconds, error.clone()),
+                    Some((Ok(got), seconds)) => {
+                        // A suite made to execute the reference has no expected values.
+                        let expected = self.expected.get(&case.id);
+                        if expected.is_some_and(|e| matches(case.compare, got, e, &self.exceptions))
+                        {
+                            (TestOutcome::Passed, *seconds, String::new())
+                        } else {
+                            (TestOutcome::Failed, *seconds, why_failed(case.compare, got))
+                        }
+                    }
+                };
+                TestResult {
+                    module: case.function.clone(),
+                    name: case.id.clone(),
+                    outcome,
+                    duration_s,
+                    excerpt,
+                }
+            })
+            .collect();
+        Verdict::from_tests(tests, problem)
+    }
+
+    /// What each case got, from the result stream (`None`: none came back) and how the
+    /// run ended, before any comparison: a case without a record is absent; `problem` is
+    /// why the stream cannot be trusted, if it cannot.
+    pub fn observe(&self, stream: Option<&[u8]>, truncated: bool, end: RunEnd) -> Observation {
         let records = stream::read(stream.unwrap_or_default());
         let mut problem = records.problem.clone();
         if truncated {
             problem = Some("the result stream was over its size limit".to_owned());
         }
-        let mut results: BTreeMap<&str, (Result<Got, String>, f64)> = BTreeMap::new();
+        let mut results: BTreeMap<String, (Result<Got, String>, f64)> = BTreeMap::new();
         for record in &records.records {
             match self.read_record(record) {
                 Ok((id, got, seconds)) => {
-                    if results.insert(id, (got, seconds)).is_some() {
+                    if results.insert(id.to_owned(), (got, seconds)).is_some() {
                         problem.get_or_insert_with(|| {
                             format!("the result stream reports case {id:?} twice")
                         });
@@ -273,33 +338,12 @@ impl CaseSuite {
             }
             None => {}
         }
-        let (missing, missing_why) = unreported(end);
-        let tests = self
-            .cases
-            .iter()
-            .map(|case| {
-                let (outcome, duration_s, excerpt) = match results.get(case.id.as_str()) {
-                    None => (missing, 0.0, missing_why.clone()),
-                    Some((Err(error), seconds)) => (TestOutcome::Failed, *seconds, error.clone()),
-                    Some((Ok(got), seconds)) => {
-                        let expected = &self.expected[&case.id];
-                        if matches(case.compare, got, expected, &self.exceptions) {
-                            (TestOutcome::Passed, *seconds, String::new())
-                        } else {
-                            (TestOutcome::Failed, *seconds, why_failed(case.compare, got))
-                        }
-                    }
-                };
-                TestResult {
-                    module: case.function.clone(),
-                    name: case.id.clone(),
-                    outcome,
-                    duration_s,
-                    excerpt,
-                }
-            })
-            .collect();
-        Verdict::from_tests(tests, problem)
+        Observation { results, problem }
+    }
+
+    /// The cases, in `cases.json`'s order.
+    pub fn cases(&self) -> &[Case] {
+        &self.cases
     }
 
     /// A record's case, what it got and its seconds; `Err` says why the record is malformed.

@@ -8,6 +8,7 @@ pub mod baseline;
 pub mod bundle;
 pub mod callable_map;
 pub mod dataset;
+pub mod execution;
 pub mod metrics;
 pub mod prompt;
 pub mod scoring;

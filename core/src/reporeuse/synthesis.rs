@@ -508,24 +508,32 @@ fn manifest_of(answer: &Answer, context: &TurnContext<'_>) -> TurnManifest {
 /// call does not split (check first).
 pub fn render_turn(answer: &Answer, context: &TurnContext<'_>) -> Option<TurnFiles> {
     let manifest = manifest_of(answer, context);
-    let mut lines = Vec::new();
+    let mut cases = Vec::new();
     for call in &answer.calls {
         let split = split_call(&call.call).ok()?;
-        let case = crate::hidden_tests::cases::Case {
+        cases.push(crate::hidden_tests::cases::Case {
             id: call.id.clone(),
             function: split.function,
             args: split.args,
             kwargs: split.kwargs,
             compare: call.compare,
-        };
-        lines.push(format!(" {}", serde_json::to_string(&case).ok()?));
+        });
     }
     Some(TurnFiles {
         requirement: render_requirement(context.chain, context.repository, &manifest),
         reference: answer.solution.clone(),
-        cases_json: format!("[\n{}\n]\n", lines.join(",\n")),
+        cases_json: cases_json(&cases),
         manifest,
     })
+}
+
+/// `cases.json`: one case per line, in order.
+pub fn cases_json(cases: &[crate::hidden_tests::cases::Case]) -> String {
+    let lines: Vec<String> = cases
+        .iter()
+        .map(|case| format!(" {}", serde_json::to_string(case).unwrap_or_default()))
+        .collect();
+    format!("[\n{}\n]\n", lines.join(",\n"))
 }
 
 /// A turn's `requirement.md` (the base requirement, memory "none"): the chain's title and
