@@ -110,9 +110,9 @@ fn each_fixture_answer_is_refused_or_rendered_as_expected() {
     assert!(synthesize("turn2_accepted", &chain)["refused"].is_null());
     assert!(
         refused("names_evidence")
-            .contains("names the evidence symbol packaging.version._strip_trailing_zeros")
+            .contains("names the evidence symbol packaging.utils.canonicalize_version")
     );
-    assert!(refused("names_evidence").contains("packaging.utils._TrimmedRelease"));
+    assert!(refused("names_evidence").contains("packaging.version._TrimmedRelease"));
     assert!(refused("missing_block").contains("READS"));
 }
 

@@ -181,6 +181,16 @@ pub(crate) fn run_streamed(
     job: &Job,
     verdict: impl FnOnce(Option<&[u8]>, bool, RunEnd) -> Verdict,
 ) -> Result<Verdict, TestRunError> {
+    let (stream, truncated, end) = run_stream(sandbox, job)?;
+    Ok(verdict(stream.as_deref(), truncated, end))
+}
+
+/// Runs `job`: what it streamed, whether that was over its size limit, and how the run
+/// ended; a stopped job is an error.
+pub(crate) fn run_stream(
+    sandbox: &dyn Sandbox,
+    job: &Job,
+) -> Result<(Option<Vec<u8>>, bool, RunEnd), TestRunError> {
     let outcome = sandbox.run(job)?;
     let end = match outcome.status {
         Status::TimedOut => RunEnd::TimedOut,
@@ -189,9 +199,5 @@ pub(crate) fn run_streamed(
         Status::Signalled(signal) => RunEnd::Signalled(signal),
         Status::Stopped => return Err(TestRunError::Stopped),
     };
-    Ok(verdict(
-        outcome.collected.as_deref(),
-        outcome.collected_truncated,
-        end,
-    ))
+    Ok((outcome.collected, outcome.collected_truncated, end))
 }

@@ -16,6 +16,7 @@ mod cli_actions;
 mod cli_cce;
 mod cli_dataset;
 mod cli_dataset_map;
+mod cli_dataset_pipeline;
 mod cli_dataset_stats;
 mod cli_inputs;
 mod cli_mask;

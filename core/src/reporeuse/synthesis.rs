@@ -49,6 +49,30 @@ pub const REPO_TARGETS: (usize, usize) = (2, 4);
 /// Self targets a turn after the first reuses: at least, at most.
 pub const SELF_TARGETS: (usize, usize) = (1, 3);
 
+/// A chain as the pipeline starts it (`pipeline/answers/<chain>/chain.json`): its
+/// manifest and the repository (PyPI name) it is built on.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ChainSource {
+    pub id: String,
+    pub title: String,
+    pub description: String,
+    pub package: String,
+    pub repository: String,
+}
+
+impl ChainSource {
+    /// The chain's `chain.json`.
+    pub fn manifest(&self) -> ChainManifest {
+        ChainManifest {
+            id: self.id.clone(),
+            title: self.title.clone(),
+            description: self.description.clone(),
+            package: self.package.clone(),
+        }
+    }
+}
+
 /// One turn's answer, as read from the model.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Answer {

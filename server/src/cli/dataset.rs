@@ -66,26 +66,7 @@ struct TurnVerdict {
 
 impl TurnVerdict {
     fn failures(&self) -> Vec<String> {
-        let t = &self.targets;
-        let mut out = Vec::new();
-        if !t.missing.is_empty() {
-            out.push(format!(
-                "reference.py does not reference the declared target(s) {}",
-                t.missing.join(", ")
-            ));
-        }
-        if !t.unknown.is_empty() {
-            out.push(format!(
-                "target(s) {} name no definition of the repository or an earlier turn; fix turn.json",
-                t.unknown.join(", ")
-            ));
-        }
-        if !t.undefined_functions.is_empty() {
-            out.push(format!(
-                "reference.py does not define the required function(s) {}",
-                t.undefined_functions.join(", ")
-            ));
-        }
+        let mut out = self.targets.problems();
         let n = self.tests.unwrap_or(0);
         if self.tests.is_none() {
             out.push("expected.json has no \"cases\" list".to_owned());

@@ -15,12 +15,16 @@ mod actions;
 mod analyze;
 mod cce;
 mod dataset;
+mod dataset_audit;
+mod dataset_execute;
 mod dataset_map;
 mod dataset_stats;
+mod dataset_synthesize;
 mod groups;
 mod io;
 mod mask;
 mod model;
+mod pool;
 mod prepare;
 mod recube;
 mod restate;
@@ -498,10 +502,6 @@ pub enum RecubeCommand {
 
 #[derive(Debug, Subcommand)]
 pub enum DatasetCommand {
-    /// RepoReuse's pipeline, step 1: a repository's callable map (every function and
-    /// method with its lines, signature, first docstring line and calls resolved to the
-    /// repository's own callables; internal ones public code calls marked as candidate
-    /// starting points). Format: docs/formats.md, "Callable map".
     /// A RepoReuse dataset's Table 1 (as in the paper): chains, and per chain or turn the
     /// mean and range of turns, test cases, requirement characters, new functions and
     /// repository and self reuse targets, from the dataset's files alone.
@@ -512,6 +512,10 @@ pub enum DatasetCommand {
         #[arg(long)]
         json: bool,
     },
+    /// RepoReuse's pipeline, step 1: a repository's callable map (every function and
+    /// method with its lines, signature, first docstring line and calls resolved to the
+    /// repository's own callables; internal ones public code calls marked as candidate
+    /// starting points). Format: docs/formats.md, "Callable map".
     #[command(group(clap::ArgGroup::new("source").required(true).args(["repo", "dir"])))]
     Map {
         /// A pinned PyPI release, NAME==VERSION (networkx==3.4.2): its wheel's sources.
@@ -532,6 +536,48 @@ pub enum DatasetCommand {
         /// Where wheels are cached [default: ~/.cache/wheelwright].
         #[arg(long, env = "WHEELWRIGHT_CACHE_DIR")]
         cache_dir: Option<PathBuf>,
+    },
+    /// RepoReuse's pipeline, step 3: each turn's recorded authoring answer (six blocks,
+    /// `DIR/pipeline/answers/<chain>/turn-<t>.md`) checked and rendered into the turn's
+    /// files under `DIR/chains/`. An answer with a problem (a missing block, a call that is
+    /// not one call of a required function, a requirement naming an evidence symbol, ...)
+    /// is refused with every problem named. Format: docs/formats.md, "Synthesis answer".
+    Synthesize {
+        /// The dataset directory (holding dataset.json and pipeline/answers/).
+        dir: PathBuf,
+        /// Only this chain (repeat for more) [default: every chain with answers].
+        #[arg(long = "chain", value_name = "ID")]
+        chains: Vec<String>,
+    },
+    /// RepoReuse's pipeline, step 4: every turn's reference run twice in the sandbox by the
+    /// case runner; cases whose runs disagree, err or do not give the proposed kind of
+    /// result are discarded, and the rest get their expected values from the runs. Writes
+    /// each turn's expected.json and cases.json and a record under pipeline/execution/;
+    /// fails naming any turn left with fewer than 8 cases.
+    Execute {
+        /// The dataset directory (holding dataset.json and chains/).
+        dir: PathBuf,
+        /// Only this chain (repeat for more) [default: every chain].
+        #[arg(long = "chain", value_name = "ID")]
+        chains: Vec<String>,
+        #[command(flatten)]
+        tests: TestArgs,
+        /// Print the records as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// The independent audit of a built dataset: its repository installed afresh from its
+    /// PyPI pin, every chain's packaged references put in place turn by turn, and every
+    /// hidden test run in the sandbox as a submission's is. Every reference must pass every
+    /// test and an empty implementation fail every one; exits non-zero otherwise.
+    Audit {
+        /// The dataset directory (holding dataset.json).
+        dir: PathBuf,
+        #[command(flatten)]
+        tests: TestArgs,
+        /// Print the audit as JSON.
+        #[arg(long)]
+        json: bool,
     },
     /// Check every turn as the paper's pipeline does: structure, targets (static analysis
     /// against the pinned repository), regenerated expected values, reference passes and
@@ -1050,6 +1096,25 @@ pub async fn execute(cli: Cli) -> anyhow::Result<()> {
             cache_dir,
             skip_execution,
         }) => dataset::verify(&dir, python, cache_dir, skip_execution),
+        Command::Dataset(DatasetCommand::Synthesize { dir, chains }) => {
+            dataset_synthesize::synthesize(&dir, &chains)
+        }
+        Command::Dataset(DatasetCommand::Execute {
+            dir,
+            chains,
+            tests,
+            json,
+        }) => {
+            let config = tests.config(false);
+            tokio::task::spawn_blocking(move || {
+                dataset_execute::execute(&dir, &chains, &config, json)
+            })
+            .await?
+        }
+        Command::Dataset(DatasetCommand::Audit { dir, tests, json }) => {
+            let config = tests.config(false);
+            tokio::task::spawn_blocking(move || dataset_audit::audit(&dir, &config, json)).await?
+        }
         Command::Dataset(DatasetCommand::Stats { dir, json }) => dataset_stats::stats(&dir, json),
         Command::Dataset(DatasetCommand::Map {
             repo,

@@ -56,6 +56,30 @@ impl TargetCheck {
     pub fn ok(&self) -> bool {
         self.missing.is_empty() && self.unknown.is_empty() && self.undefined_functions.is_empty()
     }
+
+    /// What is wrong, in words that say what to fix; empty when [`TargetCheck::ok`].
+    pub fn problems(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        if !self.missing.is_empty() {
+            out.push(format!(
+                "reference.py does not reference the declared target(s) {}",
+                self.missing.join(", ")
+            ));
+        }
+        if !self.unknown.is_empty() {
+            out.push(format!(
+                "target(s) {} name no definition of the repository or an earlier turn; fix turn.json",
+                self.unknown.join(", ")
+            ));
+        }
+        if !self.undefined_functions.is_empty() {
+            out.push(format!(
+                "reference.py does not define the required function(s) {}",
+                self.undefined_functions.join(", ")
+            ));
+        }
+        out
+    }
 }
 
 /// Checks every turn's reference against the declared targets (step 2 of the module doc).

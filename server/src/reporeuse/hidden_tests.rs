@@ -80,25 +80,7 @@ fn prepare(test: &TurnTest<'_>) -> Result<Prepared, TestRunError> {
                 .case_suite(chain, test.turn - 1)
                 .map_err(TestRunError::Dataset)?
                 .with_exceptions(test.exceptions.clone());
-            let tool = |name: &str| {
-                dataset
-                    .tools
-                    .iter()
-                    .find(|(path, _)| path == &format!("tools/{name}"))
-                    .map(|(_, text)| (name.to_owned(), text.as_bytes().to_vec()))
-            };
-            let mut judge = vec![
-                ("run_cases.py".to_owned(), cases::RUNNER.as_bytes().to_vec()),
-                (cases::INPUT.to_owned(), suite.judge_input().into_bytes()),
-                tool("canon.py").ok_or_else(|| {
-                    TestRunError::Dataset(
-                        "the dataset has no tools/canon.py, which puts results in the canonical \
-                         form its expected values have"
-                            .to_owned(),
-                    )
-                })?,
-            ];
-            judge.extend(tool("prelude.py"));
+            let judge = case_judge(dataset, &suite)?;
             Ok(Prepared {
                 suite: Suite::Cases(suite),
                 judge,
@@ -115,6 +97,34 @@ fn prepare(test: &TurnTest<'_>) -> Result<Prepared, TestRunError> {
             })
         }
     }
+}
+
+/// The judge's files of a case suite: the project's case runner, the calls without their
+/// expected values, and the dataset's canonical form and prelude.
+pub(crate) fn case_judge(
+    dataset: &RepoReuseDataset,
+    suite: &CaseSuite,
+) -> Result<Vec<(String, Vec<u8>)>, TestRunError> {
+    let tool = |name: &str| {
+        dataset
+            .tools
+            .iter()
+            .find(|(path, _)| path == &format!("tools/{name}"))
+            .map(|(_, text)| (name.to_owned(), text.as_bytes().to_vec()))
+    };
+    let mut judge = vec![
+        ("run_cases.py".to_owned(), cases::RUNNER.as_bytes().to_vec()),
+        (cases::INPUT.to_owned(), suite.judge_input().into_bytes()),
+        tool("canon.py").ok_or_else(|| {
+            TestRunError::Dataset(
+                "the dataset has no tools/canon.py, which puts results in the canonical \
+                 form its expected values have"
+                    .to_owned(),
+            )
+        })?,
+    ];
+    judge.extend(tool("prelude.py"));
+    Ok(judge)
 }
 
 /// The tests of `test`'s turn (for a turn that fails without running).
