@@ -23,3 +23,17 @@ def migration_script():
         "/* keep the index */\n"
         "drop index idx_old;\n"
     )
+
+
+def query_log_text():
+    """A query log: one entry per line, "<duration in ms>|<sql>"; a quoted string may span lines."""
+    return (
+        "12.5|select * from users where email = 'ann@example.org'\n"
+        "3|SELECT * FROM users WHERE email = 'bob@example.org';\n"
+        "40|update users set bio = 'Line one\n"
+        "line two of a long biography' where id = 7\n"
+        "\n"
+        "7.25|insert into users (name, email) values ('Cyd', 'cyd@example.org'); select count(*) from users\n"
+        "1|select * from users where email = :email\n"
+        "30|UPDATE users SET bio = 'short' WHERE id = 9\n"
+    )
