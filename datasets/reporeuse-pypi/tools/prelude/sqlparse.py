@@ -37,3 +37,29 @@ def query_log_text():
         "1|select * from users where email = :email\n"
         "30|UPDATE users SET bio = 'short' WHERE id = 9\n"
     )
+
+
+def report_query():
+    """A reporting query of a BI dashboard (aliases, joins, aggregates, a window and a CASE)."""
+    return (
+        "select o.id, o.total * 1.2 as gross, upper(c.name) customer, count(*) n, c.*,\n"
+        "       case when o.total > 100 then 'big' when o.total > 10 then 'mid' else 'small' end as size,\n"
+        "       sum(o.total) over (partition by c.id) as running\n"
+        "from sales.orders o\n"
+        "left join customers as c on c.id = o.customer_id\n"
+        "join \"Region\" r using (region_id)\n"
+        "where o.status = 'paid' and c.country in ('DE', 'FR') and r.active\n"
+        "group by o.id\n"
+        "order by gross desc"
+    )
+
+
+def cte_query():
+    """A query with common table expressions that build on each other."""
+    return (
+        "with recent as (select id, customer_id, total from sales.orders where created > now() - interval '7 days'),\n"
+        "     big as (select r.id, r.total * 2 as doubled from recent r join limits l on l.id = r.customer_id where r.total > l.amount)\n"
+        "select b.id, b.doubled, k.label\n"
+        "from big b, (select id, label from kinds) k\n"
+        "where b.id = k.id"
+    )
