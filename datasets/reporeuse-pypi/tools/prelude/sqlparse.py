@@ -63,3 +63,14 @@ def cte_query():
         "from big b, (select id, label from kinds) k\n"
         "where b.id = k.id"
     )
+
+
+def snippet_sql():
+    """A typical application query kept as a snippet (two statements, a comment, a subquery)."""
+    return (
+        "-- active customers with recent orders\n"
+        "select c.id, c.name, count(o.id) as orders from customers c join orders o on o.customer_id = c.id "
+        "where c.active = 1 and o.created > '2024-01-01' and c.region in (select id from regions where code = 'EU') "
+        "group by c.id, c.name order by orders desc;\n"
+        "update customers set last_seen = now() where id = 42;"
+    )
