@@ -17,51 +17,54 @@ def demo_cli():
     """A small command tree: tool [--verbose/-v] [--config PATH]
     {deploy, debug (hidden), db {migrate, dump}, resize, sync}."""
 
-    @click.group(name="tool")
-    @click.option("--verbose", "-v", count=True)
-    @click.option("--config", type=click.Path())
+    @click.group(name="tool", help="Operations tool for the release team.")
+    @click.option("--verbose", "-v", count=True, help="Print more output.")
+    @click.option("--config", type=click.Path(), help="Configuration file.")
     def tool(verbose, config):
         pass
 
-    @tool.command()
-    @click.option("--force", is_flag=True)
-    @click.option("--target", "-t", type=click.Choice(["staging", "production"]))
+    @tool.command(help="Deploy a release to a target environment. Files are uploaded first.")
+    @click.option("--force", is_flag=True, help="Skip the confirmation.")
+    @click.option("--target", "-t", type=click.Choice(["staging", "production"]), help="Where to deploy.")
     @click.argument("name")
-    @click.argument("files", nargs=-1)
+    @click.argument("files", nargs=-1, type=click.Path())
     def deploy(force, target, name, files):
         pass
 
-    @tool.command(hidden=True)
+    @tool.command(hidden=True, help="Show internal state.")
     def debug():
         pass
 
-    @tool.group()
+    @tool.group(help="Database maintenance.")
     def db():
         pass
 
-    @db.command()
-    @click.option("--to", type=int)
+    @db.command(help="Apply the schema migrations up to a given version.")
+    @click.option("--to", type=int, help="Target version.")
     def migrate(to):
         pass
 
-    @db.command()
+    @db.command(help="Dump the rows of one table as comma separated values for the operations team")
     @click.argument("table")
-    @click.option("--limit", type=int, default=10)
-    def dump(table, limit):
+    @click.option("--limit", type=int, default=10, help="Rows to dump.")
+    @click.option("--columns", "-c", multiple=True, help="Columns to include.")
+    def dump(table, limit, columns):
         pass
 
-    @tool.command()
-    @click.option("--size", nargs=2, type=int)
+    @tool.command(short_help="Resize images.", help="Resize one image to a new width and height.")
+    @click.option("--size", nargs=2, type=int, help="Width and height.")
+    @click.option("+r", "--rotate", is_flag=True, help="Rotate first.")
     @click.argument("pair", nargs=2)
-    def resize(size, pair):
+    def resize(size, rotate, pair):
         pass
 
-    @tool.command()
-    @click.option("--dry-run", is_flag=True)
-    @click.option("--mode", type=click.Choice(["fast", "safe"]))
+    @tool.command(help="Synchronise two directories.")
+    @click.option("--dry-run", is_flag=True, help="Only show what would change.")
+    @click.option("--mode", type=click.Choice(["fast", "safe"]), help="Copy mode.")
+    @click.option("--out-dir", type=click.Path(file_okay=False), help="Where to write reports.")
     @click.argument("source")
     @click.argument("dest")
-    def sync(dry_run, mode, source, dest):
+    def sync(dry_run, mode, out_dir, source, dest):
         pass
 
     return tool
@@ -70,22 +73,22 @@ def demo_cli():
 def pipeline_cli():
     """A chained group: pipe {load FILE, filter [--expr E], save [--out O]}."""
 
-    @click.group(name="pipe", chain=True)
+    @click.group(name="pipe", chain=True, help="Process records in steps.")
     def pipe():
         pass
 
-    @pipe.command()
-    @click.argument("file")
+    @pipe.command(help="Load records from a file.")
+    @click.argument("file", type=click.Path(dir_okay=False))
     def load(file):
         pass
 
-    @pipe.command(name="filter")
-    @click.option("--expr")
+    @pipe.command(name="filter", help="Keep matching records.")
+    @click.option("--expr", help="Filter expression.")
     def filter_(expr):
         pass
 
-    @pipe.command()
-    @click.option("--out")
+    @pipe.command(help="Save records.")
+    @click.option("--out", help="Output file.")
     def save(out):
         pass
 
