@@ -1,5 +1,14 @@
 """Prelude for the click (8.1.7) RepoReuse chains: deterministic builders used by the calls."""
+import io
+
 import click
+
+
+def named_stream(name, text=""):
+    """An in-memory text stream that carries a file name (like an opened file)."""
+    stream = io.StringIO(text)
+    stream.name = name
+    return stream
 
 
 def job_spec():
