@@ -102,3 +102,54 @@ def pipeline_cli():
         pass
 
     return pipe
+
+
+def ops_cli():
+    """A tool with behaviour, for in-process runs:
+    ops [--region R] {scale SERVICE [--replicas N], create [--name] [--port],
+    wipe SERVICE (confirmation), secret (hidden input), fail CODE, status}."""
+
+    @click.group(name="ops", help="Operate the service fleet.")
+    @click.option("--region", default="eu-west", envvar="OPS_REGION", help="Region to act in.")
+    @click.pass_context
+    def ops(ctx, region):
+        ctx.obj = {"region": region}
+
+    @ops.command(help="Scale a service.")
+    @click.argument("service")
+    @click.option("--replicas", type=click.IntRange(1, 10), default=2, help="Replica count.")
+    @click.pass_obj
+    def scale(obj, service, replicas):
+        click.echo("scaling %s to %d in %s" % (service, replicas, obj["region"]))
+
+    @ops.command(help="Create a service.")
+    @click.option("--name", prompt="Service name")
+    @click.option("--port", prompt=True, type=int, default=8080)
+    def create(name, port):
+        click.echo("created %s:%d" % (name, port))
+
+    @ops.command(help="Delete all data of a service.")
+    @click.confirmation_option(prompt="Drop all data?")
+    @click.argument("service")
+    def wipe(service):
+        click.echo("wiped %s" % service)
+        click.echo("audit record written", err=True)
+
+    @ops.command(help="Store a secret.")
+    @click.option("--value", prompt="Secret", hide_input=True)
+    def secret(value):
+        click.echo("stored %d characters" % len(value))
+
+    @ops.command(help="Exit with a code.")
+    @click.argument("code", type=int)
+    def fail(code):
+        if code == 99:
+            raise RuntimeError("unexpected failure")
+        click.echo("failing with %d" % code, err=True)
+        raise SystemExit(code)
+
+    @ops.command(help="Show the fleet status.")
+    def status():
+        click.echo(click.style("healthy", fg="green"))
+
+    return ops
