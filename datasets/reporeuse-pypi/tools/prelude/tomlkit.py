@@ -10,3 +10,28 @@ def lines(*rows):
 def layer(name, *rows):
     """A named configuration layer: [name, TOML text of the rows]."""
     return [name, lines(*rows)]
+
+
+CALENDAR = lines(
+    "# Release calendar of the project",
+    'project = "demo"',
+    "",
+    "[[release]]",
+    'name = "1.0"  # first stable',
+    "date = 2024-05-01",
+    "freeze = 2024-04-20T12:00:00Z",
+    "",
+    "[[release]]",
+    'name = "1.1"',
+    'date = "2024-08-01"',
+    "freeze = 2024-07-25T09:00:00+02:00",
+    "",
+    "[[release]]",
+    'name = "2.0"',
+    "date = 2024-12-02",
+)
+
+
+def calendar():
+    """The sample release calendar text (three releases, the last without a trailing blank line)."""
+    return CALENDAR
