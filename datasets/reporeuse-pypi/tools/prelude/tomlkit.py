@@ -35,3 +35,28 @@ CALENDAR = lines(
 def calendar():
     """The sample release calendar text (three releases, the last without a trailing blank line)."""
     return CALENDAR
+
+
+STYLE_SAMPLE = lines(
+    '"name" = "demo"',
+    "path = \"C:\\\\data\\\\in\"",
+    "a.\"b\".'c d' = 'ok'",
+    "t = {\"k\" = 'v', n = {\"m\" = 1}}",
+    "",
+    '["srv".x]',
+    "\"host\" = 'example.org'",
+    "motd = \"\"\"",
+    "Hello",
+    "World\"\"\"",
+    "",
+    '[[ "jobs" ]]',
+    '"cmd" = "run \\"all\\""',
+    "",
+    "[[jobs]]",
+    "cmd = 'x'",
+)
+
+
+def style_sample():
+    """A small TOML file with several style findings (quoted keys, long string spellings)."""
+    return STYLE_SAMPLE
