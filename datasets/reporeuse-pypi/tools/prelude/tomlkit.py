@@ -60,3 +60,53 @@ STYLE_SAMPLE = lines(
 def style_sample():
     """A small TOML file with several style findings (quoted keys, long string spellings)."""
     return STYLE_SAMPLE
+
+
+PYPROJECT = lines(
+    "[build-system]",
+    'requires = ["hatchling"]',
+    'build-backend = "hatchling.build"',
+    "",
+    "[project]",
+    'name = "demo-app"',
+    'version = "1.2.0"',
+    "dependencies = [",
+    '    "requests>=2.31",  # HTTP client',
+    '    "Click>=8",',
+    "    # pinned for the CLI",
+    '    "rich==13.7.0",  # pretty output',
+    "]",
+    "",
+    "[project.optional-dependencies]",
+    'test = ["pytest>=8", "pytest-cov"]',
+    "docs = [",
+    '    "Sphinx>=7",  # docs',
+    "]",
+)
+
+
+def pyproject():
+    """A sample pyproject.toml: multi-line main dependencies with comments, two extras."""
+    return PYPROJECT
+
+
+SPLIT_PYPROJECT = lines(
+    "[project]",
+    'name = "split-app"',
+    'dependencies = ["attrs"]',
+    "",
+    "[tool.ruff]",
+    "line-length = 100",
+    "",
+    "[project.optional-dependencies]",
+    "test = [",
+    '    "pytest>=8",  # runner',
+    '    "pytest-cov",',
+    "]",
+    'docs = ["sphinx"]',
+)
+
+
+def split_pyproject():
+    """A pyproject.toml whose [project] parts are separated by [tool.ruff]."""
+    return SPLIT_PYPROJECT
