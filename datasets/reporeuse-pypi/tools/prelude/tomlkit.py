@@ -110,3 +110,64 @@ SPLIT_PYPROJECT = lines(
 def split_pyproject():
     """A pyproject.toml whose [project] parts are separated by [tool.ruff]."""
     return SPLIT_PYPROJECT
+
+
+DEVICE = lines(
+    "# Sensor board description",
+    'name = "sensor-board"',
+    "",
+    "[registers]",
+    "status  = 0x0000   # read-only",
+    "control = 0x0004",
+    "data    = 0x00A8",
+    "irq     = 0x0004   # shares control",
+    "",
+    "[masks]",
+    "enable = 0b0000_0001",
+    "reset  = 0b1000_0000",
+    "mode   = 0b0000_0110  # two bits",
+    "",
+    "[limits.temp]",
+    "low = -40",
+    "high = 125",
+    'unit = "C"',
+    "",
+    "[limits.pressure]",
+    "low = 0.0",
+    "high = inf",
+    'unit = "kPa"',
+)
+
+
+def device():
+    """A sample device file: hex registers, binary masks, sensor limits."""
+    return DEVICE
+
+
+PROFILES = lines(
+    "# Serial devices: defaults and per-device overrides",
+    "[defaults]",
+    "baud = 115_200",
+    'parity = "none"',
+    "timeout = 0.5",
+    "",
+    "[defaults.registers]",
+    "status = 0x0000",
+    "control = 0x0004",
+    "data = 0x0008",
+    "",
+    "[devices.alpha]",
+    "baud = 9_600  # slow line",
+    "",
+    "[devices.alpha.registers]",
+    "data = 0x0004",
+    "",
+    "[devices.beta]",
+    "timeout = 1.5e0",
+    "retries = 3",
+)
+
+
+def profiles():
+    """A sample profile file: [defaults] with registers, overrides for devices alpha and beta."""
+    return PROFILES
