@@ -26,6 +26,7 @@ mod recube_rebinding;
 mod recube_validate;
 mod reporeuse_callable_map;
 mod reporeuse_execution;
+mod reporeuse_shipped_answers;
 mod reporeuse_synthesis;
 mod schrodinger_actions;
 mod schrodinger_restate;
