@@ -262,16 +262,41 @@ impl InstanceScore {
     }
 }
 
+/// What scoring an instance takes from its repository alone: the target masked and the
+/// graph of who calls it. It is the same for every submission, so a host that scores many
+/// makes it once per instance ([`InstanceBasis::of`] indexes the whole repository: most
+/// of an instance's scoring time).
+#[derive(Clone, Debug)]
+pub struct InstanceBasis {
+    masked: crate::recube::mask::Masked,
+    graph: Graph,
+}
+
+impl InstanceBasis {
+    /// The basis of `target` in `repository` (which holds the original target).
+    pub fn of(repository: &Workspace, target: &str, options: &IndexOptions) -> Self {
+        Self {
+            masked: mask(repository.text(target).unwrap_or_default()),
+            graph: Graph::build(repository, target, options),
+        }
+    }
+}
+
 /// Scores one instance.
 pub fn score_instance(run: &InstanceRun<'_>) -> InstanceScore {
+    let basis = InstanceBasis::of(run.repository, &run.instance.manifest.target, run.options);
+    score_instance_on(run, &basis)
+}
+
+/// Scores one instance on its [`InstanceBasis`], made from `run.repository` beforehand.
+pub fn score_instance_on(run: &InstanceRun<'_>, basis: &InstanceBasis) -> InstanceScore {
     let instance = run.instance;
     let target = &instance.manifest.target;
     let submitted = run.prediction.is_some_and(|p| p.files.contains_key(target));
     let judgement = judgement(instance, run.verdict, submitted);
 
-    let original = run.repository.text(target).unwrap_or_default();
-    let masked = mask(original);
-    let graph = Graph::build(run.repository, target, run.options);
+    let masked = &basis.masked;
+    let graph = &basis.graph;
     let callers = graph.caller_files().len();
 
     let mut score = InstanceScore {
@@ -301,12 +326,12 @@ pub fn score_instance(run: &InstanceRun<'_>) -> InstanceScore {
         Ok(trajectory) => {
             // The agent saw the repository with the target masked.
             let mut seen = run.repository.clone();
-            seen.insert(target, masked.text);
+            seen.insert(target, masked.text.clone());
             let options = InterpretOptions::new(Some(&seen)).with_workdir(run.workdir);
             let actions = interpret_trajectory(&trajectory, &options);
             let (summary, shown) =
                 TrajectorySummary::with_shown(&actions, trajectory.rejected_responses);
-            score.caller_coverage = caller_coverage(&graph, &shown).scaled(100.0);
+            score.caller_coverage = caller_coverage(graph, &shown).scaled(100.0);
             score.actions = Some(summary.actions);
             score.cost_usd = trajectory.cost_usd;
             score.model_calls = trajectory.model_calls;

@@ -13,7 +13,7 @@ use wheelwright_core::recube::dataset::{
 use wheelwright_core::recube::graph::Graph;
 use wheelwright_core::recube::mask::mask;
 use wheelwright_core::recube::metrics::TestKind;
-use wheelwright_core::recube::scoring::RecubeReport;
+use wheelwright_core::recube::scoring::{InstanceBasis, RecubeReport};
 use wheelwright_core::recube::views::{Context, neighbourhood};
 use wheelwright_core::workspace::Workspace;
 
@@ -85,6 +85,9 @@ struct RecubeDerived {
     instances: std::sync::Mutex<BTreeMap<String, std::sync::Arc<RecubeInstanceDetail>>>,
     /// Each baseline's scores before any test ran, by baseline name.
     baselines: std::sync::Mutex<BTreeMap<&'static str, RecubeReport>>,
+    /// Each instance's scoring basis (its masked target and caller graph), by instance id:
+    /// the same for every submission, and most of the time scoring one takes.
+    bases: std::sync::Mutex<BTreeMap<String, std::sync::Arc<InstanceBasis>>>,
 }
 
 impl RecubeDerived {
@@ -191,6 +194,44 @@ impl LoadedRecube {
         let files = std::sync::Arc::new(files);
         slot.insert(id.to_owned(), std::sync::Arc::clone(&files));
         Ok(Some(files))
+    }
+
+    /// The scoring basis of `instance` ([`InstanceBasis`]), made on first use from its
+    /// repository (whose files may be downloaded then); later calls share it.
+    pub(crate) fn basis(
+        &self,
+        instance: &Instance,
+    ) -> anyhow::Result<std::sync::Arc<InstanceBasis>> {
+        let id = &instance.manifest.id;
+        if let Some(basis) = self
+            .derived
+            .bases
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .get(id)
+        {
+            return Ok(std::sync::Arc::clone(basis));
+        }
+        // Made outside the lock: two instances' bases are made at once, and two requests
+        // racing for one make the same value.
+        let files = self
+            .repository(&instance.manifest.repository)?
+            .ok_or_else(|| anyhow::anyhow!("instance {id} names no repository"))?;
+        let mut workspace = Workspace::new();
+        for (path, text) in files.iter() {
+            workspace.insert(path, text.as_str());
+        }
+        let basis = std::sync::Arc::new(InstanceBasis::of(
+            &workspace,
+            &instance.manifest.target,
+            &IndexOptions::default(),
+        ));
+        self.derived
+            .bases
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .insert(id.clone(), std::sync::Arc::clone(&basis));
+        Ok(basis)
     }
 
     /// The page of the instance `id` (`None`: no such instance). Blocking: the first call

@@ -19,7 +19,7 @@ use wheelwright_core::recube::bundle::{InstanceKey, RecubeBundle};
 use wheelwright_core::recube::dataset::Instance;
 use wheelwright_core::recube::mask::mask;
 use wheelwright_core::recube::scoring::{
-    InstanceRun, InstanceScore, RecubeReport, report, score_instance,
+    InstanceRun, InstanceScore, RecubeReport, report, score_instance_on,
 };
 use wheelwright_core::reporeuse::scoring::DEFAULT_WORKDIR;
 use wheelwright_core::workspace::Workspace;
@@ -151,16 +151,20 @@ fn score_untested(loaded: &LoadedRecube, bundle: &RecubeBundle) -> anyhow::Resul
         if !workspaces.contains_key(repository) {
             workspaces.insert(repository, workspace(loaded, instance)?);
         }
-        scores.push(score_instance(&InstanceRun {
-            instance,
-            prediction: bundle
-                .predictions
-                .get(&InstanceKey::new(instance.manifest.id.as_str())),
-            verdict: None,
-            repository: &workspaces[repository],
-            options: &options,
-            workdir: DEFAULT_WORKDIR,
-        }));
+        let basis = loaded.basis(instance)?;
+        scores.push(score_instance_on(
+            &InstanceRun {
+                instance,
+                prediction: bundle
+                    .predictions
+                    .get(&InstanceKey::new(instance.manifest.id.as_str())),
+                verdict: None,
+                repository: &workspaces[repository],
+                options: &options,
+                workdir: DEFAULT_WORKDIR,
+            },
+            &basis,
+        ));
     }
     Ok(report(scores))
 }
