@@ -25,13 +25,13 @@ def get(url):
 def main():
     base, trajectories = sys.argv[1], pathlib.Path(sys.argv[2])
     rounds = int(sys.argv[3]) if len(sys.argv) > 3 else 5
-    dataset = get(f"{base}/api/v1/recube/datasets/recube-pypi/0")
+    dataset = get(f"{base}/api/v1/recube/datasets/recube-pypi/1")
     files = sorted(trajectories.rglob("*.traj.json"), key=lambda p: -p.stat().st_size)
     if not files:
         sys.exit(f"no *.traj.json under {trajectories}")
     lines = []
     for i, summary in enumerate(dataset["instances"]):
-        page = get(f"{base}/api/v1/recube/datasets/recube-pypi/0/instances/{summary['id']}")
+        page = get(f"{base}/api/v1/recube/datasets/recube-pypi/1/instances/{summary['id']}")
         trajectory = json.loads(files[i % len(files)].read_text())
         lines.append(
             {
@@ -46,7 +46,7 @@ def main():
             "harness": "mini-SWE-agent",
             "memory": "none",
             "date": "2026-12-03",
-            "dataset": {"name": "recube-pypi", "version": "0"},
+            "dataset": {"name": "recube-pypi", "version": "1"},
             "notes": f"upload benchmark round {r} at {time.time()}",
         }
         body = "\n".join(json.dumps(x) for x in [{"metadata": metadata}, *lines]).encode()

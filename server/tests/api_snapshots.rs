@@ -323,38 +323,38 @@ async fn every_reading_route_answers_as_its_snapshot_says() {
             "/api/v1/datasets/reporeuse-networkx/1/source?path=networkx/utils/misc.py&start=1&end=30",
         ),
         get_case("recube-datasets", "/api/v1/recube/datasets"),
-        get_case("recube-dataset", "/api/v1/recube/datasets/recube-pypi/0"),
+        get_case("recube-dataset", "/api/v1/recube/datasets/recube-pypi/1"),
         get_case(
             "recube-dataset-unknown",
             "/api/v1/recube/datasets/recube-pypi/9",
         ),
         get_case(
             "recube-instance-packaging-utils",
-            "/api/v1/recube/datasets/recube-pypi/0/instances/packaging-utils",
+            "/api/v1/recube/datasets/recube-pypi/1/instances/packaging-utils",
         ),
         get_case(
             "recube-instance-unknown",
-            "/api/v1/recube/datasets/recube-pypi/0/instances/nope",
+            "/api/v1/recube/datasets/recube-pypi/1/instances/nope",
         ),
         get_case(
             "recube-source-range",
-            "/api/v1/recube/datasets/recube-pypi/0/repositories/click/source?path=click/parser.py&start=1&end=20",
+            "/api/v1/recube/datasets/recube-pypi/1/repositories/click/source?path=click/parser.py&start=1&end=20",
         ),
         get_case(
             "recube-source-outside",
-            "/api/v1/recube/datasets/recube-pypi/0/repositories/click/source?path=../etc/passwd",
+            "/api/v1/recube/datasets/recube-pypi/1/repositories/click/source?path=../etc/passwd",
         ),
         get_case(
             "schrodinger-view-packaging-utils",
-            "/api/v1/schrodinger/datasets/recube-pypi/0/repositories/packaging/view?seed=3&levels=2,3&path=packaging/utils.py",
+            "/api/v1/schrodinger/datasets/recube-pypi/1/repositories/packaging/view?seed=3&levels=2,3&path=packaging/utils.py",
         ),
         get_case(
             "recube-view-moved",
-            "/api/v1/recube/datasets/recube-pypi/0/repositories/packaging/view?levels=1",
+            "/api/v1/recube/datasets/recube-pypi/1/repositories/packaging/view?levels=1",
         ),
         get_case(
             "schrodinger-view-level-1",
-            "/api/v1/schrodinger/datasets/recube-pypi/0/repositories/packaging/view?levels=1",
+            "/api/v1/schrodinger/datasets/recube-pypi/1/repositories/packaging/view?levels=1",
         ),
         get_case(
             "recube-run-original",

@@ -131,7 +131,7 @@ async fn every_documented_operation_answers_with_its_required_fields() {
             format!(
                 "/api/v1{}",
                 path.replace("{name}", "recube-pypi")
-                    .replace("{version}", "0")
+                    .replace("{version}", "1")
                     .replace("{id}", "packaging-utils")
                     .replace("{repo}", "click")
             )

@@ -10,7 +10,7 @@ use wheelwright_core::api::{RecubeDatasetDetail, RecubeInstanceDetail, SourceFil
 use wheelwright_core::recube::mask::mask;
 use wheelwright_core::recube::views::MAX_NODES;
 
-const DATASET: &str = "/api/v1/recube/datasets/recube-pypi/0";
+const DATASET: &str = "/api/v1/recube/datasets/recube-pypi/1";
 
 #[tokio::test]
 async fn every_instance_page_shows_the_target_masked_and_views_without_its_code() {

@@ -6,7 +6,7 @@ use axum::http::{StatusCode, header};
 use common::{app, assert_api_error, get};
 use wheelwright_core::api::ViewFile;
 
-const VIEWS: &str = "/api/v1/schrodinger/datasets/recube-pypi/0";
+const VIEWS: &str = "/api/v1/schrodinger/datasets/recube-pypi/1";
 
 #[tokio::test]
 async fn a_repository_file_is_shown_beside_its_view_and_the_same_seed_gives_the_same_view() {
@@ -129,12 +129,12 @@ async fn the_views_first_address_under_recube_redirects_permanently_keeping_the_
     let app = app().await;
     for (old, new) in [
         (
-            "/api/v1/recube/datasets/recube-pypi/0/repositories/packaging/view?seed=3&levels=2,3&path=packaging/version.py",
-            "/api/v1/schrodinger/datasets/recube-pypi/0/repositories/packaging/view?seed=3&levels=2,3&path=packaging/version.py",
+            "/api/v1/recube/datasets/recube-pypi/1/repositories/packaging/view?seed=3&levels=2,3&path=packaging/version.py",
+            "/api/v1/schrodinger/datasets/recube-pypi/1/repositories/packaging/view?seed=3&levels=2,3&path=packaging/version.py",
         ),
         (
-            "/api/v1/recube/datasets/recube-pypi/0/repositories/packaging/view",
-            "/api/v1/schrodinger/datasets/recube-pypi/0/repositories/packaging/view",
+            "/api/v1/recube/datasets/recube-pypi/1/repositories/packaging/view",
+            "/api/v1/schrodinger/datasets/recube-pypi/1/repositories/packaging/view",
         ),
         // Segments stay encoded as sent.
         (
@@ -149,7 +149,7 @@ async fn the_views_first_address_under_recube_redirects_permanently_keeping_the_
     // Where it leads answers as the view did.
     let moved = get(
         &app,
-        "/api/v1/schrodinger/datasets/recube-pypi/0/repositories/packaging/view?seed=3&path=packaging/version.py",
+        "/api/v1/schrodinger/datasets/recube-pypi/1/repositories/packaging/view?seed=3&path=packaging/version.py",
     )
     .await;
     assert_eq!(moved.status, StatusCode::OK, "{}", moved.text());

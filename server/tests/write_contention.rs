@@ -61,7 +61,7 @@ fn forty_uploads_while_a_job_commits_are_all_stored_needs_bwrap() {
             let bundle = [
                 serde_json::json!({"metadata": {
                     "model": format!("upload-{i}"), "harness": "test", "memory": "none",
-                    "date": "2026-12-01", "dataset": {"name": "recube-pypi", "version": "0"}}}),
+                    "date": "2026-12-01", "dataset": {"name": "recube-pypi", "version": "1"}}}),
                 serde_json::json!({"instance_id": "click-parser",
                     "files": {"click/parser.py": format!("y = {i}\n")}}),
             ]

@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 use wheelwright_core::api::ViewFile;
 use wheelwright_tests::{Chromedriver, Scheme, Server, api, assert_fits, screenshot, wait_for};
 
-const PAGE: &str = "/recube/datasets/recube-pypi/0/repositories/packaging/view";
+const PAGE: &str = "/recube/datasets/recube-pypi/1/repositories/packaging/view";
 const QUERY: &str = "?seed=3&levels=2,3&path=packaging/version.py";
 
 /// What the page shows: the two paths, the names marked in each pane, the names table,
@@ -67,7 +67,7 @@ async fn a_library_file_is_shown_beside_its_view_and_the_seed_and_level_are_pick
     assert!(virtual_4.virtual_namespace && virtual_4.names.len() > seed_4.names.len());
     let result = async {
         // From the dataset's page to the explorer.
-        client.goto(&server.url("/recube/datasets/recube-pypi/0")).await?;
+        client.goto(&server.url("/recube/datasets/recube-pypi/1")).await?;
         client
             .wait()
             .at_most(Duration::from_secs(30))

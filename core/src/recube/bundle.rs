@@ -7,7 +7,7 @@
 //! agent's trajectory. Example:
 //! ```
 //! use wheelwright_core::recube::bundle::{InstanceKey, RecubeBundle};
-//! let jsonl = r#"{"metadata": {"model": "m", "harness": "h", "memory": "none", "date": "2026-12-03", "dataset": {"name": "recube-pypi", "version": "0"}}}
+//! let jsonl = r#"{"metadata": {"model": "m", "harness": "h", "memory": "none", "date": "2026-12-03", "dataset": {"name": "recube-pypi", "version": "1"}}}
 //! {"instance_id": "packaging-utils", "files": {"packaging/utils.py": "def f():\n    return 1\n"}}"#;
 //! let bundle = RecubeBundle::from_jsonl(jsonl).unwrap();
 //! let files = &bundle.predictions[&InstanceKey::new("packaging-utils")].files;

@@ -431,7 +431,7 @@ pub(crate) fn SchrodingerActionsPage() -> impl IntoView {
                 "The paper's own shares of additional actions under the full setting are on "
                 <a href="/published/schrodinger#action-shift">"its published results"</a>
                 "; views of a shipped library to run agents on are in the view explorer, from "
-                <a href="/recube/datasets/recube-pypi/0#schrodinger-views">"the ReCUBE datasets"</a> "."
+                <a href="/recube/datasets/recube-pypi/1#schrodinger-views">"the ReCUBE datasets"</a> "."
             </p>
             <div class="run-picks">
                 {picker("run", "Run", run, set_run)}
