@@ -29,9 +29,10 @@ pub(crate) struct TurnTest<'a> {
     pub(crate) turn: usize,
     /// Files the agent left, turn by turn, turns 1..=t.
     pub(crate) files: &'a [BTreeMap<String, String>],
-    /// The exception classes the host knows for this dataset (its repository's and the
-    /// built-in ones): a case expecting an exception is judged with them.
-    pub(crate) exceptions: &'a ExceptionClasses,
+    /// The exception classes the host knows for each repository of this dataset, by id
+    /// (its own and the built-in ones): a case expecting an exception is judged with its
+    /// chain's repository's.
+    pub(crate) exceptions: &'a BTreeMap<String, ExceptionClasses>,
 }
 
 /// A turn's suite, ready to judge what comes back.
@@ -76,10 +77,16 @@ fn prepare(test: &TurnTest<'_>) -> Result<Prepared, TestRunError> {
     };
     match dataset.manifest.hidden_tests {
         HiddenTests::Cases => {
+            let exceptions = dataset
+                .manifest
+                .repository_of(&chain.manifest)
+                .and_then(|(id, _)| test.exceptions.get(id))
+                .cloned()
+                .unwrap_or_default();
             let suite = dataset
                 .case_suite(chain, test.turn - 1)
                 .map_err(TestRunError::Dataset)?
-                .with_exceptions(test.exceptions.clone());
+                .with_exceptions(exceptions);
             let tool = |name: &str| {
                 dataset
                     .tools
