@@ -1092,6 +1092,245 @@ mod tests {
         assert!(p[0].contains("\"repository.path\" is empty"), "{p:#?}");
     }
 
+    /// Two local repositories, `textkit` (chain `slugs`) and `numkit` (chain `means`).
+    fn two_repository_dataset() -> RepoReuseDataset {
+        let mut d = local_dataset();
+        d.manifest.repository = None;
+        d.manifest.repositories = BTreeMap::from([
+            (
+                "textkit".to_owned(),
+                RepositorySource::Local(LocalRepository {
+                    path: "repositories/textkit".to_owned(),
+                    import: "textkit".to_owned(),
+                }),
+            ),
+            (
+                "numkit".to_owned(),
+                RepositorySource::Local(LocalRepository {
+                    path: "repositories/numkit".to_owned(),
+                    import: "numkit".to_owned(),
+                }),
+            ),
+        ]);
+        d.repository_files.insert(
+            "numkit".to_owned(),
+            vec![
+                ("numkit/__init__.py".to_owned(), String::new()),
+                (
+                    "numkit/stats.py".to_owned(),
+                    "def mean(v):\n    return sum(v) / len(v)\n\ndef total(v):\n    return sum(v)\n"
+                        .to_owned(),
+                ),
+            ],
+        );
+        d.chains[0].manifest.repository = Some("textkit".to_owned());
+        let mut means = d.chains[0].clone();
+        means.manifest.id = "means".to_owned();
+        means.manifest.package = "solutions/means".to_owned();
+        means.manifest.repository = Some("numkit".to_owned());
+        means.turns.truncate(1);
+        let tm = &mut means.turns[0].manifest;
+        tm.module_path = "solutions/means/mean.py".to_owned();
+        tm.repo_targets = vec![
+            "numkit.stats.mean".to_owned(),
+            "numkit.stats.total".to_owned(),
+        ];
+        tm.read_targets = tm.repo_targets.clone();
+        means.turns[0].cases_json = means.turns[0].cases_json.replace("textkit", "numkit");
+        d.chains.push(means);
+        d.manifest.chains.push("means".to_owned());
+        d
+    }
+
+    #[test]
+    fn a_dataset_of_several_repositories_is_valid_and_hashes_them_all() {
+        let d = two_repository_dataset();
+        assert_eq!(d.validate(), Vec::<Problem>::new());
+        let files = d.files();
+        assert!(files.contains_key("repositories/textkit/textkit/clean.py"));
+        assert!(files.contains_key("repositories/numkit/numkit/stats.py"));
+        // The new fields show only in the form that has them.
+        let manifest = &files["dataset.json"];
+        assert!(
+            manifest.contains(r#""repositories":{"numkit":"#),
+            "{manifest}"
+        );
+        assert!(!manifest.contains(r#""repository":"#), "{manifest}");
+        assert!(files["chains/means/chain.json"].ends_with(r#""repository":"numkit"}"#));
+        let single = local_dataset().files();
+        assert!(!single["dataset.json"].contains("repositories"));
+        assert!(!single["chains/slugs/chain.json"].contains("repository"));
+        let mut e = two_repository_dataset();
+        e.repository_files.get_mut("numkit").unwrap()[1]
+            .1
+            .push('\n');
+        assert_ne!(e.content_hash(), d.content_hash());
+        let ids: Vec<&str> = d.manifest.repository_sources().into_keys().collect();
+        assert_eq!(ids, ["numkit", "textkit"]);
+        assert_eq!(
+            d.manifest
+                .repository_of(&d.chains[1].manifest)
+                .map(|(id, _)| id),
+            Some("numkit")
+        );
+        let suite = d.case_suite(&d.chains[1], 0);
+        assert!(suite.is_ok(), "{suite:?}");
+    }
+
+    #[test]
+    fn each_repository_problem_names_the_file_to_fix() {
+        type Edit = fn(&mut RepoReuseDataset);
+        let cases: [(&str, Edit, &str, &str); 9] = [
+            (
+                "chain without a repository",
+                |d| d.chains[1].manifest.repository = None,
+                "chains/means/chain.json",
+                "no \"repository\": the dataset has several; name the one the chain runs on (numkit, textkit)",
+            ),
+            (
+                "unknown repository",
+                |d| d.chains[1].manifest.repository = Some("nokit".to_owned()),
+                "chains/means/chain.json",
+                "\"repository\" \"nokit\" is not one of the dataset's repositories (numkit, textkit)",
+            ),
+            (
+                "unused repository",
+                |d| {
+                    let numkit = d.manifest.repositories["numkit"].clone();
+                    d.manifest.repositories.insert("spare".to_owned(), numkit);
+                },
+                "dataset.json",
+                "repository \"spare\" is named by no chain's chain.json",
+            ),
+            (
+                "both forms",
+                |d| d.manifest.repository = Some(d.manifest.repositories["textkit"].clone()),
+                "dataset.json",
+                "it has both \"repository\" and \"repositories\"",
+            ),
+            (
+                "neither form",
+                |d| d.manifest.repositories.clear(),
+                "dataset.json",
+                "no \"repository\": name the repository the chains run on",
+            ),
+            (
+                "a target outside the chain's repository",
+                |d| {
+                    let tm = &mut d.chains[1].turns[0].manifest;
+                    tm.repo_targets[0] = "textkit.clean.normalise".to_owned();
+                    tm.read_targets[0] = "textkit.clean.normalise".to_owned();
+                },
+                "chains/means/turn-1/turn.json",
+                "repo target \"textkit.clean.normalise\" is not a qualified name in the chain's repository's package \"numkit\"",
+            ),
+            (
+                "a local repository without its package",
+                |d| {
+                    d.repository_files.insert(
+                        "numkit".to_owned(),
+                        vec![("other.py".to_owned(), String::new())],
+                    );
+                },
+                "repositories/numkit",
+                "no numkit/ or numkit.py in the local repository; \"repositories.numkit.import\" must name its top-level package",
+            ),
+            (
+                "two local repositories in one directory",
+                |d| {
+                    if let Some(RepositorySource::Local(r)) =
+                        d.manifest.repositories.get_mut("numkit")
+                    {
+                        r.path = "repositories/textkit".to_owned();
+                    }
+                },
+                "dataset.json",
+                "\"repositories.textkit.path\" \"repositories/textkit\" is also the path of repository \"numkit\"",
+            ),
+            (
+                "a bad id",
+                |d| {
+                    let numkit = d.manifest.repositories.remove("numkit").unwrap();
+                    d.manifest.repositories.insert("num kit".to_owned(), numkit);
+                    d.repository_files = d
+                        .repository_files
+                        .clone()
+                        .into_iter()
+                        .map(|(id, f)| (id.replace("numkit", "num kit"), f))
+                        .collect();
+                    d.chains[1].manifest.repository = Some("num kit".to_owned());
+                },
+                "dataset.json",
+                "repository id \"num kit\" is not a usable id",
+            ),
+        ];
+        for (what, edit, file, words) in cases {
+            let mut d = two_repository_dataset();
+            edit(&mut d);
+            let problems = d.validate();
+            assert!(
+                problems
+                    .iter()
+                    .any(|p| p.file == file && p.message.contains(words)),
+                "{what}: no problem in {file} saying {words:?} among {problems:#?}"
+            );
+        }
+        // A chain of a single-repository dataset may not name one.
+        let mut d = local_dataset();
+        d.chains[0].manifest.repository = Some("textkit".to_owned());
+        let problems: Vec<String> = d.validate().iter().map(ToString::to_string).collect();
+        assert_eq!(
+            problems,
+            [
+                "chains/slugs/chain.json: \"repository\" is \"textkit\", but the dataset has one \"repository\" every chain runs on; remove it here, or list the repositories under \"repositories\" in dataset.json"
+            ]
+        );
+    }
+
+    #[test]
+    fn each_chain_scores_on_its_own_repository() {
+        let d = two_repository_dataset();
+        let repositories: RepositoryFiles = d
+            .repository_files
+            .iter()
+            .map(|(id, files)| (id.clone(), files.iter().cloned().collect()))
+            .collect();
+        let mut with_strip = repositories;
+        with_strip.get_mut("textkit").unwrap().insert(
+            "textkit/clean.py".to_owned(),
+            "def normalise(t):\n    return t\n\ndef strip(t):\n    return t\n".to_owned(),
+        );
+        let sd = d.to_score_dataset(with_strip);
+        assert_eq!(sd.chains[0].repository, "textkit");
+        assert_eq!(sd.chains[1].repository, "numkit");
+        let run: crate::reporeuse::scoring::Run = serde_json::from_value(serde_json::json!({
+            "chains": {
+                "slugs": {"turns": [
+                    {"submission": "from textkit.clean import normalise, strip\n\ndef slugify(x):\n    return strip(normalise(x))\n"},
+                    {"submission": "def url_for(x):\n    return x\n"}
+                ]},
+                "means": {"turns": [
+                    {"submission": "from numkit.stats import mean, total\n\ndef slugify(x):\n    return mean(x) + total(x)\n"}
+                ]}
+            }
+        }))
+        .unwrap();
+        let report = crate::reporeuse::scoring::score_run(&sd, &run, &mut |_| {}).unwrap();
+        assert!(report.diagnostics.is_empty(), "{:?}", report.diagnostics);
+        let reuse = |i: usize| {
+            crate::metric::format_score("reuse_repo", report.turns[i].scores.reuse_repo).to_string()
+        };
+        // slugs turn 1 and means turn 1 each reuse both targets of their own repository.
+        assert_eq!([reuse(0), reuse(2)], ["100.0", "100.0"]);
+        let exceptions = d.exception_classes(
+            &sd.repositories
+                .iter()
+                .map(|(id, r)| (id.clone(), r.files.clone()))
+                .collect(),
+        );
+        assert_eq!(exceptions.keys().collect::<Vec<_>>(), ["numkit", "textkit"]);
+    }
+
     #[test]
     fn the_repository_is_pypi_or_local_by_its_fields() {
         let local: RepositorySource =
