@@ -203,3 +203,30 @@ fn a_turn_workspace_holds_its_chains_repository() {
         assert!(!files.contains_key(other), "{chain}: {:?}", files.keys());
     }
 }
+
+/// `wheelwright dataset verify` checks each chain's targets on W0 of its own repository
+/// and names every repository it read.
+#[test]
+fn verify_checks_each_chain_on_its_repository() {
+    let out = wheelwright(&[
+        "dataset",
+        "verify",
+        fixture().to_str().unwrap(),
+        "--skip-execution",
+    ]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout.contains("repository numkit: repositories/numkit (2 Python files, local)"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("repository textkit: repositories/textkit (2 Python files, local)"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("all checks passed"), "{stdout}");
+}
