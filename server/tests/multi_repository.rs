@@ -168,8 +168,21 @@ async fn the_server_serves_and_scores_each_repository_by_id() {
     )
     .await;
     assert_eq!(lines.status, StatusCode::OK, "{}", lines.text());
+    // Without an id, the repositories are read together: the pages link to a file by path.
     let unnamed = get(&app, &format!("{DATASET}/source?path=numkit/stats.py")).await;
-    assert_api_error(&unnamed, StatusCode::BAD_REQUEST, "several repositories");
+    assert_eq!(unnamed.status, StatusCode::OK, "{}", unnamed.text());
+    assert!(
+        unnamed.json()["text"]
+            .as_str()
+            .unwrap()
+            .contains("def mean")
+    );
+    let all = get(&app, &format!("{DATASET}/source")).await.json();
+    assert_eq!(all["files"].as_array().unwrap().len(), 4, "{all}");
+    let missing = get(&app, &format!("{DATASET}/source?path=nokit/a.py")).await;
+    assert_eq!(missing.status, StatusCode::NOT_FOUND);
+    let unknown = get(&app, &format!("{DATASET}/source?repository=nokit")).await;
+    assert_api_error(&unknown, StatusCode::BAD_REQUEST, "no repository \"nokit\"");
 }
 
 /// `wheelwright prepare` on a chain of each repository: the workspace holds that chain's

@@ -195,10 +195,14 @@ async fn gzipped(
 }
 
 /// `GET /api/v1/datasets/{name}/{version}/source[?repository=R][&path=P[&start=S][&end=E]]`:
-/// repository `R`'s files (W0; `R` may be left out when the dataset has one repository)
-/// without `path`; with it, lines S..=E of that file (default all, at most
-/// [`MAX_SOURCE_LINES`]). Paths are looked up among the repository's files, never on the
-/// file system, so `..` or an absolute path can only be refused.
+/// repository `R`'s files (W0) without `path`; with it, lines S..=E of that file (default
+/// all, at most [`MAX_SOURCE_LINES`]). Paths are looked up among the repository's files,
+/// never on the file system, so `..` or an absolute path can only be refused.
+///
+/// Without `R` the dataset's repositories are read together: every one's files are listed,
+/// and `P` is read from the one that holds it (a repository's paths start with its import
+/// package, so they rarely meet; when several hold it, `R` is asked for). So the pages'
+/// links to a file, which know its path but not its repository, work for every dataset.
 pub(crate) async fn source(
     State(state): State<AppState>,
     Path((name, version)): Path<(String, String)>,
@@ -209,7 +213,10 @@ pub(crate) async fn source(
             "no dataset {name:?} at version {version:?}; GET /api/v1/datasets lists them"
         ))
     })?;
-    let id = repository_id(&loaded, &params)?;
+    let named = match params.get("repository") {
+        Some(_) => Some(repository_id(&loaded, &params)?),
+        None => None,
+    };
     let mut params = params;
     params.remove("repository");
     check_source_params(&params)?;
@@ -217,9 +224,47 @@ pub(crate) async fn source(
         .await
         .map_err(|e| AppError::Internal(e.into()))?
         .map_err(|e| AppError::Internal(e.into()))?;
-    let files = repositories
-        .get(&id)
-        .ok_or_else(|| AppError::Internal(anyhow::anyhow!("repository {id:?} was not fetched")))?;
+    let chosen = match (named, params.get("path")) {
+        (Some(id), _) => repositories.get(&id),
+        (None, _) if repositories.len() == 1 => repositories.values().next(),
+        (None, Some(path)) => {
+            let holders: Vec<&String> = repositories
+                .iter()
+                .filter(|(_, files)| files.contains_key(path))
+                .map(|(id, _)| id)
+                .collect();
+            if let [_, _, ..] = holders.as_slice() {
+                return Err(AppError::bad_request(format!(
+                    "{path:?} is a file of several repositories ({}); name one with repository=",
+                    holders
+                        .iter()
+                        .map(|id| id.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )));
+            }
+            // None holds it: any of them answers that it has no such file.
+            holders
+                .first()
+                .and_then(|id| repositories.get(*id))
+                .or_else(|| repositories.values().next())
+        }
+        (None, None) => {
+            let files = repositories
+                .values()
+                .flat_map(|files| files.keys().cloned())
+                .collect::<std::collections::BTreeSet<_>>();
+            return Ok(Json(SourceFiles {
+                files: files.into_iter().collect(),
+            })
+            .into_response());
+        }
+    };
+    let files = chosen.ok_or_else(|| {
+        AppError::Internal(anyhow::anyhow!(
+            "the dataset's repositories were not fetched"
+        ))
+    })?;
     source_reply(files, &params)
 }
 
