@@ -155,6 +155,21 @@ async fn the_server_serves_and_scores_each_repository_by_id() {
         "{detail:#}"
     );
 
+    // The baselines are made on each chain's repository: the copy baseline copies each
+    // chain's own repository's targets in, so nothing is reused.
+    let listed = get(&app, "/api/v1/runs").await.json();
+    let copy = listed["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["baseline"] == "copy" && r["dataset_name"] == "multi-fixture")
+        .unwrap_or_else(|| panic!("no copy baseline in {listed:#}"))["id"]
+        .as_i64()
+        .unwrap();
+    let copy = get(&app, &format!("/api/v1/runs/{copy}")).await.json();
+    assert_eq!(copy["overall"]["reuse_repo"]["value"], 0.0, "{copy:#}");
+    assert_eq!(copy["diagnostics"], serde_json::json!([]), "{copy:#}");
+
     // Sources by repository id; a dataset of several needs the id.
     let listed = get(&app, &format!("{DATASET}/source?repository=numkit")).await;
     assert_eq!(listed.status, StatusCode::OK, "{}", listed.text());
