@@ -258,3 +258,63 @@ fn verify_checks_each_chain_on_its_repository() {
     );
     assert!(stdout.contains("all checks passed"), "{stdout}");
 }
+
+/// `wheelwright score` reads every repository of the dataset: the chain that reuses its
+/// own repository's two targets is credited, the one that reimplements them is not.
+#[test]
+fn score_credits_each_chain_with_its_own_repositorys_targets() {
+    let tmp = tempfile::tempdir().unwrap();
+    let run = tmp.path().join("run");
+    let write = |path: &str, text: &str| {
+        let path = run.join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    };
+    write(
+        "metadata.json",
+        &serde_json::json!({
+            "model": "multi-test", "harness": "by hand", "memory": "none", "date": "2026-12-06",
+            "dataset": {"name": "multi-fixture", "version": "1"},
+        })
+        .to_string(),
+    );
+    let dataset = load_dir(&fixture()).unwrap();
+    let slugs = &dataset.chains[0].turns[0];
+    write(
+        &format!("chains/slugs/turn-1/files/{}", slugs.manifest.module_path),
+        &slugs.reference,
+    );
+    write(
+        "chains/means/turn-1/files/solutions/means/mean.py",
+        "def average(x):\n    return sum(x) / len(x)\n\n\ndef middle(x):\n    return sum(x) / 2\n\n\ndef half(x):\n    return average(x) / 2\n",
+    );
+    let out = wheelwright(&[
+        "score",
+        run.to_str().unwrap(),
+        "--dataset",
+        fixture().to_str().unwrap(),
+        "--json",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let reuse: Vec<(String, f64)> = report["turns"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            (
+                t["chain"].as_str().unwrap_or_default().to_owned(),
+                t["reuse_repo"]["value"].as_f64().unwrap_or(-1.0),
+            )
+        })
+        .collect();
+    assert_eq!(
+        reuse,
+        [("slugs".to_owned(), 100.0), ("means".to_owned(), 0.0)],
+        "{report:#}"
+    );
+}
