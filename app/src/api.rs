@@ -329,10 +329,22 @@ pub(crate) async fn scoring_kit(
     get_json(&format!("/api/v1{}/scoring", dataset_path(name, version))).await
 }
 
-/// The repository's index as the server saved it (`GET .../scoring/index`, gzip): loaded
-/// by the page instead of parsing every file, after core checks it is of the kit's files.
-pub(crate) async fn saved_index(name: &str, version: &str) -> Result<Vec<u8>, ApiError> {
-    let url = format!("/api/v1{}/scoring/index", dataset_path(name, version));
+/// A repository's index as the server saved it (`GET .../scoring/index`, gzip): loaded by
+/// the page instead of parsing every file, after core checks it is of the kit's files.
+/// `repository` names one of the dataset's repositories by id; `None` asks for the only one
+/// of a dataset that has one.
+pub(crate) async fn saved_index(
+    name: &str,
+    version: &str,
+    repository: Option<&str>,
+) -> Result<Vec<u8>, ApiError> {
+    let query = repository
+        .map(|id| format!("?repository={}", js_sys::encode_uri_component(id)))
+        .unwrap_or_default();
+    let url = format!(
+        "/api/v1{}/scoring/index{query}",
+        dataset_path(name, version)
+    );
     let response = Request::get(&url)
         .send()
         .await

@@ -467,27 +467,43 @@ pub(crate) async fn indexed(
         return Ok(found);
     }
     let start = now_ms();
-    let (kit, saved) = futures_util::join!(
+    // Most datasets have one repository, whose index is fetched beside the kit; one of
+    // several repositories asks for each index by id once the kit names them.
+    let (kit, only) = futures_util::join!(
         crate::api::scoring_kit(name, version),
-        crate::api::saved_index(name, version)
+        crate::api::saved_index(name, version, None)
     );
     let kit = kit.map_err(|e| e.to_string())?;
+    let mut indexes = BTreeMap::new();
+    if let (Some(id), 1) = (kit.repositories.keys().next(), kit.repositories.len()) {
+        indexes.insert(id.clone(), only);
+    } else {
+        for id in kit.repositories.keys() {
+            indexes.insert(
+                id.clone(),
+                crate::api::saved_index(name, version, Some(id)).await,
+            );
+        }
+    }
     let fetched_at = now_ms();
     fetched();
     next_frame().await;
     // The prepared dataset owns the scorer's dataset, kept for the page's life.
-    let dataset: Dataset = kit.dataset.to_score_dataset(kit.repository.clone());
-    let (saved, mut built_because) = match saved {
-        // A kit holds one repository.
-        Ok(bytes) => match dataset.repositories.keys().next() {
-            Some(repository) => (BTreeMap::from([(repository.clone(), bytes)]), None),
-            None => (BTreeMap::new(), None),
-        },
-        Err(e) => (
-            BTreeMap::new(),
-            Some(format!("the server's saved index was not fetched ({e})")),
-        ),
-    };
+    let dataset: Dataset = kit.dataset.to_score_dataset(kit.repositories.clone());
+    let mut saved = BTreeMap::new();
+    let mut built_because = None;
+    for (id, index) in indexes {
+        match index {
+            Ok(bytes) => {
+                saved.insert(id, bytes);
+            }
+            Err(e) => {
+                built_because = Some(format!(
+                    "the server's saved index of {id} was not fetched ({e})"
+                ));
+            }
+        }
+    }
     let (prepared, refused) =
         PreparedDataset::with_saved_indexes(dataset, &saved, &Cancel::never())
             .map_err(|e| format!("the dataset cannot be scored: {e}"))?;

@@ -519,15 +519,17 @@ pub struct FileEntry {
 
 /// What the browser scores a run with, as the server does
 /// (`GET /api/v1/datasets/{name}/{version}/scoring`): the dataset without its hidden tests
-/// ([`RepoReuseDataset::without_hidden_tests`]) and its repository's files (W0).
+/// ([`RepoReuseDataset::without_hidden_tests`]) and each of its repositories' files (W0).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ScoringKit {
     /// The content hash of the whole dataset, hidden tests included: the one stored runs
     /// record, so a page can tell its copy is the server's.
     pub content_sha256: String,
     pub dataset: RepoReuseDataset,
-    /// W0: the repository's files by path (`networkx/__init__.py`, ...).
-    pub repository: BTreeMap<String, String>,
+    /// W0 of each repository, by repository id
+    /// ([`crate::reporeuse::dataset::DatasetManifest::repository_sources`]): its files by
+    /// path (`networkx/__init__.py`, ...).
+    pub repositories: crate::reporeuse::dataset::RepositoryFiles,
 }
 
 /// The body of `POST /api/v1/analyze`: one Python source file to outline.

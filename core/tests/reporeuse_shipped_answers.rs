@@ -40,7 +40,7 @@ fn every_shipped_answer_passes_the_synthesize_checks() {
             import: repo["import"].as_str().unwrap().to_owned(),
         };
         libraries.insert(source.repository.clone());
-        let chain = source.manifest();
+        let chain = source.manifest(true);
         let mut earlier: Vec<TurnManifest> = Vec::new();
         for t in 1..=5 {
             let path = dir.join(format!("turn-{t}.md"));

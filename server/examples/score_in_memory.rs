@@ -34,7 +34,7 @@ fn main() -> anyhow::Result<()> {
     let rounds: usize = rest.first().map_or(Ok(3), |r| r.parse())?;
     let bundle = wheelwright_server::bundle::read_path(Path::new(bundle), COMMAND_LINE_LIMITS)?;
     let manifest = wheelwright_server::dataset::load_dir(Path::new(dataset))?;
-    let files = wheelwright_server::dataset::repository_source(
+    let files = wheelwright_server::dataset::repository_sources(
         &manifest,
         &wheelwright_server::dataset::default_cache_dir(),
         Path::new("python3"),

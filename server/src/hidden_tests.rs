@@ -27,9 +27,7 @@ pub(crate) const DEFAULT_TURN_TIMEOUT: Duration = Duration::from_secs(600);
 pub(crate) enum TestRunError {
     #[error("the sandbox failed: {0}")]
     Sandbox(#[from] SandboxError),
-    #[error(
-        "the dataset's repository is local ({0}); hidden tests run only for repositories pinned on PyPI"
-    )]
+    #[error("the repository is local ({0}); hidden tests run only for repositories pinned on PyPI")]
     LocalRepository(String),
     #[error("the dataset's hidden tests cannot run: {0}")]
     Dataset(String),
@@ -52,14 +50,16 @@ impl Environments {
         }
     }
 
-    /// The environment for `dataset`'s repository, built first if needed; `progress` hears
-    /// each step of a build. Blocking (pip may run for minutes).
-    pub(crate) fn for_dataset(
+    /// The environment a RepoReuse turn's hidden tests run in: `repository` (a chain's,
+    /// [`wheelwright_core::reporeuse::dataset::DatasetManifest::repository_of`]) installed
+    /// with pytest, built first if needed; `progress` hears each step of a build.
+    /// Blocking (pip may run for minutes).
+    pub(crate) fn for_tests_of(
         &self,
-        dataset: &RepoReuseDataset,
+        repository: &RepositorySource,
         progress: &mut dyn FnMut(&wheelwright_sandbox::EnvStep),
     ) -> Result<PathBuf, TestRunError> {
-        let repo = match &dataset.manifest.repository {
+        let repo = match repository {
             RepositorySource::Pypi(repo) => repo,
             RepositorySource::Local(local) => {
                 return Err(TestRunError::LocalRepository(local.path.clone()));
@@ -73,6 +73,24 @@ impl Environments {
                 |step| progress(step),
             )
         })
+    }
+
+    /// The environment the hidden tests of chain `chain` (an index of `dataset.chains`)
+    /// run in: its repository's ([`Self::for_tests_of`]).
+    pub(crate) fn for_chain(
+        &self,
+        dataset: &RepoReuseDataset,
+        chain: usize,
+        progress: &mut dyn FnMut(&wheelwright_sandbox::EnvStep),
+    ) -> Result<PathBuf, TestRunError> {
+        let chain = &dataset.chains[chain].manifest;
+        let (_, repository) = dataset.manifest.repository_of(chain).ok_or_else(|| {
+            TestRunError::Dataset(format!(
+                "chain {:?} names no repository of the dataset; fix its chain.json \"repository\"",
+                chain.id
+            ))
+        })?;
+        self.for_tests_of(repository, progress)
     }
 
     /// The environment for tests of `repository`'s own files in the workspace (ReCUBE):

@@ -427,7 +427,7 @@ impl Queue {
             let loaded = Arc::clone(&loaded);
             let environments = Arc::clone(&self.environments);
             tokio::task::spawn_blocking(move || -> anyhow::Result<_> {
-                let env_dir = environments.for_dataset(&loaded.dataset, &mut |step| {
+                let env_dir = environments.for_chain(&loaded.dataset, c, &mut |step| {
                     tracing::info!(?step, "test environment");
                 })?;
                 Ok((env_dir, loaded.exceptions()?))

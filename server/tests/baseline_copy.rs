@@ -17,12 +17,14 @@ use wheelwright_server::dataset::load_dir;
 #[test]
 fn the_copy_baseline_of_every_real_turn_drops_repo_reuse_to_zero_needs_pypi() {
     let dataset = load_dir(&real_dataset()).unwrap();
-    let files = wheelwright_server::dataset::repository_source(
+    let files = wheelwright_server::dataset::repository_sources(
         &dataset,
         &wheelwright_server::dataset::default_cache_dir(),
         std::path::Path::new("python3"),
     )
-    .expect("the networkx 3.4.2 wheel (needs PyPI or the pip cache)");
+    .expect("the networkx 3.4.2 wheel (needs PyPI or the pip cache)")
+    .remove("networkx")
+    .unwrap();
     let mut base = Workspace::new();
     for (path, text) in &files {
         base.insert(path, text.as_str());

@@ -33,7 +33,7 @@ fn test_bundle(bundle: &RepoReuseBundle) -> serde_json::Value {
 
 fn baseline(kind: Baseline) -> RepoReuseBundle {
     let dataset = wheelwright_server::dataset::load_dir(&real_dataset()).unwrap();
-    let files = wheelwright_server::dataset::repository_source(
+    let files = wheelwright_server::dataset::repository_sources(
         &dataset,
         &wheelwright_server::dataset::default_cache_dir(),
         std::path::Path::new("python3"),

@@ -15,7 +15,7 @@ use wheelwright_server::dataset::{DatasetError, load_dir, verify};
 fn the_real_dataset_loads_and_validates() {
     let dataset = load_dir(&real_dataset()).expect("the real dataset is valid");
     assert_eq!(dataset.manifest.name, "reporeuse-networkx");
-    let RepositorySource::Pypi(repo) = &dataset.manifest.repository else {
+    let Some(RepositorySource::Pypi(repo)) = &dataset.manifest.repository else {
         panic!("the real dataset's repository is on PyPI");
     };
     assert_eq!(repo.version, "3.4.2");
@@ -39,6 +39,19 @@ fn the_real_dataset_loads_and_validates() {
         dataset.content_hash(),
         load_dir(&real_dataset()).unwrap().content_hash()
     );
+    // Pinned: stored runs name the dataset by this hash, so a change to how a dataset of one
+    // "repository" serialises (such as the multi-repository form) must not move it.
+    assert_eq!(
+        dataset.content_hash(),
+        "0bbbc4ca87d75e4e4363d77dd38a4cbf2a8111c7284699a96a8f2658e7b8bfd1"
+    );
+    assert!(dataset.manifest.repositories.is_empty());
+    assert!(
+        dataset
+            .chains
+            .iter()
+            .all(|c| c.manifest.repository.is_none())
+    );
 }
 
 /// NEEDS PyPI the first time: downloads the networkx 3.4.2 wheel into the cache
@@ -46,15 +59,15 @@ fn the_real_dataset_loads_and_validates() {
 #[test]
 fn every_declared_target_is_referenced_by_its_reference_needs_pypi() {
     let dataset = load_dir(&real_dataset()).unwrap();
-    let files = wheelwright_server::dataset::repository_source(
+    let files = wheelwright_server::dataset::repository_sources(
         &dataset,
         &wheelwright_server::dataset::default_cache_dir(),
         std::path::Path::new("python3"),
     )
     .expect("the networkx 3.4.2 wheel (needs PyPI or the pip cache)");
-    assert!(files.contains_key("networkx/__init__.py"));
+    assert!(files["networkx"].contains_key("networkx/__init__.py"));
     assert!(
-        files
+        files["networkx"]
             .keys()
             .all(|p| p.ends_with(".py") && !p.contains(".."))
     );
@@ -156,17 +169,16 @@ fn score_fixture() -> PathBuf {
 #[test]
 fn a_local_repository_is_read_with_the_dataset() {
     let dataset = load_dir(&score_fixture()).expect("the score fixture is valid");
-    let RepositorySource::Local(repo) = &dataset.manifest.repository else {
+    let Some(RepositorySource::Local(repo)) = &dataset.manifest.repository else {
         panic!("the score fixture's repository is local");
     };
     assert_eq!(repo.path, "repository");
-    let paths: Vec<&str> = dataset
-        .repository_files
+    let paths: Vec<&str> = dataset.repository_files["textkit"]
         .iter()
         .map(|(p, _)| p.as_str())
         .collect();
     assert_eq!(paths, ["textkit/__init__.py", "textkit/clean.py"]);
-    let files = wheelwright_server::dataset::local_repository_source(&dataset).unwrap();
+    let files = wheelwright_server::dataset::local_repository_source(&dataset, "textkit").unwrap();
     assert!(files["textkit/clean.py"].contains("def normalise"));
     assert!(dataset.files().contains_key("repository/textkit/clean.py"));
 }
@@ -186,8 +198,7 @@ fn a_local_repository_keeps_its_text_files_for_line_counts() {
     let big = "x".repeat(wheelwright_core::workspace::MAX_TEXT_FILE_BYTES + 1);
     std::fs::write(repo.join("data.csv"), big).unwrap();
     let dataset = load_dir(&dir).expect("a repository with data files is valid");
-    let paths: Vec<&str> = dataset
-        .repository_files
+    let paths: Vec<&str> = dataset.repository_files["textkit"]
         .iter()
         .map(|(p, _)| p.as_str())
         .collect();

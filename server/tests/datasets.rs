@@ -88,7 +88,7 @@ async fn the_scoring_kit_is_the_dataset_without_its_hidden_tests_gzipped_and_rev
     let gzipped = common::get_with(&app, &uri, &[("accept-encoding", "br, gzip;q=0.8")]).await;
     assert_eq!(gzipped.status, StatusCode::OK, "{}", gzipped.text());
     assert_eq!(gzipped.headers["content-encoding"], "gzip");
-    let etag = format!("\"{}\"", files.content_hash());
+    let etag = format!("\"{}-kit2\"", files.content_hash());
     assert_eq!(gzipped.headers["etag"], etag.as_str());
     let text = common::gunzip(&gzipped.body);
     let kit: wheelwright_core::api::ScoringKit = serde_json::from_slice(&text).unwrap();
@@ -104,7 +104,7 @@ async fn the_scoring_kit_is_the_dataset_without_its_hidden_tests_gzipped_and_rev
     assert!(kit.dataset.tools.is_empty());
     let hidden = files.chains[0].turns[0].expected_json.clone();
     assert!(!String::from_utf8_lossy(&text).contains(hidden.trim()));
-    assert!(kit.repository.contains_key("networkx/__init__.py"));
+    assert!(kit.repositories["networkx"].contains_key("networkx/__init__.py"));
 
     // Without gzip the same JSON, plain.
     let plain = common::get_with(&app, &uri, &[]).await;
@@ -152,7 +152,7 @@ async fn the_saved_index_loads_against_the_kit_and_scores_as_the_index_built_the
     // and scores the dataset's reference run exactly as the index built from the files.
     let kit: wheelwright_core::api::ScoringKit =
         serde_json::from_slice(&get(&app, &kit_uri).await.body).unwrap();
-    let dataset = kit.dataset.to_score_dataset(kit.repository.clone());
+    let dataset = kit.dataset.to_score_dataset(kit.repositories.clone());
     let name = dataset.repositories.keys().next().unwrap().clone();
     let (prepared, refused) = PreparedDataset::with_saved_indexes(
         &dataset,

@@ -41,6 +41,7 @@ mod hostile_submissions;
 mod jobs;
 mod leaderboard;
 mod memory_bounds;
+mod multi_repository;
 mod openapi;
 mod prompts;
 mod recube_dataset;

@@ -70,7 +70,7 @@ use crate::python::index::{Entity, RepoIndex};
 use crate::python::rewrite::{Edit, apply, dedent, edit, insertion_range};
 use crate::python::scope::{self, FileAnalysis, ImportTarget, MODULE_SCOPE, NameRef, ScopeId};
 use crate::reporeuse::bundle::RepoReuseBundle;
-use crate::reporeuse::dataset::RepoReuseDataset;
+use crate::reporeuse::dataset::{RepoReuseDataset, RepositoryFiles};
 use crate::syntax::{self, Field, Kind, NodeId, SyntaxTree};
 use crate::workspace::Workspace;
 
@@ -128,19 +128,27 @@ impl Baseline {
 }
 
 /// The `copy` baseline of every turn, in dataset order: each reference with its targets
-/// copied in ([`copy_module`]), in W_{t-1} = the repository plus the chain's earlier
-/// references, as the scorer and the test runs see it.
-pub fn copy_modules(
-    dataset: &RepoReuseDataset,
-    repository_files: &BTreeMap<String, String>,
-) -> Vec<CopyResult> {
-    let mut base = Workspace::new();
-    for (path, text) in repository_files {
-        base.insert(path, text.as_str());
-    }
-    let base_index = RepoIndex::build(&base, &IndexOptions::default());
+/// copied in ([`copy_module`]), in W_{t-1} = the chain's repository (its files in
+/// `repositories`) plus the chain's earlier references, as the scorer and the test runs
+/// see it.
+pub fn copy_modules(dataset: &RepoReuseDataset, repositories: &RepositoryFiles) -> Vec<CopyResult> {
+    // Each repository indexed once, when a chain first needs it.
+    let mut bases: BTreeMap<&str, (Workspace, RepoIndex)> = BTreeMap::new();
+    let no_files = BTreeMap::new();
     let mut out = Vec::new();
     for chain in &dataset.chains {
+        let id = dataset
+            .manifest
+            .repository_of(&chain.manifest)
+            .map_or("", |(id, _)| id);
+        let (base, base_index) = bases.entry(id).or_insert_with(|| {
+            let mut base = Workspace::new();
+            for (path, text) in repositories.get(id).unwrap_or(&no_files) {
+                base.insert(path, text.as_str());
+            }
+            let index = RepoIndex::build(&base, &IndexOptions::default());
+            (base, index)
+        });
         let mut workspace = base.clone();
         let mut index = base_index.clone();
         for turn in &chain.turns {
@@ -167,18 +175,19 @@ pub fn copy_modules(
 
 impl Baseline {
     /// The baseline as a run bundle over the whole dataset, labelled as a baseline (see
-    /// [`RepoReuseBundle::baseline`]). `repository_files` is W0, which `copy` needs.
+    /// [`RepoReuseBundle::baseline`]). `repositories` is W0 of each repository, which
+    /// `copy` needs.
     pub fn bundle(
         self,
         dataset: &RepoReuseDataset,
-        repository_files: &BTreeMap<String, String>,
+        repositories: &RepositoryFiles,
     ) -> RepoReuseBundle {
         match self {
             Baseline::Reference => RepoReuseBundle::reference(dataset),
             Baseline::Empty => RepoReuseBundle::empty(dataset),
             Baseline::Copy => {
                 // copy_modules yields one module per turn, in dataset order.
-                let mut copies = copy_modules(dataset, repository_files).into_iter();
+                let mut copies = copy_modules(dataset, repositories).into_iter();
                 RepoReuseBundle::baseline(dataset, self.name(), |turn| {
                     copies
                         .next()

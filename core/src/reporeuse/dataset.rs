@@ -40,7 +40,15 @@ pub struct DatasetManifest {
     /// The dataset's own version; results record it with the content hash.
     pub version: String,
     pub benchmark: Benchmark,
-    pub repository: RepositorySource,
+    /// The one repository every chain runs on. A dataset has this or
+    /// [`DatasetManifest::repositories`], never both; omitted when it has the other, so a
+    /// single-repository dataset serialises (and hashes) as before the other existed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repository: Option<RepositorySource>,
+    /// Several repositories, by the id each chain names in its `chain.json`
+    /// `"repository"`: one dataset, so one leaderboard, over several libraries.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub repositories: BTreeMap<String, RepositorySource>,
     /// Chain ids (directory names under `chains/`), in report order.
     pub chains: Vec<String>,
     /// How the hidden tests run; omitted: as cases judged on the host.
@@ -55,6 +63,43 @@ pub struct DatasetManifest {
     )]
     pub workdir: String,
 }
+
+impl DatasetManifest {
+    /// Every repository of the dataset by id: the ids of
+    /// [`DatasetManifest::repositories`], or the one [`DatasetManifest::repository`] by its
+    /// [`RepositorySource::name`] (the name scoring has always given it).
+    pub fn repository_sources(&self) -> BTreeMap<&str, &RepositorySource> {
+        match &self.repository {
+            Some(one) => BTreeMap::from([(one.name(), one)]),
+            None => self
+                .repositories
+                .iter()
+                .map(|(id, source)| (id.as_str(), source))
+                .collect(),
+        }
+    }
+
+    /// The id (as [`Self::repository_sources`] gives it) and source of the repository
+    /// `chain` runs on; `None` when it names none of the dataset's (which
+    /// [`RepoReuseDataset::validate`] reports).
+    pub fn repository_of(&self, chain: &ChainManifest) -> Option<(&str, &RepositorySource)> {
+        match (&self.repository, &chain.repository) {
+            (Some(one), None) => Some((one.name(), one)),
+            (Some(_), Some(_)) => None,
+            (None, named) => {
+                let id = named.as_deref()?;
+                self.repositories
+                    .get_key_value(id)
+                    .map(|(id, source)| (id.as_str(), source))
+            }
+        }
+    }
+}
+
+/// Each repository's files (W0) by repository id ([`DatasetManifest::repository_sources`]),
+/// each by path relative to the installed site-packages or the local repository's
+/// directory (`networkx/__init__.py`).
+pub type RepositoryFiles = BTreeMap<String, BTreeMap<String, String>>;
 
 fn default_workdir() -> String {
     DEFAULT_WORKDIR.to_owned()
@@ -118,6 +163,11 @@ pub struct ChainManifest {
     pub description: String,
     /// The directory every turn's module lives in (`solutions/road_audit`).
     pub package: String,
+    /// The id of the repository the chain runs on, a key of the dataset's
+    /// [`DatasetManifest::repositories`]: required there, and refused in a dataset with
+    /// one [`DatasetManifest::repository`] (its chains all run on that one).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repository: Option<String>,
 }
 
 /// One function a turn requires.
@@ -196,10 +246,12 @@ pub struct RepoReuseDataset {
     pub chains: Vec<Chain>,
     /// `tools/*`: (path relative to the dataset root, text), sorted by path.
     pub tools: Vec<(String, String)>,
-    /// A local repository's `.py` files: (path relative to [`LocalRepository::path`],
-    /// text), sorted by path. Empty for a PyPI repository.
+    /// Each local repository's `.py` files by repository id
+    /// ([`DatasetManifest::repository_sources`]): (path relative to
+    /// [`LocalRepository::path`], text), sorted by path. PyPI repositories come from their
+    /// wheels and are not here.
     #[serde(default)]
-    pub repository_files: Vec<(String, String)>,
+    pub repository_files: BTreeMap<String, Vec<(String, String)>>,
 }
 
 /// The path of a turn's directory relative to the dataset root.
@@ -240,7 +292,7 @@ impl RepoReuseDataset {
             manifest: self.manifest.clone(),
             chains,
             tools: Vec::new(),
-            repository_files: Vec::new(),
+            repository_files: BTreeMap::new(),
         }
     }
 
@@ -271,10 +323,14 @@ impl RepoReuseDataset {
         for (path, text) in &self.tools {
             files.insert(path.clone(), text.clone());
         }
-        if let RepositorySource::Local(repo) = &self.manifest.repository {
-            let root = repo.path.trim_end_matches('/');
-            for (path, text) in &self.repository_files {
-                files.insert(format!("{root}/{path}"), text.clone());
+        for (id, source) in self.manifest.repository_sources() {
+            if let (RepositorySource::Local(repo), Some(repo_files)) =
+                (source, self.repository_files.get(id))
+            {
+                let root = repo.path.trim_end_matches('/');
+                for (path, text) in repo_files {
+                    files.insert(format!("{root}/{path}"), text.clone());
+                }
             }
         }
         files
@@ -320,28 +376,12 @@ impl RepoReuseDataset {
                 ),
             );
         }
-        let mut fields = vec![("name", &m.name), ("version", &m.version)];
-        match &m.repository {
-            RepositorySource::Pypi(r) => fields.extend([
-                ("repository.pypi", &r.pypi),
-                ("repository.version", &r.version),
-                ("repository.import", &r.import),
-            ]),
-            RepositorySource::Local(r) => {
-                fields.extend([
-                    ("repository.path", &r.path),
-                    ("repository.import", &r.import),
-                ]);
-            }
-        }
-        for (field, value) in fields {
+        for (field, value) in [("name", &m.name), ("version", &m.version)] {
             if value.trim().is_empty() {
                 problem("dataset.json", format!("\"{field}\" is empty; fill it in"));
             }
         }
-        if let RepositorySource::Local(r) = &m.repository {
-            check_local_repository(r, &self.repository_files, &mut problem);
-        }
+        self.check_repositories(&mut problem);
         if let Some(message) = workdir_problem(&m.workdir) {
             problem("dataset.json", format!("\"workdir\": {message}"));
         }
@@ -370,7 +410,6 @@ impl RepoReuseDataset {
                 ),
             );
         }
-        let import_prefix = format!("{}.", m.repository.import());
         let mut module_paths: BTreeMap<&str, String> = BTreeMap::new();
         for chain in &self.chains {
             let id = &chain.manifest.id;
@@ -384,6 +423,42 @@ impl RepoReuseDataset {
                     "the chain has no turns; add chains/<chain>/turn-1/".to_owned(),
                 );
             }
+            // A chain whose repository is not found is reported once, here; its targets
+            // are then not checked against any package.
+            let import = match (m.repository_of(&chain.manifest), &chain.manifest.repository) {
+                (Some((_, source)), _) => Some(source.import()),
+                (None, Some(named)) if m.repository.is_some() => {
+                    problem(
+                        &chain_file,
+                        format!(
+                            "\"repository\" is {named:?}, but the dataset has one \"repository\" every chain runs on; remove it here, or list the repositories under \"repositories\" in dataset.json"
+                        ),
+                    );
+                    None
+                }
+                (None, Some(named)) => {
+                    problem(
+                        &chain_file,
+                        format!(
+                            "\"repository\" {named:?} is not one of the dataset's repositories ({}); name one of them or add it to \"repositories\" in dataset.json",
+                            ids_of(&m.repositories)
+                        ),
+                    );
+                    None
+                }
+                (None, None) => {
+                    if !m.repositories.is_empty() {
+                        problem(
+                            &chain_file,
+                            format!(
+                                "no \"repository\": the dataset has several; name the one the chain runs on ({})",
+                                ids_of(&m.repositories)
+                            ),
+                        );
+                    }
+                    None
+                }
+            };
             // Functions required by earlier turns of this chain, as qualified names.
             let mut earlier: BTreeSet<String> = BTreeSet::new();
             for (i, turn) in chain.turns.iter().enumerate() {
@@ -456,12 +531,12 @@ impl RepoReuseDataset {
                     );
                 }
                 for target in &tm.repo_targets {
-                    if !target.starts_with(&import_prefix) || !is_dotted(target) {
+                    let Some(import) = import else { break };
+                    if !target.starts_with(&format!("{import}.")) || !is_dotted(target) {
                         problem(
                             &file,
                             format!(
-                                "repo target {target:?} is not a qualified name in the repository's package {:?} (write module.function or module.Class.method)",
-                                m.repository.import()
+                                "repo target {target:?} is not a qualified name in the chain's repository's package {import:?} (write module.function or module.Class.method)"
                             ),
                         );
                     }
@@ -502,6 +577,8 @@ impl RepoReuseDataset {
                         "no test files; run tools/generate_tests.py".to_owned(),
                     ),
                     HiddenTests::Pytest => {}
+                    // Without its repository the chain's cases cannot be read (reported above).
+                    HiddenTests::Cases if import.is_none() => {}
                     HiddenTests::Cases => match self.case_suite(chain, t - 1) {
                         Err(message) => {
                             problem(&format!("{}/cases.json", turn_dir(id, t)), message)
@@ -520,6 +597,99 @@ impl RepoReuseDataset {
         problems
     }
 
+    /// The problems of `dataset.json`'s `"repository"` or `"repositories"`: exactly one of
+    /// them, no empty field, ids usable in `chain.json`, local repositories that hold
+    /// their package (each in a directory of its own), and no repository without a chain.
+    fn check_repositories(&self, problem: &mut impl FnMut(&str, String)) {
+        let m = &self.manifest;
+        // The field each repository is written in, for messages.
+        let fields: Vec<(String, &str, &RepositorySource)> = match (
+            &m.repository,
+            m.repositories.is_empty(),
+        ) {
+            (Some(_), false) => {
+                problem(
+                    "dataset.json",
+                    "it has both \"repository\" and \"repositories\"; keep \"repository\" for one repository, or move it into \"repositories\"".to_owned(),
+                );
+                return;
+            }
+            (None, true) => {
+                problem(
+                    "dataset.json",
+                    "no \"repository\": name the repository the chains run on (or several, by id, under \"repositories\")".to_owned(),
+                );
+                return;
+            }
+            (Some(one), true) => vec![("repository".to_owned(), one.name(), one)],
+            (None, false) => m
+                .repositories
+                .iter()
+                .map(|(id, source)| (format!("repositories.{id}"), id.as_str(), source))
+                .collect(),
+        };
+        let mut local_paths: BTreeMap<&str, &str> = BTreeMap::new();
+        for (field, id, source) in &fields {
+            if m.repository.is_none() && !is_repository_id(id) {
+                problem(
+                    "dataset.json",
+                    format!(
+                        "repository id {id:?} is not a usable id; write letters, digits, '-', '_' or '.' (networkx)"
+                    ),
+                );
+            }
+            let values = match source {
+                RepositorySource::Pypi(r) => {
+                    vec![
+                        ("pypi", &r.pypi),
+                        ("version", &r.version),
+                        ("import", &r.import),
+                    ]
+                }
+                RepositorySource::Local(r) => vec![("path", &r.path), ("import", &r.import)],
+            };
+            for (name, value) in values {
+                if value.trim().is_empty() {
+                    problem(
+                        "dataset.json",
+                        format!("\"{field}.{name}\" is empty; fill it in"),
+                    );
+                }
+            }
+            if let RepositorySource::Local(r) = source {
+                let files = self
+                    .repository_files
+                    .get(*id)
+                    .map_or(&[][..], Vec::as_slice);
+                check_local_repository(field, r, files, problem);
+                let path = r.path.trim_end_matches('/');
+                if let Some(other) = local_paths.insert(path, id) {
+                    problem(
+                        "dataset.json",
+                        format!(
+                            "\"{field}.path\" {:?} is also the path of repository {other:?}; give each local repository its own directory",
+                            r.path
+                        ),
+                    );
+                }
+            }
+        }
+        for id in m.repositories.keys() {
+            let used = self
+                .chains
+                .iter()
+                .any(|c| c.manifest.repository.as_deref() == Some(id.as_str()));
+            if !used {
+                problem(
+                    "dataset.json",
+                    format!(
+                        "repository {id:?} is named by no chain's chain.json; remove it from \"repositories\" or give it chains"
+                    ),
+                );
+            }
+        }
+    }
+
     /// The case suite of turn `index` (0-based) of `chain`: its calls and expected values.
     pub fn case_suite(
         &self,
@@ -530,48 +700,66 @@ impl RepoReuseDataset {
             .turns
             .get(index)
             .ok_or_else(|| format!("chain {:?} has no turn {}", chain.manifest.id, index + 1))?;
+        let (_, repository) = self.manifest.repository_of(&chain.manifest).ok_or_else(|| {
+            format!(
+                "chain {:?} names no repository of the dataset; fix its chain.json \"repository\"",
+                chain.manifest.id
+            )
+        })?;
         crate::hidden_tests::cases::CaseSuite::new(
             &turn.manifest.module_name(),
-            self.manifest.repository.import(),
+            repository.import(),
             &turn.cases_json,
             &turn.expected_json,
         )
     }
 
-    /// The exception classes this dataset's cases may expect: the built-in ones and those
-    /// of its repository (`repository_files` as [`Self::to_score_dataset`] takes them),
-    /// for [`crate::hidden_tests::cases::CaseSuite::with_exceptions`]. Indexes the
-    /// repository (about a second for networkx): build it once per dataset.
+    /// The exception classes each repository's chains' cases may expect, by repository id:
+    /// the built-in ones and those of the repository (`repositories` as
+    /// [`Self::to_score_dataset`] takes them), for
+    /// [`crate::hidden_tests::cases::CaseSuite::with_exceptions`]. Indexes every repository
+    /// (about a second for networkx): build it once per dataset.
     pub fn exception_classes(
         &self,
-        repository_files: &BTreeMap<String, String>,
-    ) -> crate::hidden_tests::compare::ExceptionClasses {
-        let mut workspace = crate::workspace::Workspace::new();
-        for (path, text) in repository_files.iter().filter(|(p, _)| p.ends_with(".py")) {
-            workspace.insert(path, text.as_str());
-        }
-        let index = crate::python::index::RepoIndex::build(
-            &workspace,
-            &crate::python::index::IndexOptions::default(),
-        );
-        crate::hidden_tests::compare::ExceptionClasses::of_repository(
-            &index,
-            self.manifest.repository.import(),
-        )
+        repositories: &RepositoryFiles,
+    ) -> BTreeMap<String, crate::hidden_tests::compare::ExceptionClasses> {
+        let no_files = BTreeMap::new();
+        self.manifest
+            .repository_sources()
+            .into_iter()
+            .map(|(id, source)| {
+                let files = repositories.get(id).unwrap_or(&no_files);
+                let mut workspace = crate::workspace::Workspace::new();
+                for (path, text) in files.iter().filter(|(p, _)| p.ends_with(".py")) {
+                    workspace.insert(path, text.as_str());
+                }
+                let index = crate::python::index::RepoIndex::build(
+                    &workspace,
+                    &crate::python::index::IndexOptions::default(),
+                );
+                let classes = crate::hidden_tests::compare::ExceptionClasses::of_repository(
+                    &index,
+                    source.import(),
+                );
+                (id.to_owned(), classes)
+            })
+            .collect()
     }
 
-    /// The input of [`crate::reporeuse::scoring::score_run`]: every chain runs on the one repository,
-    /// named by [`RepositorySource::name`], whose files (paths relative to the installed
-    /// site-packages or to the local repository's directory, `networkx/__init__.py`, ...)
-    /// are `repository_files`.
-    pub fn to_score_dataset(&self, repository_files: BTreeMap<String, String>) -> Dataset {
-        let name = self.manifest.repository.name().to_owned();
+    /// The input of [`crate::reporeuse::scoring::score_run`]: each chain runs on its
+    /// repository ([`DatasetManifest::repository_of`]), named by its id, whose files are
+    /// `repositories[id]`. A chain naming no repository of the dataset keeps the name it
+    /// wrote, which the scorer refuses saying so.
+    pub fn to_score_dataset(&self, repositories: RepositoryFiles) -> Dataset {
         let chains = self
             .chains
             .iter()
             .map(|chain| ChainSpec {
                 id: chain.manifest.id.clone(),
-                repository: name.clone(),
+                repository: self.manifest.repository_of(&chain.manifest).map_or_else(
+                    || chain.manifest.repository.clone().unwrap_or_default(),
+                    |(id, _)| id.to_owned(),
+                ),
                 turns: chain
                     .turns
                     .iter()
@@ -583,14 +771,16 @@ impl RepoReuseDataset {
                     .collect(),
             })
             .collect();
-        let mut repositories = BTreeMap::new();
-        repositories.insert(
-            name,
-            Repository {
-                files: repository_files,
-                source_roots: Vec::new(),
-            },
-        );
+        let repositories = repositories
+            .into_iter()
+            .map(|(id, files)| {
+                let repository = Repository {
+                    files,
+                    source_roots: Vec::new(),
+                };
+                (id, repository)
+            })
+            .collect();
         Dataset {
             repositories,
             chains,
@@ -602,7 +792,29 @@ impl RepoReuseDataset {
 /// The first path component a local repository may not use: the dataset's own files.
 const RESERVED_TOP: [&str; 3] = ["chains", "tools", "dataset.json"];
 
+/// A repository id of `"repositories"`: what a `chain.json` can name and a URL can carry.
+fn is_repository_id(id: &str) -> bool {
+    !id.is_empty()
+        && id != "."
+        && id != ".."
+        && id
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+}
+
+/// The ids of `repositories`, for messages.
+fn ids_of(repositories: &BTreeMap<String, RepositorySource>) -> String {
+    repositories
+        .keys()
+        .map(String::as_str)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// `field` is where `dataset.json` writes the repository (`repository`,
+/// `repositories.textkit`), for messages.
 fn check_local_repository(
+    field: &str,
     repo: &LocalRepository,
     files: &[(String, String)],
     problem: &mut impl FnMut(&str, String),
@@ -614,7 +826,7 @@ fn check_local_repository(
         problem(
             "dataset.json",
             format!(
-                "\"repository.path\" {:?} is not a directory inside the dataset directory; write a relative path without \"..\" (repository)",
+                "\"{field}.path\" {:?} is not a directory inside the dataset directory; write a relative path without \"..\" (repository)",
                 repo.path
             ),
         );
@@ -625,7 +837,7 @@ fn check_local_repository(
         problem(
             "dataset.json",
             format!(
-                "\"repository.path\" {:?} is inside the dataset's own {top}; put the repository in a directory of its own (repository)",
+                "\"{field}.path\" {:?} is inside the dataset's own {top}; put the repository in a directory of its own (repository)",
                 repo.path
             ),
         );
@@ -646,7 +858,7 @@ fn check_local_repository(
             problem(
                 &repo.path,
                 format!(
-                    "no {package} or {module} in the local repository; \"repository.import\" must name its top-level package"
+                    "no {package} or {module} in the local repository; \"{field}.import\" must name its top-level package"
                 ),
             );
         }
@@ -765,11 +977,12 @@ mod tests {
                 name: "tiny".to_owned(),
                 version: "1".to_owned(),
                 benchmark: Benchmark::RepoReuse,
-                repository: RepositorySource::Pypi(PypiRepository {
+                repository: Some(RepositorySource::Pypi(PypiRepository {
                     pypi: "textkit".to_owned(),
                     version: "1.0".to_owned(),
                     import: "textkit".to_owned(),
-                }),
+                })),
+                repositories: BTreeMap::new(),
                 chains: vec!["slugs".to_owned()],
                 hidden_tests: HiddenTests::Cases,
                 workdir: DEFAULT_WORKDIR.to_owned(),
@@ -780,6 +993,7 @@ mod tests {
                     title: "Slugs".to_owned(),
                     description: String::new(),
                     package: "solutions/slugs".to_owned(),
+                    repository: None,
                 },
                 turns: vec![
                     turn(1, "slug", ["slugify", "unslug", "is_slug"], &[]),
@@ -792,23 +1006,26 @@ mod tests {
                 ],
             }],
             tools: vec![("tools/verify.py".to_owned(), "print('ok')\n".to_owned())],
-            repository_files: Vec::new(),
+            repository_files: BTreeMap::new(),
         }
     }
 
     fn local_dataset() -> RepoReuseDataset {
         let mut d = dataset();
-        d.manifest.repository = RepositorySource::Local(LocalRepository {
+        d.manifest.repository = Some(RepositorySource::Local(LocalRepository {
             path: "repository".to_owned(),
             import: "textkit".to_owned(),
-        });
-        d.repository_files = vec![
-            ("textkit/__init__.py".to_owned(), String::new()),
-            (
-                "textkit/clean.py".to_owned(),
-                "def normalise(t):\n    return t\n".to_owned(),
-            ),
-        ];
+        }));
+        d.repository_files = BTreeMap::from([(
+            "textkit".to_owned(),
+            vec![
+                ("textkit/__init__.py".to_owned(), String::new()),
+                (
+                    "textkit/clean.py".to_owned(),
+                    "def normalise(t):\n    return t\n".to_owned(),
+                ),
+            ],
+        )]);
         d
     }
 
@@ -821,9 +1038,16 @@ mod tests {
         let h = d.content_hash();
         assert_ne!(h, dataset().content_hash());
         let mut e = local_dataset();
-        e.repository_files[1].1.push('\n');
+        e.repository_files.get_mut("textkit").unwrap()[1]
+            .1
+            .push('\n');
         assert_ne!(e.content_hash(), h);
-        let sd = d.to_score_dataset(d.repository_files.iter().cloned().collect());
+        let sd = d.to_score_dataset(
+            d.repository_files
+                .iter()
+                .map(|(id, files)| (id.clone(), files.iter().cloned().collect()))
+                .collect(),
+        );
         assert!(sd.repositories.contains_key("textkit"));
     }
 
@@ -831,14 +1055,17 @@ mod tests {
     fn bad_local_repositories_are_refused() {
         let check = |path: &str, files: &[&str]| {
             let mut d = local_dataset();
-            d.manifest.repository = RepositorySource::Local(LocalRepository {
+            d.manifest.repository = Some(RepositorySource::Local(LocalRepository {
                 path: path.to_owned(),
                 import: "textkit".to_owned(),
-            });
-            d.repository_files = files
-                .iter()
-                .map(|f| ((*f).to_owned(), String::new()))
-                .collect();
+            }));
+            d.repository_files = BTreeMap::from([(
+                "textkit".to_owned(),
+                files
+                    .iter()
+                    .map(|f| ((*f).to_owned(), String::new()))
+                    .collect(),
+            )]);
             d.validate()
                 .iter()
                 .map(ToString::to_string)
@@ -863,6 +1090,245 @@ mod tests {
         assert!(check("repository", &["textkit.py"]).is_empty());
         let p = check("", &["textkit.py"]);
         assert!(p[0].contains("\"repository.path\" is empty"), "{p:#?}");
+    }
+
+    /// Two local repositories, `textkit` (chain `slugs`) and `numkit` (chain `means`).
+    fn two_repository_dataset() -> RepoReuseDataset {
+        let mut d = local_dataset();
+        d.manifest.repository = None;
+        d.manifest.repositories = BTreeMap::from([
+            (
+                "textkit".to_owned(),
+                RepositorySource::Local(LocalRepository {
+                    path: "repositories/textkit".to_owned(),
+                    import: "textkit".to_owned(),
+                }),
+            ),
+            (
+                "numkit".to_owned(),
+                RepositorySource::Local(LocalRepository {
+                    path: "repositories/numkit".to_owned(),
+                    import: "numkit".to_owned(),
+                }),
+            ),
+        ]);
+        d.repository_files.insert(
+            "numkit".to_owned(),
+            vec![
+                ("numkit/__init__.py".to_owned(), String::new()),
+                (
+                    "numkit/stats.py".to_owned(),
+                    "def mean(v):\n    return sum(v) / len(v)\n\ndef total(v):\n    return sum(v)\n"
+                        .to_owned(),
+                ),
+            ],
+        );
+        d.chains[0].manifest.repository = Some("textkit".to_owned());
+        let mut means = d.chains[0].clone();
+        means.manifest.id = "means".to_owned();
+        means.manifest.package = "solutions/means".to_owned();
+        means.manifest.repository = Some("numkit".to_owned());
+        means.turns.truncate(1);
+        let tm = &mut means.turns[0].manifest;
+        tm.module_path = "solutions/means/mean.py".to_owned();
+        tm.repo_targets = vec![
+            "numkit.stats.mean".to_owned(),
+            "numkit.stats.total".to_owned(),
+        ];
+        tm.read_targets = tm.repo_targets.clone();
+        means.turns[0].cases_json = means.turns[0].cases_json.replace("textkit", "numkit");
+        d.chains.push(means);
+        d.manifest.chains.push("means".to_owned());
+        d
+    }
+
+    #[test]
+    fn a_dataset_of_several_repositories_is_valid_and_hashes_them_all() {
+        let d = two_repository_dataset();
+        assert_eq!(d.validate(), Vec::<Problem>::new());
+        let files = d.files();
+        assert!(files.contains_key("repositories/textkit/textkit/clean.py"));
+        assert!(files.contains_key("repositories/numkit/numkit/stats.py"));
+        // The new fields show only in the form that has them.
+        let manifest = &files["dataset.json"];
+        assert!(
+            manifest.contains(r#""repositories":{"numkit":"#),
+            "{manifest}"
+        );
+        assert!(!manifest.contains(r#""repository":"#), "{manifest}");
+        assert!(files["chains/means/chain.json"].ends_with(r#""repository":"numkit"}"#));
+        let single = local_dataset().files();
+        assert!(!single["dataset.json"].contains("repositories"));
+        assert!(!single["chains/slugs/chain.json"].contains("repository"));
+        let mut e = two_repository_dataset();
+        e.repository_files.get_mut("numkit").unwrap()[1]
+            .1
+            .push('\n');
+        assert_ne!(e.content_hash(), d.content_hash());
+        let ids: Vec<&str> = d.manifest.repository_sources().into_keys().collect();
+        assert_eq!(ids, ["numkit", "textkit"]);
+        assert_eq!(
+            d.manifest
+                .repository_of(&d.chains[1].manifest)
+                .map(|(id, _)| id),
+            Some("numkit")
+        );
+        let suite = d.case_suite(&d.chains[1], 0);
+        assert!(suite.is_ok(), "{suite:?}");
+    }
+
+    #[test]
+    fn each_repository_problem_names_the_file_to_fix() {
+        type Edit = fn(&mut RepoReuseDataset);
+        let cases: [(&str, Edit, &str, &str); 9] = [
+            (
+                "chain without a repository",
+                |d| d.chains[1].manifest.repository = None,
+                "chains/means/chain.json",
+                "no \"repository\": the dataset has several; name the one the chain runs on (numkit, textkit)",
+            ),
+            (
+                "unknown repository",
+                |d| d.chains[1].manifest.repository = Some("nokit".to_owned()),
+                "chains/means/chain.json",
+                "\"repository\" \"nokit\" is not one of the dataset's repositories (numkit, textkit)",
+            ),
+            (
+                "unused repository",
+                |d| {
+                    let numkit = d.manifest.repositories["numkit"].clone();
+                    d.manifest.repositories.insert("spare".to_owned(), numkit);
+                },
+                "dataset.json",
+                "repository \"spare\" is named by no chain's chain.json",
+            ),
+            (
+                "both forms",
+                |d| d.manifest.repository = Some(d.manifest.repositories["textkit"].clone()),
+                "dataset.json",
+                "it has both \"repository\" and \"repositories\"",
+            ),
+            (
+                "neither form",
+                |d| d.manifest.repositories.clear(),
+                "dataset.json",
+                "no \"repository\": name the repository the chains run on",
+            ),
+            (
+                "a target outside the chain's repository",
+                |d| {
+                    let tm = &mut d.chains[1].turns[0].manifest;
+                    tm.repo_targets[0] = "textkit.clean.normalise".to_owned();
+                    tm.read_targets[0] = "textkit.clean.normalise".to_owned();
+                },
+                "chains/means/turn-1/turn.json",
+                "repo target \"textkit.clean.normalise\" is not a qualified name in the chain's repository's package \"numkit\"",
+            ),
+            (
+                "a local repository without its package",
+                |d| {
+                    d.repository_files.insert(
+                        "numkit".to_owned(),
+                        vec![("other.py".to_owned(), String::new())],
+                    );
+                },
+                "repositories/numkit",
+                "no numkit/ or numkit.py in the local repository; \"repositories.numkit.import\" must name its top-level package",
+            ),
+            (
+                "two local repositories in one directory",
+                |d| {
+                    if let Some(RepositorySource::Local(r)) =
+                        d.manifest.repositories.get_mut("numkit")
+                    {
+                        r.path = "repositories/textkit".to_owned();
+                    }
+                },
+                "dataset.json",
+                "\"repositories.textkit.path\" \"repositories/textkit\" is also the path of repository \"numkit\"",
+            ),
+            (
+                "a bad id",
+                |d| {
+                    let numkit = d.manifest.repositories.remove("numkit").unwrap();
+                    d.manifest.repositories.insert("num kit".to_owned(), numkit);
+                    d.repository_files = d
+                        .repository_files
+                        .clone()
+                        .into_iter()
+                        .map(|(id, f)| (id.replace("numkit", "num kit"), f))
+                        .collect();
+                    d.chains[1].manifest.repository = Some("num kit".to_owned());
+                },
+                "dataset.json",
+                "repository id \"num kit\" is not a usable id",
+            ),
+        ];
+        for (what, edit, file, words) in cases {
+            let mut d = two_repository_dataset();
+            edit(&mut d);
+            let problems = d.validate();
+            assert!(
+                problems
+                    .iter()
+                    .any(|p| p.file == file && p.message.contains(words)),
+                "{what}: no problem in {file} saying {words:?} among {problems:#?}"
+            );
+        }
+        // A chain of a single-repository dataset may not name one.
+        let mut d = local_dataset();
+        d.chains[0].manifest.repository = Some("textkit".to_owned());
+        let problems: Vec<String> = d.validate().iter().map(ToString::to_string).collect();
+        assert_eq!(
+            problems,
+            [
+                "chains/slugs/chain.json: \"repository\" is \"textkit\", but the dataset has one \"repository\" every chain runs on; remove it here, or list the repositories under \"repositories\" in dataset.json"
+            ]
+        );
+    }
+
+    #[test]
+    fn each_chain_scores_on_its_own_repository() {
+        let d = two_repository_dataset();
+        let repositories: RepositoryFiles = d
+            .repository_files
+            .iter()
+            .map(|(id, files)| (id.clone(), files.iter().cloned().collect()))
+            .collect();
+        let mut with_strip = repositories;
+        with_strip.get_mut("textkit").unwrap().insert(
+            "textkit/clean.py".to_owned(),
+            "def normalise(t):\n    return t\n\ndef strip(t):\n    return t\n".to_owned(),
+        );
+        let sd = d.to_score_dataset(with_strip);
+        assert_eq!(sd.chains[0].repository, "textkit");
+        assert_eq!(sd.chains[1].repository, "numkit");
+        let run: crate::reporeuse::scoring::Run = serde_json::from_value(serde_json::json!({
+            "chains": {
+                "slugs": {"turns": [
+                    {"submission": "from textkit.clean import normalise, strip\n\ndef slugify(x):\n    return strip(normalise(x))\n"},
+                    {"submission": "def url_for(x):\n    return x\n"}
+                ]},
+                "means": {"turns": [
+                    {"submission": "from numkit.stats import mean, total\n\ndef slugify(x):\n    return mean(x) + total(x)\n"}
+                ]}
+            }
+        }))
+        .unwrap();
+        let report = crate::reporeuse::scoring::score_run(&sd, &run, &mut |_| {}).unwrap();
+        assert!(report.diagnostics.is_empty(), "{:?}", report.diagnostics);
+        let reuse = |i: usize| {
+            crate::metric::format_score("reuse_repo", report.turns[i].scores.reuse_repo).to_string()
+        };
+        // slugs turn 1 and means turn 1 each reuse both targets of their own repository.
+        assert_eq!([reuse(0), reuse(2)], ["100.0", "100.0"]);
+        let exceptions = d.exception_classes(
+            &sd.repositories
+                .iter()
+                .map(|(id, r)| (id.clone(), r.files.clone()))
+                .collect(),
+        );
+        assert_eq!(exceptions.keys().collect::<Vec<_>>(), ["numkit", "textkit"]);
     }
 
     #[test]
@@ -1003,7 +1469,7 @@ mod tests {
             "def normalise(t):\n    return t\n\ndef strip(t):\n    return t\n".to_owned(),
         );
         files.insert("textkit/__init__.py".to_owned(), String::new());
-        let sd = d.to_score_dataset(files);
+        let sd = d.to_score_dataset(BTreeMap::from([("textkit".to_owned(), files)]));
         assert_eq!(sd.chains.len(), 1);
         assert_eq!(sd.chains[0].turns[1].path, "solutions/slugs/urls.py");
         assert_eq!(

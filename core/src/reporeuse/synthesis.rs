@@ -62,13 +62,15 @@ pub struct ChainSource {
 }
 
 impl ChainSource {
-    /// The chain's `chain.json`.
-    pub fn manifest(&self) -> ChainManifest {
+    /// The chain's `chain.json`, naming its repository when the dataset has several
+    /// (`named`), as such a dataset's chains must.
+    pub fn manifest(&self, named: bool) -> ChainManifest {
         ChainManifest {
             id: self.id.clone(),
             title: self.title.clone(),
             description: self.description.clone(),
             package: self.package.clone(),
+            repository: named.then(|| self.repository.clone()),
         }
     }
 }

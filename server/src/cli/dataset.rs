@@ -1,5 +1,6 @@
 //! `wheelwright dataset verify`: each turn of a dataset directory checked the way the paper's pipeline does (the checks are `crate::dataset::verify`'s), with a table, notes and failures.
 
+use std::collections::BTreeMap;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
@@ -121,7 +122,6 @@ fn verify_dir(
     out: &mut impl std::io::Write,
 ) -> anyhow::Result<bool> {
     let dataset = crate::dataset::load_dir(dir)?;
-    let repo = &dataset.manifest.repository;
     writeln!(
         out,
         "dataset {} version {} ({}), {} chains, {} turns, content hash {}",
@@ -133,21 +133,28 @@ fn verify_dir(
         dataset.content_hash()
     )?;
     writeln!(out, "structure: ok")?;
-    let files = crate::dataset::repository_source(&dataset, &options.cache_dir, &options.python)?;
-    match repo {
-        RepositorySource::Pypi(r) => writeln!(
-            out,
-            "repository: {}=={} ({} Python files from its wheel)",
-            r.pypi,
-            r.version,
-            files.len()
-        )?,
-        RepositorySource::Local(r) => writeln!(
-            out,
-            "repository: {} ({} Python files, local)",
-            r.path,
-            files.len()
-        )?,
+    let files = crate::dataset::repository_sources(&dataset, &options.cache_dir, &options.python)?;
+    let sources = dataset.manifest.repository_sources();
+    for (id, source) in &sources {
+        let count = files.get(*id).map_or(0, BTreeMap::len);
+        // A dataset of several repositories says which id each line is.
+        let label = if dataset.manifest.repository.is_some() {
+            String::new()
+        } else {
+            format!(" {id}")
+        };
+        match source {
+            RepositorySource::Pypi(r) => writeln!(
+                out,
+                "repository{label}: {}=={} ({count} Python files from its wheel)",
+                r.pypi, r.version
+            )?,
+            RepositorySource::Local(r) => writeln!(
+                out,
+                "repository{label}: {} ({count} Python files, local)",
+                r.path
+            )?,
+        }
     }
     let checks = check_targets(&dataset, &files);
     let copies = wheelwright_core::reporeuse::baseline::copy_modules(&dataset, &files);
@@ -174,14 +181,20 @@ fn verify_dir(
     }
     let mut general_failures = Vec::new();
     if options.execute {
-        let RepositorySource::Pypi(repo) = repo else {
-            anyhow::bail!(
-                "running the tests needs a PyPI repository to install; a local repository can be verified only with --skip-execution so far"
-            );
-        };
-        let python = crate::dataset::pypi::venv_python(repo, &options.cache_dir, &options.python)?;
+        // Each repository's environment; a chain's tests run in its repository's.
+        let mut pythons = BTreeMap::new();
+        for (id, source) in &sources {
+            let RepositorySource::Pypi(repo) = source else {
+                anyhow::bail!(
+                    "running the tests needs a PyPI repository to install; a local repository ({id}) can be verified only with --skip-execution so far"
+                );
+            };
+            let python =
+                crate::dataset::pypi::venv_python(repo, &options.cache_dir, &options.python)?;
+            pythons.insert((*id).to_owned(), python);
+        }
         eprintln!("regenerating expected values and tests by running the references ...");
-        let regeneration = regenerate(&python, &dataset)?;
+        let regeneration = regenerate(&pythons, &dataset)?;
         for (v, (chain, i)) in verdicts.iter_mut().zip(&turn_refs) {
             v.regenerated = regeneration
                 .same
@@ -226,7 +239,18 @@ fn verify_dir(
                     Module::Empty => empty_module(&turn.manifest),
                     Module::Copy => copies[k].text.clone(),
                 };
-                let counts = run_turn_tests(&python, &chain.turns, i, &text);
+                let python = dataset
+                    .manifest
+                    .repository_of(&chain.manifest)
+                    .and_then(|(id, _)| pythons.get(id));
+                // load_dir validated that every chain names a repository of the dataset.
+                let Some(python) = python else {
+                    return Err(crate::dataset::DatasetError::Repository {
+                        what: format!("chains/{}/chain.json", chain.manifest.id),
+                        message: "names no repository of the dataset".to_owned(),
+                    });
+                };
+                let counts = run_turn_tests(python, &chain.turns, i, &text);
                 bar.inc(1);
                 counts
             })

@@ -40,14 +40,7 @@ pub(super) fn execute(
     // What synthesize wrote has no expected values yet, so the dataset is read without the
     // checks that need them; synthesize has checked the rest.
     let dataset = crate::dataset::read_dir_unvalidated(dir)?;
-    let pin = match &dataset.manifest.repository {
-        RepositorySource::Pypi(repo) => format!("{}=={}", repo.pypi, repo.version),
-        RepositorySource::Local(local) => anyhow::bail!(
-            "the dataset's repository is local ({}); hidden tests and execution need a release pinned on PyPI",
-            local.path
-        ),
-    };
-    let files = crate::dataset::repository_source(
+    let files = crate::dataset::repository_sources(
         &dataset,
         &crate::dataset::default_cache_dir(),
         Path::new("python3"),
@@ -73,9 +66,27 @@ pub(super) fn execute(
     let sandbox = config
         .sandbox()
         .map_err(|why| anyhow::anyhow!("no sandbox to run the references in: {why}"))?;
-    let env_dir = Environments::new(config.env_root.clone())
-        .for_dataset(&dataset, &mut |step| eprintln!("environment: {step:?}"))
-        .context("cannot prepare the Python environment")?;
+    let environments = Environments::new(config.env_root.clone());
+    // Per chain: its repository's id, pin and environment (built before anything runs).
+    let mut repositories = Vec::with_capacity(dataset.chains.len());
+    for (c, chain) in dataset.chains.iter().enumerate() {
+        let Some((id, RepositorySource::Pypi(repo))) =
+            dataset.manifest.repository_of(&chain.manifest)
+        else {
+            anyhow::bail!(
+                "chain {} is not on a release pinned on PyPI; hidden tests and execution need one",
+                chain.manifest.id
+            );
+        };
+        let env_dir = environments
+            .for_chain(&dataset, c, &mut |step| eprintln!("environment: {step:?}"))
+            .context("cannot prepare the Python environment")?;
+        repositories.push((
+            id.to_owned(),
+            format!("{}=={}", repo.pypi, repo.version),
+            env_dir,
+        ));
+    }
     let work: Vec<(usize, usize)> = dataset
         .chains
         .iter()
@@ -86,14 +97,16 @@ pub(super) fn execute(
     if work.is_empty() {
         anyhow::bail!("no chain to execute in {}", dir.display());
     }
+    let no_classes = wheelwright_core::hidden_tests::compare::ExceptionClasses::default();
     let results = in_slots(&work, config.workers, "turns", |&(c, t)| {
+        let (id, _, env_dir) = &repositories[c];
         execute_turn(
             sandbox.as_ref(),
-            &env_dir,
+            env_dir,
             &dataset,
             c,
             t,
-            &classes,
+            classes.get(id).unwrap_or(&no_classes),
             config.turn_timeout,
         )
     });
@@ -105,7 +118,7 @@ pub(super) fn execute(
         let turn_path = dir.join(turn_dir(id, t));
         std::fs::write(
             turn_path.join("expected.json"),
-            expected_json(id, t, &pin, &executed.kept),
+            expected_json(id, t, &repositories[c].1, &executed.kept),
         )?;
         std::fs::write(
             turn_path.join("cases.json"),

@@ -31,7 +31,6 @@ pub(super) fn synthesize(dir: &Path, chains: &[String]) -> anyhow::Result<()> {
             manifest_path.display()
         )
     })?;
-    let repository = repository_line(&manifest.repository)?;
     let answers = dir.join(PIPELINE).join("answers");
     let ids = if chains.is_empty() {
         let mut ids: Vec<String> = std::fs::read_dir(&answers)
@@ -52,7 +51,7 @@ pub(super) fn synthesize(dir: &Path, chains: &[String]) -> anyhow::Result<()> {
         );
     }
     for id in &ids {
-        let turns = synthesize_chain(dir, &answers.join(id), &repository)?;
+        let turns = synthesize_chain(dir, &answers.join(id), &manifest)?;
         if !manifest.chains.contains(id) {
             manifest.chains.push(id.clone());
         }
@@ -80,11 +79,43 @@ fn repository_line(source: &RepositorySource) -> anyhow::Result<RepositoryLine> 
     }
 }
 
+/// The repository a chain is built on, as requirements name it, and whether its
+/// `chain.json` names it (a dataset over several repositories) or not (a dataset of one,
+/// which must be the chain's).
+fn chain_repository(
+    manifest: &DatasetManifest,
+    source: &ChainSource,
+) -> anyhow::Result<(RepositoryLine, bool)> {
+    match &manifest.repository {
+        Some(one) => {
+            let line = repository_line(one)?;
+            if source.repository != line.name {
+                bail!(
+                    "chain {} is built on {}, but the dataset's repository is {}",
+                    source.id,
+                    source.repository,
+                    line.name
+                );
+            }
+            Ok((line, false))
+        }
+        None => {
+            let repo = manifest.repositories.get(&source.repository).with_context(|| {
+                format!(
+                    "chain {} is built on {}, which dataset.json's \"repositories\" does not list",
+                    source.id, source.repository
+                )
+            })?;
+            Ok((repository_line(repo)?, true))
+        }
+    }
+}
+
 /// Checks and writes one chain; the number of turns written.
 fn synthesize_chain(
     dir: &Path,
     source_dir: &Path,
-    repository: &RepositoryLine,
+    manifest: &DatasetManifest,
 ) -> anyhow::Result<usize> {
     let source_path = source_dir.join("chain.json");
     let source: ChainSource = serde_json::from_str(
@@ -99,15 +130,9 @@ fn synthesize_chain(
             source_path.display()
         );
     }
-    if source.repository != repository.name {
-        bail!(
-            "{}: the chain is built on {}, but the dataset's repository is {}",
-            source_path.display(),
-            source.repository,
-            repository.name
-        );
-    }
-    let chain = source.manifest();
+    let (repository, named) = chain_repository(manifest, &source)?;
+    let repository = &repository;
+    let chain = source.manifest(named);
     let mut earlier: Vec<TurnManifest> = Vec::new();
     let mut files = Vec::new();
     for t in 1.. {

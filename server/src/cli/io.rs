@@ -7,7 +7,7 @@ use std::path::Path;
 use anyhow::Context;
 use wheelwright_core::bundle::COMMAND_LINE_LIMITS;
 use wheelwright_core::metric::{Score, format_score};
-use wheelwright_core::reporeuse::dataset::{RepoReuseDataset, workdir_problem};
+use wheelwright_core::reporeuse::dataset::{RepoReuseDataset, RepositoryFiles, workdir_problem};
 use wheelwright_core::reporeuse::metrics::run::{COLUMNS, RunColumns};
 use wheelwright_core::reporeuse::scoring::RunReport;
 use wheelwright_core::trajectory::UnparsedReport;
@@ -43,12 +43,12 @@ pub(super) fn read_python(file: &Path) -> anyhow::Result<String> {
     String::from_utf8(bytes).with_context(|| format!("{} is not UTF-8 text", file.display()))
 }
 
-/// A dataset directory and its repository's sources; `workdir` replaces the dataset's
-/// working directory.
+/// A dataset directory and its repositories' sources by repository id; `workdir` replaces
+/// the dataset's working directory.
 pub(super) fn read_dataset(
     path: &Path,
     workdir: Option<&str>,
-) -> anyhow::Result<(RepoReuseDataset, BTreeMap<String, String>)> {
+) -> anyhow::Result<(RepoReuseDataset, RepositoryFiles)> {
     if !path.is_dir() {
         anyhow::bail!(
             "{} is not a directory; a dataset is a directory holding dataset.json and chains/ (see docs/formats.md, \"Dataset (RepoReuse)\")",
@@ -60,7 +60,7 @@ pub(super) fn read_dataset(
         check_workdir(workdir)?;
         workdir.clone_into(&mut dataset.manifest.workdir);
     }
-    let files = crate::dataset::repository_source(
+    let files = crate::dataset::repository_sources(
         &dataset,
         &crate::dataset::default_cache_dir(),
         Path::new("python3"),

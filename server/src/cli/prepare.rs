@@ -1,6 +1,6 @@
 //! `wheelwright prepare` and `wheelwright prompt`: writes the workspace an agent gets for a RepoReuse turn (W_{t-1}) and checks that the package still imports from it; prints the turn's prompt.
 //!
-//! The workspace is the pinned repository's sources without tests or history
+//! The workspace is the sources of the chain's pinned repository without tests or history
 //! (`core::reporeuse::turn_workspace`) plus the agent's own files of earlier turns. The
 //! package runs from the workspace: the environment beside it holds what the package
 //! depends on and pytest, but not the package itself, so `import networkx` in the
@@ -17,7 +17,7 @@ use wheelwright_core::bundle::Prediction;
 use wheelwright_core::reporeuse::bundle::TurnId;
 use wheelwright_core::reporeuse::dataset::{Chain, RepoReuseDataset, RepositorySource};
 use wheelwright_core::reporeuse::prompt::{Memory, turn_prompt};
-use wheelwright_core::reporeuse::turn_workspace::{TurnWorkspace, turn_workspace};
+use wheelwright_core::reporeuse::turn_workspace::turn_workspace;
 
 use super::io::{check_bundle, emit, read_bundle, read_dataset, write_files};
 use crate::hidden_tests::Environments;
@@ -60,12 +60,18 @@ struct Probe {
     files: Vec<String>,
 }
 
-/// Everything needed to write any turn's workspace of one dataset: its repository's
-/// sources, the environment the agent runs in, and which test-named files the package
-/// imports.
+/// Everything needed to write the turns' workspaces of some chains of one dataset: each
+/// of their repositories' sources, environments and imports ([`AgentRepository`]).
 pub(super) struct Preparer {
     pub(super) dataset: RepoReuseDataset,
-    repository: BTreeMap<String, String>,
+    /// The repositories of the chains asked for, by repository id.
+    repositories: BTreeMap<String, AgentRepository>,
+}
+
+/// One repository as agents work on it: its sources, the environment the agent runs in,
+/// and which test-named files its package imports.
+pub(super) struct AgentRepository {
+    files: BTreeMap<String, String>,
     imported: BTreeSet<String>,
     /// The environment's Python.
     pub(super) python: PathBuf,
@@ -81,22 +87,26 @@ pub(super) struct Prepared {
     pub(super) kept_imported: Vec<String>,
 }
 
-impl Preparer {
-    /// Reads `dataset`'s repository (cached under `cache_dir`) and builds or reuses its
-    /// environment under `env_root`; blocking (pip may run for a minute the first time).
-    pub(super) fn new(
-        dataset: RepoReuseDataset,
+impl AgentRepository {
+    /// Reads repository `id`, `source` of `dataset` (cached under `cache_dir`) and builds
+    /// or reuses its environment under `env_root`; blocking (pip may run for a minute the
+    /// first time).
+    fn new(
+        dataset: &RepoReuseDataset,
+        (id, source): (&str, &RepositorySource),
         cache_dir: &Path,
         env_root: &Path,
     ) -> anyhow::Result<Self> {
-        let repository =
-            crate::dataset::repository_source(&dataset, cache_dir, Path::new("python3"))?;
-        let import = match &dataset.manifest.repository {
-            RepositorySource::Pypi(repo) => repo.import.clone(),
-            RepositorySource::Local(local) => local.import.clone(),
-        };
+        let files = crate::dataset::repository_source(
+            dataset,
+            id,
+            source,
+            cache_dir,
+            Path::new("python3"),
+        )?;
+        let import = source.import().to_owned();
         let env = Environments::new(env_root.to_owned())
-            .for_agents_of(&dataset.manifest.repository, &mut |step| {
+            .for_agents_of(source, &mut |step| {
                 tracing::info!("agent environment: {step:?}");
             })
             .context("cannot build the Python environment the agent runs in")?;
@@ -105,25 +115,56 @@ impl Preparer {
         // Which of the repository's test-named files the package needs when imported:
         // import it once from a full copy.
         let full = tempfile::tempdir().context("creating a temporary directory")?;
-        write_files(full.path(), &repository)?;
+        write_files(full.path(), &files)?;
         let probe = probe_import(&python, full.path(), &import).with_context(|| {
             format!("the repository's package {import} does not import even with its tests")
         })?;
         let imported = probe.files.into_iter().collect();
         Ok(Self {
-            dataset,
-            repository,
+            files,
             imported,
             python,
             bin,
             import,
         })
     }
+}
 
-    /// The files of a turn's workspace: the repository without its tests, then `earlier`,
-    /// the agent's own files of turns 1..t-1 in order.
-    pub(super) fn files(&self, earlier: &[(String, String)]) -> TurnWorkspace {
-        turn_workspace(&self.repository, &self.imported, earlier)
+impl Preparer {
+    /// Reads the repositories the chains `chains` (ids of `dataset`) run on (cached under
+    /// `cache_dir`) and builds or reuses their environments under `env_root`; blocking
+    /// (pip may run for a minute the first time for each).
+    pub(super) fn new(
+        dataset: RepoReuseDataset,
+        chains: &[String],
+        cache_dir: &Path,
+        env_root: &Path,
+    ) -> anyhow::Result<Self> {
+        let mut repositories = BTreeMap::new();
+        for id in chains {
+            let chain = find_chain(&dataset, id)?;
+            let (repo_id, source) = repository_of(&dataset, chain)?;
+            if !repositories.contains_key(repo_id) {
+                let repository =
+                    AgentRepository::new(&dataset, (repo_id, source), cache_dir, env_root)?;
+                repositories.insert(repo_id.to_owned(), repository);
+            }
+        }
+        Ok(Self {
+            dataset,
+            repositories,
+        })
+    }
+
+    /// The repository `chain` runs on, as [`Preparer::new`] prepared it.
+    pub(super) fn repository(&self, chain: &Chain) -> anyhow::Result<&AgentRepository> {
+        let (id, _) = repository_of(&self.dataset, chain)?;
+        self.repositories.get(id).with_context(|| {
+            format!(
+                "the repository of chain {} was not prepared; ask for the chain when preparing",
+                chain.manifest.id
+            )
+        })
     }
 
     /// Writes the workspace of turn `turn` of `chain` into `dir` (created; it must not
@@ -146,19 +187,21 @@ impl Preparer {
                 dir.display()
             );
         }
-        let workspace = self.files(earlier);
+        let repository = self.repository(chain)?;
+        // The repository without its tests, then the agent's own files of turns 1..t-1.
+        let workspace = turn_workspace(&repository.files, &repository.imported, earlier);
         write_files(dir, &workspace.files)?;
-        let probe = probe_import(&self.python, dir, &self.import).with_context(|| {
+        let probe = probe_import(&repository.python, dir, &repository.import).with_context(|| {
             format!(
                 "the package {} no longer imports once the tests are removed from turn {turn} of {}",
-                self.import, chain.manifest.id
+                repository.import, chain.manifest.id
             )
         })?;
         let root = dir.canonicalize()?;
         if !Path::new(&probe.file).starts_with(&root) {
             anyhow::bail!(
                 "{} was imported from {}, not from the workspace; the environment must not hold the package",
-                self.import,
+                repository.import,
                 probe.file
             );
         }
@@ -201,7 +244,12 @@ fn probe_import(python: &Path, dir: &Path, import: &str) -> anyhow::Result<Probe
 /// earlier files read from the run bundle `run` (its turns 1..t-1), and prints a summary.
 pub(super) fn run(args: &TurnArgs, out: &Path, env_root: &Path) -> anyhow::Result<()> {
     let (dataset, _) = read_dataset(&args.dataset, None)?;
-    let preparer = Preparer::new(dataset, &crate::dataset::default_cache_dir(), env_root)?;
+    let preparer = Preparer::new(
+        dataset,
+        std::slice::from_ref(&args.chain),
+        &crate::dataset::default_cache_dir(),
+        env_root,
+    )?;
     let chain = preparer.chain(&args.chain)?;
     let turn = args.turn;
     check_turn(chain, turn)?;
@@ -231,7 +279,7 @@ pub(super) fn run(args: &TurnArgs, out: &Path, env_root: &Path) -> anyhow::Resul
     );
     println!(
         "the package imports from it with {} (PYTHONPATH={})",
-        preparer.python.display(),
+        preparer.repository(chain)?.python.display(),
         out.display()
     );
     Ok(())
@@ -288,6 +336,22 @@ fn find_chain<'a>(dataset: &'a RepoReuseDataset, id: &str) -> anyhow::Result<&'a
             anyhow::anyhow!(
                 "the dataset has no chain {id:?}; its chains are {}",
                 ids.join(", ")
+            )
+        })
+}
+
+/// The id and source of the repository `chain` of `dataset` runs on.
+fn repository_of<'a>(
+    dataset: &'a RepoReuseDataset,
+    chain: &Chain,
+) -> anyhow::Result<(&'a str, &'a RepositorySource)> {
+    dataset
+        .manifest
+        .repository_of(&chain.manifest)
+        .with_context(|| {
+            format!(
+                "chain {} names no repository of the dataset; fix its chain.json \"repository\"",
+                chain.manifest.id
             )
         })
 }

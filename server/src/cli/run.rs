@@ -148,6 +148,7 @@ fn run(options: &RunOptions, groups: &ProcessGroups) -> anyhow::Result<()> {
     settle_driver(options, &out)?;
     let preparer = Preparer::new(
         dataset,
+        &chain_ids,
         &crate::dataset::default_cache_dir(),
         &options.env_root,
     )?;
@@ -410,6 +411,7 @@ impl Driver<'_> {
             .filter_map(|(turn, text)| Some((turn.manifest.module_path.clone(), text.clone()?)))
             .collect();
         preparer.write(chain, t, &earlier_files, &out.path(&workspace_rel))?;
+        let repository = preparer.repository(chain)?;
         let workspace = out.path(&workspace_rel).canonicalize()?;
         let prompt = turn_prompt(chain, t, options.memory, earlier);
         let prompt_rel = scratch.join("prompt.md");
@@ -444,12 +446,12 @@ impl Driver<'_> {
                 "WHEELWRIGHT_BUDGET_SECONDS",
                 options.budget.as_secs().to_string(),
             )
-            .env("WHEELWRIGHT_PYTHON", &preparer.python)
+            .env("WHEELWRIGHT_PYTHON", &repository.python)
             .env(
                 "VIRTUAL_ENV",
-                preparer.bin.parent().unwrap_or(&preparer.bin),
+                repository.bin.parent().unwrap_or(&repository.bin),
             )
-            .env("PATH", path_with(&preparer.bin))
+            .env("PATH", path_with(&repository.bin))
             .env("PYTHONPATH", &workspace)
             // Its own process group: the budget and an interruption kill everything it started.
             .process_group(0);

@@ -53,9 +53,14 @@ pub(super) fn run(
         .sandbox()
         .map_err(|why| anyhow::anyhow!("no sandbox to run the tests in: {why}"))?;
     let environments = Environments::new(config.env_root.clone());
-    let env_dir = environments
-        .for_dataset(&dataset, &mut |step| eprintln!("environment: {step:?}"))
-        .context("cannot prepare the Python environment for the tests")?;
+    // Each chain's tests run in its repository's environment, built before any test runs.
+    let env_dirs = (0..dataset.chains.len())
+        .map(|c| {
+            environments
+                .for_chain(&dataset, c, &mut |step| eprintln!("environment: {step:?}"))
+                .context("cannot prepare the Python environment for the tests")
+        })
+        .collect::<anyhow::Result<Vec<_>>>()?;
 
     // Every (chain index, turn) with the agent's files of turns 1..t of its chain.
     let mut work = Vec::new();
@@ -102,7 +107,7 @@ pub(super) fn run(
                     let started = std::time::Instant::now();
                     let verdict = run_turn(
                         sandbox.as_ref(),
-                        &env_dir,
+                        &env_dirs[c],
                         &TurnTest {
                             dataset: &dataset,
                             chain: c,

@@ -9,7 +9,7 @@ use wheelwright_core::api::ScoringKit;
 use wheelwright_core::budget::Cancel;
 use wheelwright_core::reporeuse::baseline::Baseline;
 use wheelwright_core::reporeuse::bundle::RepoReuseBundle;
-use wheelwright_core::reporeuse::dataset::RepoReuseDataset;
+use wheelwright_core::reporeuse::dataset::{RepoReuseDataset, RepositoryFiles};
 use wheelwright_core::reporeuse::scoring::{PreparedDataset, save_index};
 
 use crate::dataset::DatasetError;
@@ -30,20 +30,21 @@ pub(crate) struct LoadedDataset {
 }
 
 /// What a dataset version yields on first use, each a pure function of the dataset's
-/// content and the pinned repository in the cache directory.
+/// content and the pinned repositories in the cache directory.
 #[derive(Default)]
 struct Derived {
-    /// W0's sources, obtained on first use (a PyPI wheel may have to be downloaded).
-    repository: Mutex<Option<Arc<BTreeMap<String, String>>>>,
+    /// W0's sources of every repository by id, obtained on first use (PyPI wheels may
+    /// have to be downloaded).
+    repositories: Mutex<Option<Arc<RepositoryFiles>>>,
     /// The scoring kit as gzip-compressed JSON, made on first request: the same bytes
     /// for every browser that asks.
     kit: Mutex<Option<axum::body::Bytes>>,
-    /// W0's index saved by core ([`save_index`]), gzip-compressed, with the SHA-256 of the
-    /// saved bytes; made on first request.
-    saved_index: Mutex<Option<(axum::body::Bytes, String)>>,
-    /// The exception classes of W0 and the built-in ones, what hidden tests judge a raised
-    /// exception with; made on first use.
-    exceptions: Mutex<Option<Arc<ExceptionClasses>>>,
+    /// Each repository's W0 index saved by core ([`save_index`]), gzip-compressed, with
+    /// the SHA-256 of the saved bytes, by repository id; each made on first request.
+    saved_indexes: Mutex<BTreeMap<String, (axum::body::Bytes, String)>>,
+    /// The exception classes of each repository's W0 and the built-in ones, by repository
+    /// id: what hidden tests judge a raised exception with; made on first use.
+    exceptions: Mutex<Option<Arc<BTreeMap<String, ExceptionClasses>>>>,
     /// The dataset ready to score with, W0 loaded from the saved index above; made on
     /// first use and shared by every upload and re-score of this dataset version.
     prepared: Mutex<Option<Arc<PreparedDataset<'static>>>>,
@@ -84,22 +85,24 @@ impl LoadedDataset {
         }
     }
 
-    /// The dataset prepared for scoring: checked, with W0's index loaded from the saved
-    /// index the browser also loads ([`Self::saved_index_gzip`]), so W0 is analysed once
-    /// per dataset version in this process, not once per upload. Blocking: the first call
-    /// may index the repository (about a second for networkx); later calls share the same.
+    /// The dataset prepared for scoring: checked, with each repository's W0 index loaded
+    /// from the saved index the browser also loads ([`Self::saved_index_gzip`]), so W0 is
+    /// analysed once per dataset version in this process, not once per upload. Blocking:
+    /// the first call may index the repositories (about a second for networkx); later
+    /// calls share the same.
     pub(crate) fn prepared(&self) -> anyhow::Result<Arc<PreparedDataset<'static>>> {
         use std::io::Read;
         once(&self.derived.prepared, || {
-            let dataset = self.dataset.to_score_dataset((*self.repository()?).clone());
-            let (gzip, _) = self.saved_index_gzip()?;
-            let mut saved = Vec::new();
-            flate2::read::GzDecoder::new(&gzip[..]).read_to_end(&mut saved)?;
-            let saved: BTreeMap<String, Vec<u8>> = dataset
-                .repositories
-                .keys()
-                .map(|name| (name.clone(), saved.clone()))
-                .collect();
+            let dataset = self
+                .dataset
+                .to_score_dataset((*self.repositories()?).clone());
+            let mut saved = BTreeMap::new();
+            for id in dataset.repositories.keys() {
+                let (gzip, _) = self.saved_index_gzip(id)?;
+                let mut bytes = Vec::new();
+                flate2::read::GzDecoder::new(&gzip[..]).read_to_end(&mut bytes)?;
+                saved.insert(id.clone(), bytes);
+            }
             let (prepared, refused) =
                 PreparedDataset::with_saved_indexes(dataset, &saved, &Cancel::never())?;
             for (repository, why) in refused {
@@ -119,11 +122,10 @@ impl LoadedDataset {
     pub(crate) fn scoring_kit_gzip(&self) -> anyhow::Result<axum::body::Bytes> {
         use std::io::Write;
         once(&self.derived.kit, || {
-            let repository = self.repository()?;
             let kit = ScoringKit {
                 content_sha256: self.content_sha256.clone(),
                 dataset: self.dataset.without_hidden_tests(),
-                repository: (*repository).clone(),
+                repositories: (*self.repositories()?).clone(),
             };
             let mut gzip =
                 flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
@@ -134,37 +136,49 @@ impl LoadedDataset {
         })
     }
 
-    /// W0's index as core saves it ([`save_index`]: what the browser loads instead of
-    /// parsing the repository), gzip-compressed, and the SHA-256 of the saved bytes (the
-    /// same for the same files and build). Blocking: the first call indexes the repository
-    /// (about a second for networkx); later calls return the same bytes.
-    pub(crate) fn saved_index_gzip(&self) -> anyhow::Result<(axum::body::Bytes, String)> {
+    /// The W0 index of repository `id` as core saves it ([`save_index`]: what the browser
+    /// loads instead of parsing the repository), gzip-compressed, and the SHA-256 of the
+    /// saved bytes (the same for the same files and build). Blocking: the first call per
+    /// repository indexes it (about a second for networkx); later calls return the same
+    /// bytes.
+    pub(crate) fn saved_index_gzip(&self, id: &str) -> anyhow::Result<(axum::body::Bytes, String)> {
         use std::io::Write;
-        once(&self.derived.saved_index, || {
-            // The repository exactly as the browser's scorer gets it from the kit.
-            let dataset = self.dataset.to_score_dataset((*self.repository()?).clone());
-            let repository = dataset
-                .repositories
-                .values()
-                .next()
-                .ok_or_else(|| anyhow::anyhow!("a scoring dataset has its repository"))?;
-            let saved = save_index(repository, &Cancel::never())?;
-            let sha256 = hex::encode(Sha256::digest(&saved));
-            let mut gzip =
-                flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
-            gzip.write_all(&saved)?;
-            let entry = (axum::body::Bytes::from(gzip.finish()?), sha256);
-            Ok(entry)
-        })
+        // One lock for all repositories: two first requests must not index one twice.
+        let mut saved_indexes = self
+            .derived
+            .saved_indexes
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(entry) = saved_indexes.get(id) {
+            return Ok(entry.clone());
+        }
+        // The repository exactly as the browser's scorer gets it from the kit.
+        let dataset = self
+            .dataset
+            .to_score_dataset((*self.repositories()?).clone());
+        let repository = dataset
+            .repositories
+            .get(id)
+            .ok_or_else(|| anyhow::anyhow!("the dataset has no repository {id:?}"))?;
+        let saved = save_index(repository, &Cancel::never())?;
+        let sha256 = hex::encode(Sha256::digest(&saved));
+        let mut gzip = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        gzip.write_all(&saved)?;
+        let entry = (axum::body::Bytes::from(gzip.finish()?), sha256);
+        saved_indexes.insert(id.to_owned(), entry.clone());
+        Ok(entry)
     }
 
-    /// The exception classes the host knows for this dataset ([`ExceptionClasses`]: W0's
-    /// and the built-in ones). Blocking: the first call indexes the repository (about a
-    /// second for networkx); later calls share the same.
-    pub(crate) fn exceptions(&self) -> Result<Arc<ExceptionClasses>, DatasetError> {
+    /// The exception classes the host knows for each repository of this dataset, by
+    /// repository id ([`ExceptionClasses`]: its W0's and the built-in ones). Blocking: the
+    /// first call indexes the repositories (about a second for networkx); later calls
+    /// share the same.
+    pub(crate) fn exceptions(
+        &self,
+    ) -> Result<Arc<BTreeMap<String, ExceptionClasses>>, DatasetError> {
         once(&self.derived.exceptions, || {
             Ok(Arc::new(
-                self.dataset.exception_classes(&*self.repository()?),
+                self.dataset.exception_classes(&*self.repositories()?),
             ))
         })
     }
@@ -184,22 +198,47 @@ impl LoadedDataset {
         if let Some(bundle) = made.get(baseline.name()) {
             return Ok(Arc::clone(bundle));
         }
-        let repository = self.repository()?;
-        let bundle = Arc::new(baseline.bundle(&self.dataset, &repository));
+        let repositories = self.repositories()?;
+        let bundle = Arc::new(baseline.bundle(&self.dataset, &repositories));
         made.insert(baseline.name(), Arc::clone(&bundle));
         Ok(bundle)
     }
 
-    /// The repository's Python sources by path. Blocking: the first call may download
-    /// the pinned wheel; the lock keeps concurrent first calls from doing it twice.
-    pub(crate) fn repository(&self) -> Result<Arc<BTreeMap<String, String>>, DatasetError> {
-        once(&self.derived.repository, || {
-            Ok(Arc::new(crate::dataset::repository_source(
+    /// Every repository's Python sources by path, by repository id. Blocking: the first
+    /// call may download the pinned wheels; the lock keeps concurrent first calls from
+    /// doing it twice.
+    pub(crate) fn repositories(&self) -> Result<Arc<RepositoryFiles>, DatasetError> {
+        once(&self.derived.repositories, || {
+            Ok(Arc::new(crate::dataset::repository_sources(
                 &self.dataset,
                 &self.cache_dir,
                 Path::new("python3"),
             )?))
         })
+    }
+
+    /// The repository a request names by id (`?repository=`), or the dataset's only one
+    /// when it names none; `Err` says what to name instead.
+    pub(crate) fn repository_id(&self, named: Option<&str>) -> Result<String, String> {
+        let sources = self.dataset.manifest.repository_sources();
+        let ids = || sources.keys().copied().collect::<Vec<_>>().join(", ");
+        match named {
+            Some(id) if sources.contains_key(id) => Ok(id.to_owned()),
+            Some(id) => Err(format!(
+                "the dataset has no repository {id:?}; name one of {} (repository=)",
+                ids()
+            )),
+            None if sources.len() == 1 => Ok(sources
+                .keys()
+                .next()
+                .copied()
+                .unwrap_or_default()
+                .to_owned()),
+            None => Err(format!(
+                "the dataset has several repositories; name one with repository= ({})",
+                ids()
+            )),
+        }
     }
 }
 

@@ -5,7 +5,8 @@
 //! - [`load_dir`] reads a RepoReuse dataset directory (with size limits) and validates it;
 //! - [`pypi::repository_source`] obtains the pinned repository's Python sources from its
 //!   wheel on PyPI, cached; [`local_repository_source`] gives a local repository's, read
-//!   with the dataset; [`repository_source`] picks whichever the dataset names;
+//!   with the dataset; [`repository_source`] picks whichever a repository of the dataset
+//!   is, and [`repository_sources`] gives every repository's;
 //! - [`verify`] checks every turn the way the dataset's own `tools/verify.py` does;
 //! - [`catalog`] imports the datasets directory at start, into the store and into the
 //!   in-memory catalog that scoring reads.
@@ -22,7 +23,7 @@ use std::path::{Path, PathBuf};
 use wheelwright_core::benchmark::Benchmark;
 use wheelwright_core::reporeuse::dataset::{
     Chain, ChainManifest, DatasetManifest, LocalRepository, Problem, RepoReuseDataset,
-    RepositorySource, Turn, TurnManifest, turn_dir,
+    RepositoryFiles, RepositorySource, Turn, TurnManifest, turn_dir,
 };
 use wheelwright_core::workspace::is_relative_down;
 
@@ -282,10 +283,12 @@ pub fn read_dir_unvalidated(dir: &Path) -> Result<RepoReuseDataset, DatasetError
         .into_iter()
         .map(|(name, text)| (format!("tools/{name}"), text))
         .collect();
-    let repository_files = match &manifest.repository {
-        RepositorySource::Local(repo) => read_local_repository(dir, repo)?,
-        RepositorySource::Pypi(_) => Vec::new(),
-    };
+    let mut repository_files = BTreeMap::new();
+    for (id, source) in manifest.repository_sources() {
+        if let RepositorySource::Local(repo) = source {
+            repository_files.insert(id.to_owned(), read_local_repository(dir, repo)?);
+        }
+    }
     Ok(RepoReuseDataset {
         manifest,
         chains,
@@ -436,27 +439,55 @@ pub(crate) fn read_source_tree(
     Ok(files)
 }
 
-/// A local repository's Python sources (W0), by path relative to its directory; they were
-/// read with the dataset ([`load_dir`]). `None` for a PyPI repository.
-pub fn local_repository_source(dataset: &RepoReuseDataset) -> Option<BTreeMap<String, String>> {
-    match dataset.manifest.repository {
-        RepositorySource::Local(_) => Some(dataset.repository_files.iter().cloned().collect()),
+/// The local repository `id`'s Python sources (W0), by path relative to its directory;
+/// they were read with the dataset ([`load_dir`]). `None` for a PyPI repository.
+pub fn local_repository_source(
+    dataset: &RepoReuseDataset,
+    id: &str,
+) -> Option<BTreeMap<String, String>> {
+    match dataset.manifest.repository_sources().get(id)? {
+        RepositorySource::Local(_) => Some(
+            dataset
+                .repository_files
+                .get(id)
+                .map(|files| files.iter().cloned().collect())
+                .unwrap_or_default(),
+        ),
         RepositorySource::Pypi(_) => None,
     }
 }
 
-/// The dataset's repository's Python sources (W0): a local repository's
-/// ([`local_repository_source`]), or the PyPI wheel's
+/// The Python sources (W0) of the dataset's repository `id`, `source`: a local
+/// repository's ([`local_repository_source`]), or the PyPI wheel's
 /// ([`pypi::repository_source_with`], cached under `cache_dir`, pip run by `python`).
 pub fn repository_source(
     dataset: &RepoReuseDataset,
+    id: &str,
+    source: &RepositorySource,
     cache_dir: &Path,
     python: &Path,
 ) -> Result<BTreeMap<String, String>, DatasetError> {
-    match &dataset.manifest.repository {
+    match source {
         RepositorySource::Pypi(repo) => pypi::repository_source_with(repo, cache_dir, python),
-        RepositorySource::Local(_) => Ok(local_repository_source(dataset).unwrap_or_default()),
+        RepositorySource::Local(_) => Ok(local_repository_source(dataset, id).unwrap_or_default()),
     }
+}
+
+/// Every repository's Python sources (W0) by repository id ([`repository_source`] of each).
+pub fn repository_sources(
+    dataset: &RepoReuseDataset,
+    cache_dir: &Path,
+    python: &Path,
+) -> Result<RepositoryFiles, DatasetError> {
+    dataset
+        .manifest
+        .repository_sources()
+        .into_iter()
+        .map(|(id, source)| {
+            let files = repository_source(dataset, id, source, cache_dir, python)?;
+            Ok((id.to_owned(), files))
+        })
+        .collect()
 }
 
 /// Where wheels and venvs are kept: `$WHEELWRIGHT_CACHE_DIR`, else

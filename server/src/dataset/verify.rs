@@ -17,14 +17,14 @@
 //!    from pytest's JUnit XML.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
 use serde::Serialize;
 use wheelwright_core::python::index::{IndexOptions, RepoIndex, Resolution};
 use wheelwright_core::python::references::analyse_submission;
-use wheelwright_core::reporeuse::dataset::{RepoReuseDataset, Turn, turn_dir};
+use wheelwright_core::reporeuse::dataset::{RepoReuseDataset, RepositoryFiles, Turn, turn_dir};
 use wheelwright_core::workspace::Workspace;
 
 use super::DatasetError;
@@ -83,19 +83,29 @@ impl TargetCheck {
 }
 
 /// Checks every turn's reference against the declared targets (step 2 of the module doc).
-/// `repository_files` are the repository's sources ([`super::repository_source`]).
+/// `repositories` are the repositories' sources by id ([`super::repository_sources`]);
+/// each chain is checked on W0 of its own.
 pub fn check_targets(
     dataset: &RepoReuseDataset,
-    repository_files: &BTreeMap<String, String>,
+    repositories: &RepositoryFiles,
 ) -> Vec<TargetCheck> {
-    let mut workspace = Workspace::new();
-    for (path, text) in repository_files {
-        workspace.insert(path, text.as_str());
-    }
-    let base = RepoIndex::build(&workspace, &IndexOptions::default());
-    let import_prefix = format!("{}.", dataset.manifest.repository.import());
+    // Each repository indexed once, when a chain first needs it.
+    let mut bases: BTreeMap<&str, RepoIndex> = BTreeMap::new();
+    let no_files = BTreeMap::new();
     let mut out = Vec::new();
     for chain in &dataset.chains {
+        let (id, import) = dataset
+            .manifest
+            .repository_of(&chain.manifest)
+            .map_or(("", ""), |(id, source)| (id, source.import()));
+        let import_prefix = format!("{import}.");
+        let base = bases.entry(id).or_insert_with(|| {
+            let mut workspace = Workspace::new();
+            for (path, text) in repositories.get(id).unwrap_or(&no_files) {
+                workspace.insert(path, text.as_str());
+            }
+            RepoIndex::build(&workspace, &IndexOptions::default())
+        });
         let mut index = base.clone();
         let mut earlier_modules: Vec<String> = Vec::new();
         for (i, turn) in chain.turns.iter().enumerate() {
@@ -247,8 +257,12 @@ pub struct Regeneration {
 
 /// Re-runs the dataset's `tools/generate_tests.py`, chain by chain, on a copy of the
 /// dataset (its `expected.json` and tests removed first) and compares the regenerated files
-/// with the stored ones. A chain whose generator run fails has every turn different.
-pub fn regenerate(python: &Path, dataset: &RepoReuseDataset) -> Result<Regeneration, DatasetError> {
+/// with the stored ones. Each chain's generator runs with the Python of its repository's
+/// environment, `pythons[id]`. A chain whose generator run fails has every turn different.
+pub fn regenerate(
+    pythons: &BTreeMap<String, PathBuf>,
+    dataset: &RepoReuseDataset,
+) -> Result<Regeneration, DatasetError> {
     let copy = tmp_dir("wheelwright-regen-")?;
     for (path, text) in dataset.files() {
         let generated = path.ends_with("/expected.json") || path.contains("/tests/");
@@ -260,6 +274,14 @@ pub fn regenerate(python: &Path, dataset: &RepoReuseDataset) -> Result<Regenerat
     let mut out = Regeneration::default();
     for chain in &dataset.chains {
         let id = &chain.manifest.id;
+        let python = dataset
+            .manifest
+            .repository_of(&chain.manifest)
+            .and_then(|(repository, _)| pythons.get(repository))
+            .ok_or_else(|| DatasetError::Repository {
+                what: format!("chains/{id}/chain.json"),
+                message: "the chain's repository has no environment; name one of the dataset's repositories in its \"repository\"".to_owned(),
+            })?;
         let mut command = Command::new(python);
         command
             .arg("tools/generate_tests.py")

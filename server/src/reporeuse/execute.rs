@@ -13,8 +13,9 @@ use super::hidden_tests::case_judge;
 use crate::hidden_tests::{TestRunError, run_stream, streaming_job};
 
 /// Runs the calls of turn `turn` (1-based) of chain `chain` (an index) on the references
-/// of turns 1..=turn, [`RUNS`] times in `sandbox` with the environment `env_dir`, and
-/// returns what core keeps; exceptions are judged with `classes`.
+/// of turns 1..=turn, [`RUNS`] times in `sandbox` with the environment `env_dir` (the
+/// chain's repository's), and returns what core keeps; exceptions are judged with
+/// `classes` (the chain's repository's).
 pub(crate) fn execute_turn(
     sandbox: &dyn Sandbox,
     env_dir: &std::path::Path,
@@ -24,15 +25,21 @@ pub(crate) fn execute_turn(
     classes: &ExceptionClasses,
     timeout: Duration,
 ) -> Result<Executed, TestRunError> {
+    let manifest = &dataset.chains[chain].manifest;
     let turns = &dataset.chains[chain].turns[..turn];
     let current = &turns[turn - 1];
+    let package = dataset
+        .manifest
+        .repository_of(manifest)
+        .map(|(_, source)| source.import())
+        .unwrap_or_default();
     let suite = CaseSuite::to_execute(
         &current.manifest.module_name(),
-        dataset.manifest.repository.import(),
+        package,
         &current.cases_json,
     )
     .map_err(TestRunError::Dataset)?;
-    let judge = case_judge(dataset, &suite)?;
+    let judge = case_judge(dataset, manifest, &suite)?;
     // The workspace a chain's agent would leave after turn t, with the references standing
     // in for its files: each turn's reference imports the earlier ones by module path.
     let workspace: BTreeMap<String, Vec<u8>> = turns

@@ -16,7 +16,7 @@ use wheelwright_core::hidden_tests::cases::{self, CaseSuite};
 use wheelwright_core::hidden_tests::compare::ExceptionClasses;
 use wheelwright_core::hidden_tests::pytest::PytestSuite;
 use wheelwright_core::hidden_tests::{ExpectedTest, RunEnd, TestOutcome, Verdict};
-use wheelwright_core::reporeuse::dataset::{HiddenTests, RepoReuseDataset};
+use wheelwright_core::reporeuse::dataset::{ChainManifest, HiddenTests, RepoReuseDataset};
 use wheelwright_sandbox::{Sandbox, StopFlag};
 
 use crate::hidden_tests::{TestRunError, random_seed, run_streamed, streaming_job};
@@ -29,9 +29,10 @@ pub(crate) struct TurnTest<'a> {
     pub(crate) turn: usize,
     /// Files the agent left, turn by turn, turns 1..=t.
     pub(crate) files: &'a [BTreeMap<String, String>],
-    /// The exception classes the host knows for this dataset (its repository's and the
-    /// built-in ones): a case expecting an exception is judged with them.
-    pub(crate) exceptions: &'a ExceptionClasses,
+    /// The exception classes the host knows for each repository of this dataset, by id
+    /// (its own and the built-in ones): a case expecting an exception is judged with its
+    /// chain's repository's.
+    pub(crate) exceptions: &'a BTreeMap<String, ExceptionClasses>,
 }
 
 /// A turn's suite, ready to judge what comes back.
@@ -76,11 +77,17 @@ fn prepare(test: &TurnTest<'_>) -> Result<Prepared, TestRunError> {
     };
     match dataset.manifest.hidden_tests {
         HiddenTests::Cases => {
+            let exceptions = dataset
+                .manifest
+                .repository_of(&chain.manifest)
+                .and_then(|(id, _)| test.exceptions.get(id))
+                .cloned()
+                .unwrap_or_default();
             let suite = dataset
                 .case_suite(chain, test.turn - 1)
                 .map_err(TestRunError::Dataset)?
-                .with_exceptions(test.exceptions.clone());
-            let judge = case_judge(dataset, &suite)?;
+                .with_exceptions(exceptions);
+            let judge = case_judge(dataset, &chain.manifest, &suite)?;
             Ok(Prepared {
                 suite: Suite::Cases(suite),
                 judge,
@@ -99,10 +106,14 @@ fn prepare(test: &TurnTest<'_>) -> Result<Prepared, TestRunError> {
     }
 }
 
-/// The judge's files of a case suite: the project's case runner, the calls without their
-/// expected values, and the dataset's canonical form and prelude.
+/// The judge's files of a case suite of `chain`: the project's case runner, the calls
+/// without their expected values, and the dataset's canonical form and prelude. A dataset
+/// over several repositories has one prelude per repository (`tools/prelude-<id>.py`,
+/// each importing its library); the chain's goes in as `prelude.py`, else the dataset's
+/// one `tools/prelude.py`.
 pub(crate) fn case_judge(
     dataset: &RepoReuseDataset,
+    chain: &ChainManifest,
     suite: &CaseSuite,
 ) -> Result<Vec<(String, Vec<u8>)>, TestRunError> {
     let tool = |name: &str| {
@@ -123,7 +134,14 @@ pub(crate) fn case_judge(
             )
         })?,
     ];
-    judge.extend(tool("prelude.py"));
+    let own = dataset
+        .manifest
+        .repository_of(chain)
+        .and_then(|(id, _)| tool(&format!("prelude-{id}.py")));
+    judge.extend(
+        own.or_else(|| tool("prelude.py"))
+            .map(|(_, text)| ("prelude.py".to_owned(), text)),
+    );
     Ok(judge)
 }
 

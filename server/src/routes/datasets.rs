@@ -72,8 +72,8 @@ pub(crate) async fn get(
 
 /// `GET /api/v1/datasets/{name}/{version}/scoring`: the [`ScoringKit`] the browser scores
 /// a run with, gzip-compressed (decompressed for a client that does not accept gzip), with
-/// the dataset's content hash as its `ETag`: a browser that has it asks again with
-/// `If-None-Match` and gets a 304 without a body.
+/// the dataset's content hash and [`KIT_FORMAT`] as its `ETag`: a browser that has it asks
+/// again with `If-None-Match` and gets a 304 without a body.
 ///
 /// [`ScoringKit`]: wheelwright_core::api::ScoringKit
 pub(crate) async fn scoring(
@@ -82,7 +82,7 @@ pub(crate) async fn scoring(
     headers: HeaderMap,
 ) -> Result<Response, AppError> {
     let loaded = loaded_dataset(&state, &name, &version)?;
-    let etag = format!("\"{}\"", loaded.content_sha256);
+    let etag = format!("\"{}-{KIT_FORMAT}\"", loaded.content_sha256);
     if not_modified(&headers, &etag) {
         return Ok((StatusCode::NOT_MODIFIED, revalidated(etag)).into_response());
     }
@@ -93,19 +93,30 @@ pub(crate) async fn scoring(
     gzipped(&headers, etag, "application/json", gzip).await
 }
 
-/// `GET /api/v1/datasets/{name}/{version}/scoring/index`: the repository's index as core
-/// saves it (`wheelwright_core::python::snapshot`: postcard bytes naming the build and the
-/// SHA-256 of the files they were made from), so the browser loads it instead of parsing
-/// every file of the repository; served as the kit is, with the bytes' SHA-256 as `ETag`.
-/// The browser checks it against the kit's files and indexes them itself if it does not
-/// match.
+/// The kit's shape, in its `ETag` beside the content hash: a browser holding a kit of an
+/// earlier shape (one `repository` of files) must not be told it is still current.
+const KIT_FORMAT: &str = "kit2";
+
+/// `GET /api/v1/datasets/{name}/{version}/scoring/index[?repository=R]`: repository `R`'s
+/// index (the dataset's only one without `R`) as core saves it
+/// (`wheelwright_core::python::snapshot`: postcard bytes naming the build and the SHA-256
+/// of the files they were made from), so the browser loads it instead of parsing every
+/// file of the repository; served as the kit is, with the bytes' SHA-256 as `ETag`. The
+/// browser checks it against the kit's files and indexes them itself if it does not match.
 pub(crate) async fn saved_index(
     State(state): State<AppState>,
     Path((name, version)): Path<(String, String)>,
+    Query(params): Query<BTreeMap<String, String>>,
     headers: HeaderMap,
 ) -> Result<Response, AppError> {
     let loaded = loaded_dataset(&state, &name, &version)?;
-    let (gzip, sha256) = tokio::task::spawn_blocking(move || loaded.saved_index_gzip())
+    if let Some(unknown) = params.keys().find(|k| *k != "repository") {
+        return Err(AppError::bad_request(format!(
+            "unknown query parameter {unknown:?}; use repository"
+        )));
+    }
+    let id = repository_id(&loaded, &params)?;
+    let (gzip, sha256) = tokio::task::spawn_blocking(move || loaded.saved_index_gzip(&id))
         .await
         .map_err(|e| AppError::Internal(e.into()))?
         .map_err(AppError::Internal)?;
@@ -183,10 +194,15 @@ async fn gzipped(
     Ok((kind, revalidated(etag), plain).into_response())
 }
 
-/// `GET /api/v1/datasets/{name}/{version}/source[?path=P[&start=S][&end=E]]`: the
-/// repository's files (W0) without `path`; with it, lines S..=E of that file (default
+/// `GET /api/v1/datasets/{name}/{version}/source[?repository=R][&path=P[&start=S][&end=E]]`:
+/// repository `R`'s files (W0) without `path`; with it, lines S..=E of that file (default
 /// all, at most [`MAX_SOURCE_LINES`]). Paths are looked up among the repository's files,
 /// never on the file system, so `..` or an absolute path can only be refused.
+///
+/// Without `R` the dataset's repositories are read together: every one's files are listed,
+/// and `P` is read from the one that holds it (a repository's paths start with its import
+/// package, so they rarely meet; when several hold it, `R` is asked for). So the pages'
+/// links to a file, which know its path but not its repository, work for every dataset.
 pub(crate) async fn source(
     State(state): State<AppState>,
     Path((name, version)): Path<(String, String)>,
@@ -197,12 +213,69 @@ pub(crate) async fn source(
             "no dataset {name:?} at version {version:?}; GET /api/v1/datasets lists them"
         ))
     })?;
+    let named = match params.get("repository") {
+        Some(_) => Some(repository_id(&loaded, &params)?),
+        None => None,
+    };
+    let mut params = params;
+    params.remove("repository");
     check_source_params(&params)?;
-    let files = tokio::task::spawn_blocking(move || loaded.repository())
+    let repositories = tokio::task::spawn_blocking(move || loaded.repositories())
         .await
         .map_err(|e| AppError::Internal(e.into()))?
         .map_err(|e| AppError::Internal(e.into()))?;
-    source_reply(&files, &params)
+    let chosen = match (named, params.get("path")) {
+        (Some(id), _) => repositories.get(&id),
+        (None, _) if repositories.len() == 1 => repositories.values().next(),
+        (None, Some(path)) => {
+            let holders: Vec<&String> = repositories
+                .iter()
+                .filter(|(_, files)| files.contains_key(path))
+                .map(|(id, _)| id)
+                .collect();
+            if let [_, _, ..] = holders.as_slice() {
+                return Err(AppError::bad_request(format!(
+                    "{path:?} is a file of several repositories ({}); name one with repository=",
+                    holders
+                        .iter()
+                        .map(|id| id.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )));
+            }
+            // None holds it: any of them answers that it has no such file.
+            holders
+                .first()
+                .and_then(|id| repositories.get(*id))
+                .or_else(|| repositories.values().next())
+        }
+        (None, None) => {
+            let files = repositories
+                .values()
+                .flat_map(|files| files.keys().cloned())
+                .collect::<std::collections::BTreeSet<_>>();
+            return Ok(Json(SourceFiles {
+                files: files.into_iter().collect(),
+            })
+            .into_response());
+        }
+    };
+    let files = chosen.ok_or_else(|| {
+        AppError::Internal(anyhow::anyhow!(
+            "the dataset's repositories were not fetched"
+        ))
+    })?;
+    source_reply(files, &params)
+}
+
+/// The repository a request's `?repository=` names, or the dataset's only one.
+fn repository_id(
+    loaded: &crate::dataset::catalog::LoadedDataset,
+    params: &BTreeMap<String, String>,
+) -> Result<String, AppError> {
+    loaded
+        .repository_id(params.get("repository").map(String::as_str))
+        .map_err(AppError::bad_request)
 }
 
 /// Refuses query parameters a source request does not take.

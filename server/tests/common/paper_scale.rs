@@ -130,12 +130,14 @@ pub fn write_bundle(
     trajectory_every: usize,
 ) -> String {
     let dataset = wheelwright_server::dataset::load_dir(dataset_dir).unwrap();
-    let repository = wheelwright_server::dataset::repository_source(
+    let repository = wheelwright_server::dataset::repository_sources(
         &dataset,
         &wheelwright_server::dataset::default_cache_dir(),
         Path::new("python3"),
     )
-    .expect("the networkx wheel (`wheelwright dataset fetch`)");
+    .expect("the networkx wheel (`wheelwright dataset fetch`)")
+    .remove("networkx")
+    .unwrap();
     // Modules of 1 to 8 KB: real code, small enough to keep the test quick.
     let modules: Vec<&String> = repository
         .iter()
