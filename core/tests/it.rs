@@ -26,6 +26,7 @@ mod recube_rebinding;
 mod recube_validate;
 mod reporeuse_callable_map;
 mod reporeuse_synthesis;
+mod reporeuse_walk;
 mod schrodinger_actions;
 mod schrodinger_restate;
 mod schrodinger_rewrites;
