@@ -17,6 +17,7 @@ mod cli_cce;
 mod cli_dataset;
 mod cli_dataset_map;
 mod cli_dataset_stats;
+mod cli_dataset_walk;
 mod cli_inputs;
 mod cli_mask;
 mod cli_prepare;
