@@ -261,6 +261,15 @@ fn a_record_is_stale_when_its_inputs_or_answers_changed() {
     other_turn1.earlier = &changed;
     assert!(stale(&other_turn1, &record).contains("it starts at"));
 
+    // The repository lost a callable on hop 1's menu.
+    let mut smaller = map.clone();
+    smaller
+        .callables
+        .retain(|c| c.qualified_name != "geo._impl.numeric.clamp");
+    let mut other_map = input;
+    other_map.map = &smaller;
+    assert!(stale(&other_map, &record).contains("at hop 1 it shows the focus"));
+
     let mut edited = record.clone();
     edited.hops[1].answer = r#"{"action": "open", "symbol": "geo.nope"}"#.into();
     assert!(stale(&input, &edited).contains("is now refused: `geo.nope` is not on the menu"));

@@ -207,24 +207,7 @@ pub fn walk<E: From<WalkError>>(
         let menu = walker.menu();
         let menu_names: Vec<String> = menu.iter().map(|c| c.qualified_name.clone()).collect();
         let recorded_hop = match recorded {
-            Some(r) => {
-                let Some(h) = r.hops.get(hop - 1) else {
-                    return Err(stale(format!(
-                        "it ends after hop {} before the walk finished",
-                        r.hops.len()
-                    )));
-                };
-                if h.focus != walker.focus || h.menu != menu_names {
-                    return Err(stale(format!(
-                        "at hop {hop} it shows the focus `{}` and {} menu entries, the walk now `{}` and {}",
-                        h.focus,
-                        h.menu.len(),
-                        walker.focus,
-                        menu_names.len()
-                    )));
-                }
-                Some(h)
-            }
+            Some(r) => Some(recorded_hop(r, hop, &walker.focus, &menu_names)?),
             None => None,
         };
         let prompt = Prompt {
@@ -329,6 +312,35 @@ pub fn replay(input: &WalkInput<'_>, record: &WalkRecord) -> Result<WalkRecord, 
             why: "a replay asked the model".to_owned(),
         })
     })
+}
+
+/// Hop `hop` (1-based) of `record`, which must show the `focus` and `menu` the walk shows
+/// now.
+fn recorded_hop<'r>(
+    record: &'r WalkRecord,
+    hop: usize,
+    focus: &str,
+    menu: &[String],
+) -> Result<&'r Hop, WalkError> {
+    let Some(h) = record.hops.get(hop - 1) else {
+        return Err(WalkError::Stale {
+            why: format!(
+                "it ends after hop {} before the walk finished",
+                record.hops.len()
+            ),
+        });
+    };
+    if h.focus != focus || h.menu != menu {
+        return Err(WalkError::Stale {
+            why: format!(
+                "at hop {hop} it shows the focus `{}` and {} menu entries, the walk now `{focus}` and {}",
+                h.focus,
+                h.menu.len(),
+                menu.len()
+            ),
+        });
+    }
+    Ok(h)
 }
 
 fn stale<E: From<WalkError>>(why: String) -> E {
