@@ -600,10 +600,10 @@ impl<'a> Walker<'a> {
     fn prompt(&self, template: &str, hop: usize, menu: &[&Callable]) -> String {
         let input = self.input;
         let earlier = if input.earlier.is_empty() {
-            String::from("It is the chain's first turn.\n")
+            String::new()
         } else {
             let mut text =
-                String::from("\nThe earlier turns (the next turn may call their functions):\n\n");
+                String::from("\nThe earlier turns (this turn may call their functions too):\n\n");
             for t in input.earlier {
                 text.push_str(&format!("- Turn {}: {}. Functions:", t.turn, t.title));
                 for f in &t.functions {
