@@ -120,6 +120,11 @@ fn a_walk_is_recorded_and_replayed_without_the_model_needs_pypi() {
     let bytes = std::fs::read(&out).unwrap();
     let replay = walk(tmp.path(), 1, &out, &[]);
     assert_eq!(json_report(&replay), record);
+    let stderr = String::from_utf8_lossy(&replay.stderr);
+    assert!(
+        stderr.contains("replaying the walk recorded in"),
+        "{stderr}"
+    );
     assert_eq!(std::fs::read(&out).unwrap(), bytes);
     // With a model that leaves a mark: it is not run, and the replay is said on stderr.
     let mark = tmp.path().join("the model ran");
@@ -214,8 +219,8 @@ fn a_symbol_off_the_menu_twice_fails_naming_it_needs_pypi() {
     assert!(!out.exists(), "a failed walk wrote a record");
 }
 
-#[test]
-fn turn_two_without_the_earlier_turns_is_refused() {
+/// The standard error of a failed walk of `turn` over core's fixture repository (no PyPI).
+fn fixture_walk_fails(turn: &str) -> String {
     let repo = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../core/tests/fixtures/reporeuse/callable_map/repo");
     let tmp = tempfile::tempdir().unwrap();
@@ -240,11 +245,27 @@ fn turn_two_without_the_earlier_turns_is_refused() {
         "--chain",
         path_str(&chain),
         "--turn",
-        "2",
+        turn,
         "--out",
         path_str(&tmp.path().join("walk.json")),
     ]);
     assert!(!out.status.success());
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+#[test]
+fn turn_two_without_the_earlier_turns_is_refused() {
+    let stderr = fixture_walk_fails("2");
     assert!(stderr.contains("give --earlier DIR"), "{stderr}");
+}
+
+#[test]
+fn without_a_model_or_a_record_the_walk_asks_for_a_model() {
+    let stderr = fixture_walk_fails("1");
+    assert!(
+        stderr.contains(
+            "records no answer to the reporeuse-walk-1 prompt for turn 1 of chain floor-plan (prompt 1); give --model CMD"
+        ),
+        "{stderr}"
+    );
 }

@@ -70,7 +70,8 @@ pub(super) fn run(args: &Walk<'_>, groups: &ProcessGroups) -> anyhow::Result<()>
         read_json(args.chain, "a chain.json (docs/formats.md, \"Dataset\")")?;
     let earlier = earlier_turns(args.earlier, args.turn)?;
     let recorded = recorded(args.out, &chain, args.turn)?;
-    if recorded.is_some() && !args.json {
+    // Said even under --json (standard output stays the record): why no model is asked.
+    if recorded.is_some() {
         eprintln!(
             "replaying the walk recorded in {} (no model is asked)",
             args.out.display()
