@@ -1,4 +1,12 @@
-//! Filling the versioned prompt templates: `{name}` placeholders replaced in one pass.
+//! Filling the versioned prompt templates: `{name}` placeholders replaced in one pass; a prompt with the template it came from.
+
+/// A prompt to send to a model and the template (id and version) it came from; shared by
+/// every benchmark whose pipeline asks a model (the host's model command takes it).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Prompt {
+    pub template: &'static str,
+    pub text: String,
+}
 
 /// `template` with each `{name}` of `values` replaced, in one left-to-right pass; other
 /// braces are kept as they are.

@@ -28,6 +28,7 @@ mod reporeuse_callable_map;
 mod reporeuse_execution;
 mod reporeuse_shipped_answers;
 mod reporeuse_synthesis;
+mod reporeuse_walk;
 mod schrodinger_actions;
 mod schrodinger_restate;
 mod schrodinger_rewrites;

@@ -18,6 +18,7 @@ mod cli_dataset;
 mod cli_dataset_map;
 mod cli_dataset_pipeline;
 mod cli_dataset_stats;
+mod cli_dataset_walk;
 mod cli_inputs;
 mod cli_mask;
 mod cli_prepare;

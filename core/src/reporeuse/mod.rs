@@ -15,3 +15,4 @@ pub mod scoring;
 pub mod stats;
 pub mod synthesis;
 pub mod turn_workspace;
+pub mod walk;

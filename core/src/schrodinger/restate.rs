@@ -47,12 +47,8 @@ const RESTATE: &str = include_str!("prompts/level1-restate-1.md");
 /// original: eight words in a row are a copied clause, not a shared phrase.
 pub const COPIED_RUN: usize = 8;
 
-/// A prompt to send to the model and the template it came from.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Prompt {
-    pub template: &'static str,
-    pub text: String,
-}
+/// Kept here too: level 1 and level 4 name it from this module.
+pub use crate::template::Prompt;
 
 /// One stage's exchange with the model, as recorded in the view bundle.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

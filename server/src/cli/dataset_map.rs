@@ -27,6 +27,26 @@ pub(super) fn map(
     out: Option<&Path>,
     json: bool,
 ) -> anyhow::Result<()> {
+    let files = read_repository(source, python, cache_dir)?;
+    let python_files = files
+        .iter()
+        .filter(|(path, _)| path.ends_with(".py"))
+        .map(|(p, t)| (p.as_str(), t.as_str()));
+    let map = CallableMap::build(python_files, &IndexOptions::default());
+    if let Some(out) = out {
+        let text = serde_json::to_string_pretty(&map)? + "\n";
+        std::fs::write(out, text).with_context(|| format!("cannot write {}", out.display()))?;
+    }
+    super::io::emit(json, &map, summary)
+}
+
+/// The repository's files (path, text): the wheel's sources or the directory's files,
+/// which must hold Python sources (`dataset walk` reads the repository as its map was made).
+pub(super) fn read_repository(
+    source: &MapSource,
+    python: &Path,
+    cache_dir: Option<PathBuf>,
+) -> anyhow::Result<BTreeMap<String, String>> {
     let files = match source {
         MapSource::Pypi(spec) => {
             let repo = parse_pin(spec)?;
@@ -42,16 +62,7 @@ pub(super) fn map(
     if !files.keys().any(|p| p.ends_with(".py")) {
         anyhow::bail!("the repository holds no .py files; give its root");
     }
-    let python_files = files
-        .iter()
-        .filter(|(path, _)| path.ends_with(".py"))
-        .map(|(p, t)| (p.as_str(), t.as_str()));
-    let map = CallableMap::build(python_files, &IndexOptions::default());
-    if let Some(out) = out {
-        let text = serde_json::to_string_pretty(&map)? + "\n";
-        std::fs::write(out, text).with_context(|| format!("cannot write {}", out.display()))?;
-    }
-    super::io::emit(json, &map, summary)
+    Ok(files)
 }
 
 /// `name==version` as a PyPI pin; the import package is taken to be the name.

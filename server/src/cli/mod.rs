@@ -20,6 +20,7 @@ mod dataset_execute;
 mod dataset_map;
 mod dataset_stats;
 mod dataset_synthesize;
+mod dataset_walk;
 mod groups;
 mod io;
 mod mask;
@@ -579,6 +580,56 @@ pub enum DatasetCommand {
         #[arg(long)]
         json: bool,
     },
+    /// RepoReuse's pipeline, step 2: a guided walk over a callable map that chooses the
+    /// repository symbols (2 to 4, the evidence) one turn is built on. At each hop the
+    /// model command sees the symbol in focus and a menu of its neighbours and answers with
+    /// one JSON object (open, keep, done); from turn 2 a nearby symbol no earlier turn used
+    /// is injected and must be kept. The record (every answer) is written to --out; when
+    /// --out already holds this chain and turn's walk, it is replayed without a model.
+    /// Format: docs/formats.md, "Walk".
+    #[command(group(clap::ArgGroup::new("source").required(true).args(["repo", "dir"])))]
+    Walk {
+        /// The callable map of the repository (`wheelwright dataset map --out`).
+        #[arg(long)]
+        map: PathBuf,
+        /// The repository as a pinned PyPI release, NAME==VERSION, as given to `dataset map`.
+        #[arg(long)]
+        repo: Option<String>,
+        /// The repository as a directory of Python sources, as given to `dataset map`.
+        #[arg(long)]
+        dir: Option<PathBuf>,
+        /// The chain's chain.json (id, title, description, package).
+        #[arg(long)]
+        chain: PathBuf,
+        /// The turn to walk for (1-based).
+        #[arg(long)]
+        turn: usize,
+        /// From turn 2: the earlier turns' manifests, as a chain's directory
+        /// (turn-<t>/turn.json) or a directory of turn-<t>.json files.
+        #[arg(long)]
+        earlier: Option<PathBuf>,
+        /// The seed of the draws (turn 1's start, the injected symbol).
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        /// The symbol to start at (a qualified name of the map) instead of the drawn one
+        /// (turn 1) or the previous turn's first repository target.
+        #[arg(long)]
+        start: Option<String>,
+        #[command(flatten)]
+        model: ModelArgs,
+        /// The walk record: written, or replayed when it holds this chain and turn's walk.
+        #[arg(long)]
+        out: PathBuf,
+        /// Print the record as JSON (without: the start, evidence and goal).
+        #[arg(long)]
+        json: bool,
+        /// The Python 3 that runs pip to download the wheel.
+        #[arg(long, default_value = "python3")]
+        python: PathBuf,
+        /// Where wheels are cached [default: ~/.cache/wheelwright].
+        #[arg(long, env = "WHEELWRIGHT_CACHE_DIR")]
+        cache_dir: Option<PathBuf>,
+    },
     /// Check every turn as the paper's pipeline does: structure, targets (static analysis
     /// against the pinned repository), regenerated expected values, reference passes and
     /// empty implementation fails. Exits non-zero on any failure.
@@ -690,11 +741,12 @@ impl HttpArgs {
     }
 }
 
-/// The language model of levels 1 and 4 (`view restate`, `view rewrite`).
+/// The language model of levels 1 and 4 (`view restate`, `view rewrite`) and of RepoReuse's
+/// pipeline (`dataset walk`).
 #[derive(Debug, clap::Args)]
 pub struct ModelArgs {
     /// The model: a shell command that reads a prompt on standard input and writes its
-    /// answer to standard output. Not needed when the bundle records every answer.
+    /// answer to standard output. Not needed when the bundle (or record) holds every answer.
     #[arg(long)]
     model: Option<String>,
     /// Seconds one answer of the model may take; its process group is killed after.
@@ -1130,6 +1182,48 @@ pub async fn execute(cli: Cli) -> anyhow::Result<()> {
                 (None, None) => anyhow::bail!("give --repo NAME==VERSION or --dir DIR"),
             };
             dataset_map::map(&source, &python, cache_dir, out.as_deref(), json)
+        }
+        Command::Dataset(DatasetCommand::Walk {
+            map,
+            repo,
+            dir,
+            chain,
+            turn,
+            earlier,
+            seed,
+            start,
+            model,
+            out,
+            json,
+            python,
+            cache_dir,
+        }) => {
+            let source = match (repo, dir) {
+                (Some(repo), _) => dataset_map::MapSource::Pypi(repo),
+                (None, Some(dir)) => dataset_map::MapSource::Dir(dir),
+                (None, None) => anyhow::bail!("give --repo NAME==VERSION or --dir DIR"),
+            };
+            groups::interruptible("interrupted", move |groups| {
+                dataset_walk::run(
+                    &dataset_walk::Walk {
+                        map: &map,
+                        source: &source,
+                        python: &python,
+                        cache_dir,
+                        chain: &chain,
+                        turn,
+                        earlier: earlier.as_deref(),
+                        seed,
+                        start: start.as_deref(),
+                        model: model.model.as_deref(),
+                        timeout: model.timeout(),
+                        out: &out,
+                        json,
+                    },
+                    groups,
+                )
+            })
+            .await
         }
     }
 }

@@ -15,7 +15,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
-use wheelwright_core::schrodinger::restate::Prompt;
+use wheelwright_core::template::Prompt;
 
 use super::groups::ProcessGroups;
 
