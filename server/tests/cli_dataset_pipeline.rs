@@ -201,3 +201,79 @@ fn an_answer_whose_requirement_names_its_evidence_is_refused_and_nothing_is_writ
         serde_json::from_str(&std::fs::read_to_string(root.join("dataset.json")).unwrap()).unwrap();
     assert_eq!(manifest["chains"], json!([]));
 }
+
+/// The shipped answers of `datasets/reporeuse-pypi` built by the pipeline: a sample of
+/// the first chain of each library (5 chains, 25 turns; the whole set, 125 turns, takes
+/// about two minutes and is measured in docs/performance.md), synthesized, executed in
+/// the sandbox with no case discarded, verified statically and audited afresh.
+#[test]
+fn a_sample_of_the_shipped_answers_builds_into_a_dataset_that_passes_verify_and_the_audit_needs_bwrap()
+ {
+    let shipped = Path::new(env!("CARGO_MANIFEST_DIR")).join("../datasets/reporeuse-pypi");
+    let repositories: Value = serde_json::from_str(
+        &std::fs::read_to_string(shipped.join("pipeline/repositories.json")).unwrap(),
+    )
+    .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    crate::common::copy_dir(&shipped.join("tools"), &root.join("tools"));
+    // The first chain (by name) of each library.
+    let mut chains: Vec<String> = std::fs::read_dir(shipped.join("pipeline/answers"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    chains.sort();
+    let mut sample: Vec<String> = Vec::new();
+    for chain in chains {
+        let library = chain.split('-').next().unwrap().to_owned();
+        if !sample.iter().any(|c| c.starts_with(&format!("{library}-"))) {
+            crate::common::copy_dir(
+                &shipped.join("pipeline/answers").join(&chain),
+                &root.join("pipeline/answers").join(&chain),
+            );
+            sample.push(chain);
+        }
+    }
+    assert_eq!(sample.len(), 5, "{sample:?}");
+    let manifest = json!({
+        "name": "reporeuse-pypi-sample", "version": "1", "benchmark": "reporeuse",
+        "repositories": repositories, "chains": []
+    });
+    std::fs::write(root.join("dataset.json"), manifest.to_string()).unwrap();
+
+    succeeds(&wheelwright(&["dataset", "synthesize", path_str(root)]));
+    let out = wheelwright(&[
+        "dataset",
+        "execute",
+        path_str(root),
+        "--json",
+        "--test-workers",
+        "2",
+    ]);
+    succeeds(&out);
+    let records = json_of(&out);
+    assert_eq!(records.as_array().unwrap().len(), 25);
+    for record in records.as_array().unwrap() {
+        assert_eq!(record["discarded"], json!([]), "{record}");
+        assert!(record["kept"].as_u64().unwrap() >= 10, "{record}");
+    }
+    succeeds(&wheelwright(&[
+        "dataset",
+        "verify",
+        path_str(root),
+        "--skip-execution",
+    ]));
+    let out = wheelwright(&[
+        "dataset",
+        "audit",
+        path_str(root),
+        "--json",
+        "--test-workers",
+        "2",
+    ]);
+    succeeds(&out);
+    for turn in json_of(&out).as_array().unwrap() {
+        assert_eq!(turn["reference_passed"], turn["tests"], "{turn}");
+        assert_eq!(turn["empty_failed"], turn["tests"], "{turn}");
+    }
+}
