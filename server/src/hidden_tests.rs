@@ -93,6 +93,17 @@ impl Environments {
         self.for_tests_of(repository, progress)
     }
 
+    /// The environment of every chain of `dataset`, in order ([`Self::for_chain`]), each
+    /// build's steps printed on standard error: what the command-line hosts run turns in.
+    pub(crate) fn for_every_chain(
+        &self,
+        dataset: &RepoReuseDataset,
+    ) -> Result<Vec<PathBuf>, TestRunError> {
+        (0..dataset.chains.len())
+            .map(|c| self.for_chain(dataset, c, &mut |step| eprintln!("environment: {step:?}")))
+            .collect()
+    }
+
     /// The environment for tests of `repository`'s own files in the workspace (ReCUBE):
     /// what it depends on and pytest, but not the package itself.
     pub(crate) fn for_dependencies_of(

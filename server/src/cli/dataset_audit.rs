@@ -57,14 +57,9 @@ pub(super) fn audit(dir: &Path, config: &TestConfig, json: bool) -> anyhow::Resu
         .with_context(|| format!("creating a directory in {}", config.env_root.display()))?;
     // The sandbox's users must read it, as they read every environment.
     std::fs::set_permissions(fresh.path(), std::fs::Permissions::from_mode(0o755))?;
-    let environments = Environments::new(fresh.path().to_owned());
-    let env_dirs = (0..dataset.chains.len())
-        .map(|c| {
-            environments
-                .for_chain(&dataset, c, &mut |step| eprintln!("environment: {step:?}"))
-                .context("cannot install the dataset's repository afresh")
-        })
-        .collect::<anyhow::Result<Vec<_>>>()?;
+    let env_dirs = Environments::new(fresh.path().to_owned())
+        .for_every_chain(&dataset)
+        .context("cannot install the dataset's repository afresh")?;
     // Per chain, the files each turn leaves: its reference, or its empty implementation.
     let mut references = Vec::new();
     let mut empties = Vec::new();

@@ -66,10 +66,12 @@ pub(super) fn execute(
     let sandbox = config
         .sandbox()
         .map_err(|why| anyhow::anyhow!("no sandbox to run the references in: {why}"))?;
-    let environments = Environments::new(config.env_root.clone());
-    // Per chain: its repository's id, pin and environment (built before anything runs).
+    let env_dirs = Environments::new(config.env_root.clone())
+        .for_every_chain(&dataset)
+        .context("cannot prepare the Python environment")?;
+    // Per chain: its repository's id and pin, for its exception classes and expected.json.
     let mut repositories = Vec::with_capacity(dataset.chains.len());
-    for (c, chain) in dataset.chains.iter().enumerate() {
+    for (chain, env_dir) in dataset.chains.iter().zip(env_dirs) {
         let Some((id, RepositorySource::Pypi(repo))) =
             dataset.manifest.repository_of(&chain.manifest)
         else {
@@ -78,9 +80,6 @@ pub(super) fn execute(
                 chain.manifest.id
             );
         };
-        let env_dir = environments
-            .for_chain(&dataset, c, &mut |step| eprintln!("environment: {step:?}"))
-            .context("cannot prepare the Python environment")?;
         repositories.push((
             id.to_owned(),
             format!("{}=={}", repo.pypi, repo.version),

@@ -52,15 +52,10 @@ pub(super) fn run(
     let sandbox = config
         .sandbox()
         .map_err(|why| anyhow::anyhow!("no sandbox to run the tests in: {why}"))?;
-    let environments = Environments::new(config.env_root.clone());
     // Each chain's tests run in its repository's environment, built before any test runs.
-    let env_dirs = (0..dataset.chains.len())
-        .map(|c| {
-            environments
-                .for_chain(&dataset, c, &mut |step| eprintln!("environment: {step:?}"))
-                .context("cannot prepare the Python environment for the tests")
-        })
-        .collect::<anyhow::Result<Vec<_>>>()?;
+    let env_dirs = Environments::new(config.env_root.clone())
+        .for_every_chain(&dataset)
+        .context("cannot prepare the Python environment for the tests")?;
 
     // Every (chain index, turn) with the agent's files of turns 1..t of its chain.
     let mut work = Vec::new();

@@ -1,16 +1,13 @@
 //! What `wheelwright recube verify` and `recube test` share: a ReCUBE dataset's repositories fetched and their environments built, and instances' hidden tests run in sandboxes on this machine, with a progress bar.
 
 use std::collections::BTreeMap;
-use std::io::IsTerminal;
-use std::sync::Mutex;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use anyhow::Context;
-use indicatif::{ProgressBar, ProgressStyle};
 use wheelwright_core::dataset::RepositorySource;
 use wheelwright_core::hidden_tests::Verdict;
 use wheelwright_core::recube::dataset::RecubeDataset;
 
+use super::super::pool::in_slots;
 use crate::TestConfig;
 use crate::hidden_tests::Environments;
 use crate::recube::hidden_tests::{InstanceTest, run_instance};
@@ -65,53 +62,22 @@ pub(super) fn run_all(
     let sandbox = config
         .sandbox()
         .map_err(|why| anyhow::anyhow!("no sandbox to run the tests in: {why}"))?;
-    let bar = if std::io::stderr().is_terminal() {
-        let bar = ProgressBar::new(work.len() as u64);
-        bar.set_style(
-            ProgressStyle::with_template("testing {bar:40} {pos}/{len} instances, {eta} left")
-                .unwrap_or_else(|_| ProgressStyle::default_bar()),
-        );
-        bar
-    } else {
-        ProgressBar::hidden()
-    };
-    let next = AtomicUsize::new(0);
-    let results: Mutex<Vec<(usize, anyhow::Result<Verdict>)>> = Mutex::new(Vec::new());
-    std::thread::scope(|scope| {
-        for _ in 0..config.workers.max(1) {
-            scope.spawn(|| {
-                loop {
-                    let i = next.fetch_add(1, Ordering::SeqCst);
-                    let Some((index, target)) = work.get(i) else {
-                        return;
-                    };
-                    let instance = &prepared.dataset.instances[*index];
-                    let repository = &instance.manifest.repository;
-                    let verdict = run_instance(
-                        sandbox.as_ref(),
-                        &prepared.environments[repository],
-                        &InstanceTest {
-                            instance,
-                            repository: &prepared.repositories[repository],
-                            target: target.as_deref(),
-                        },
-                        config.turn_timeout,
-                        None,
-                    )
-                    .with_context(|| format!("testing {}", instance.manifest.id));
-                    bar.inc(1);
-                    results
-                        .lock()
-                        .unwrap_or_else(std::sync::PoisonError::into_inner)
-                        .push((i, verdict));
-                }
-            });
-        }
-    });
-    bar.finish_and_clear();
-    let mut results = results
-        .into_inner()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
-    results.sort_by_key(|(i, _)| *i);
-    results.into_iter().map(|(_, verdict)| verdict).collect()
+    in_slots(work, config.workers, "instances", |(index, target)| {
+        let instance = &prepared.dataset.instances[*index];
+        let repository = &instance.manifest.repository;
+        run_instance(
+            sandbox.as_ref(),
+            &prepared.environments[repository],
+            &InstanceTest {
+                instance,
+                repository: &prepared.repositories[repository],
+                target: target.as_deref(),
+            },
+            config.turn_timeout,
+            None,
+        )
+        .with_context(|| format!("testing {}", instance.manifest.id))
+    })
+    .into_iter()
+    .collect()
 }
