@@ -420,12 +420,21 @@ pub struct DatasetTurn {
     pub tests: i64,
 }
 
-/// One dataset with its turns (`GET /api/v1/datasets/{name}/{version}`).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+/// One dataset with its turns (`GET /api/v1/datasets/{name}/{version}`), described as
+/// the paper describes its own: Table 1's rows computed from its files, beside the paper's.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct DatasetDetail {
     #[serde(flatten)]
     pub summary: DatasetSummary,
     pub turns: Vec<DatasetTurn>,
+    /// The repository the turns are written against, as `dataset.json` pins it. `None`
+    /// (like `stats`) for a dataset the database still lists from an earlier start but
+    /// whose folder the server did not load this time.
+    pub repository: Option<crate::dataset::RepositorySource>,
+    /// Table 1 of this dataset, computed from its files when the server loaded them.
+    pub stats: Option<crate::reporeuse::stats::DatasetStats>,
+    /// The paper's Table 1 (`data/published/reporeuse.json`), to compare with.
+    pub paper_stats: Option<crate::reporeuse::stats::PaperStats>,
 }
 
 /// `GET /api/v1/health`: the server is up, which versions run, and its database's state.

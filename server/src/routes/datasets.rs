@@ -67,7 +67,17 @@ pub(crate) async fn get(
             &turns,
         );
     }
-    Ok(Json(DatasetDetail { summary, turns }).into_response())
+    let loaded = state.catalog.get(&name, &version);
+    Ok(Json(DatasetDetail {
+        summary,
+        turns,
+        repository: loaded
+            .as_ref()
+            .map(|l| l.dataset.manifest.repository.clone()),
+        stats: loaded.map(|l| l.stats.clone()),
+        paper_stats: crate::published::reporeuse_dataset_stats().cloned(),
+    })
+    .into_response())
 }
 
 /// `GET /api/v1/datasets/{name}/{version}/scoring`: the [`ScoringKit`] the browser scores
