@@ -100,7 +100,9 @@ pub(crate) fn RunsPage() -> impl IntoView {
                             <td>{run.harness.clone()}</td>
                             <td>{run.memory.clone()}</td>
                             <td>
-                                <code>{format!("{} {}", run.dataset_name, run.dataset_version)}</code>
+                                <a href=api::dataset_path(&run.dataset_name, &run.dataset_version)>
+                                    <code>{format!("{} {}", run.dataset_name, run.dataset_version)}</code>
+                                </a>
                             </td>
                             <td class="num">{run.turn_count}</td>
                             {scores}
