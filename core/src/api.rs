@@ -431,6 +431,9 @@ pub struct DatasetDetail {
     /// (like `stats`) for a dataset the database still lists from an earlier start but
     /// whose folder the server did not load this time.
     pub repository: Option<crate::dataset::RepositorySource>,
+    /// The chains' titles and descriptions in the dataset's order (empty when `stats` is
+    /// `None`): what a reader sees of a chain before its turns.
+    pub chains: Vec<crate::reporeuse::dataset::ChainManifest>,
     /// Table 1 of this dataset, computed from its files when the server loaded them.
     pub stats: Option<crate::reporeuse::stats::DatasetStats>,
     /// The paper's Table 1 (`data/published/reporeuse.json`), to compare with.

@@ -78,8 +78,8 @@ async fn a_dataset_lists_every_turn_with_its_requirement_and_targets() {
 }
 
 /// The dataset's Table 1 is computed from its files as `wheelwright dataset stats` computes
-/// it, with the repository it pins and the paper's Table 1 beside it (the networkx values
-/// themselves are pinned in `snapshots/dataset-networkx.txt`).
+/// it, with the repository it pins, its chains' titles and the paper's Table 1 beside it
+/// (the networkx values themselves are pinned in `snapshots/dataset-networkx.txt`).
 #[tokio::test]
 async fn a_dataset_carries_its_table_1_beside_the_papers() {
     use wheelwright_core::api::DatasetDetail;
@@ -102,6 +102,8 @@ async fn a_dataset_carries_its_table_1_beside_the_papers() {
     let sum: i64 = detail.turns.iter().map(|t| t.tests).sum();
     assert_eq!(cases.mean, Some(sum as f64 / cases.count as f64));
     assert_eq!(detail.repository, Some(files.manifest.repository.clone()));
+    let chains: Vec<_> = files.chains.iter().map(|c| c.manifest.clone()).collect();
+    assert_eq!(detail.chains, chains);
 
     let published = include_str!("../../data/published/reporeuse.json");
     let paper = PaperStats::from_published(published).unwrap();

@@ -17,9 +17,9 @@ const TABLE_ROWS: &str =
    ...[...r.querySelectorAll('td')].map(td => td.textContent.trim()),
  ]);";
 
-/// The chains and how many turns each lists.
+/// The chains: id, title and how many turns each lists.
 const CHAINS: &str = "return [...document.querySelectorAll('section.dataset-chain')].map(s => [
-   s.dataset.chain, s.querySelectorAll('li.dataset-turn').length,
+   s.dataset.chain, s.querySelector('h3').textContent, s.querySelectorAll('li.dataset-turn').length,
  ]);";
 
 /// A mean as `wheelwright dataset stats` prints it (`server/src/cli/dataset_stats.rs`).
@@ -62,7 +62,7 @@ async fn the_dataset_page_shows_table_1_beside_the_papers_and_every_chain() -> a
         files
             .chains
             .iter()
-            .map(|c| json!([c.manifest.id, c.turns.len()]))
+            .map(|c| json!([c.manifest.id, c.manifest.title, c.turns.len()]))
             .collect::<Vec<_>>(),
     );
     let page = format!(

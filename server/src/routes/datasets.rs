@@ -74,6 +74,13 @@ pub(crate) async fn get(
         repository: loaded
             .as_ref()
             .map(|l| l.dataset.manifest.repository.clone()),
+        chains: loaded.as_ref().map_or_else(Vec::new, |l| {
+            l.dataset
+                .chains
+                .iter()
+                .map(|c| c.manifest.clone())
+                .collect()
+        }),
         stats: loaded.map(|l| l.stats.clone()),
         paper_stats: crate::published::reporeuse_dataset_stats().cloned(),
     })

@@ -5,6 +5,7 @@ use leptos_meta::Title;
 use leptos_router::hooks::use_params_map;
 use wheelwright_core::api::{DatasetDetail, DatasetTurn};
 use wheelwright_core::present::markdown::markdown_html;
+use wheelwright_core::reporeuse::dataset::ChainManifest;
 use wheelwright_core::reporeuse::stats::{PaperStats, StatRow};
 
 use crate::api;
@@ -48,7 +49,7 @@ pub(crate) fn DatasetPage() -> impl IntoView {
             </p>
             {stats_table(&d)}
             <h2>"Chains"</h2>
-            {chains(&d.turns)}
+            {chains(&d.chains, &d.turns)}
         }
     };
     view! {
@@ -136,9 +137,10 @@ fn stat_row(row: &StatRow, paper: Option<&PaperStats>) -> impl IntoView + use<> 
     }
 }
 
-/// Each chain with its turns, in the dataset's order; a turn's requirement opens in place
-/// (turns are read per run elsewhere, and a dataset has no page per turn).
-fn chains(turns: &[DatasetTurn]) -> impl IntoView + use<> {
+/// Each chain with its turns, in the dataset's order, titled and described by its
+/// manifest when the server sent them; a turn's requirement opens in place (turns are read
+/// per run elsewhere, and a dataset has no page per turn).
+fn chains(manifests: &[ChainManifest], turns: &[DatasetTurn]) -> impl IntoView + use<> {
     let mut by_chain: Vec<(String, Vec<DatasetTurn>)> = Vec::new();
     for turn in turns {
         match by_chain.last_mut() {
@@ -173,10 +175,13 @@ fn chains(turns: &[DatasetTurn]) -> impl IntoView + use<> {
                     }
                 })
                 .collect_view();
-            let heading = chain.clone();
+            let manifest = manifests.iter().find(|m| m.id == chain);
+            let heading = manifest.map_or_else(|| chain.clone(), |m| m.title.clone());
+            let about = manifest.map(|m| view! { <p class="chain-about">{m.description.clone()}</p> });
             view! {
                 <section class="dataset-chain" data-chain=chain>
                     <h3>{heading}</h3>
+                    {about}
                     <ol class="dataset-turns">{items}</ol>
                 </section>
             }
