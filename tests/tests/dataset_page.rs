@@ -96,6 +96,13 @@ async fn the_dataset_page_shows_table_1_beside_the_papers_and_every_chain() -> a
             heading,
             format!("{} {}", files.manifest.name, files.manifest.version)
         );
+        let sizes = client
+            .find(Locator::Css(".run-head .run-badges"))
+            .await?
+            .text()
+            .await?;
+        let counted = format!("{} chains · {} turns · ", stats.chains, stats.turns);
+        assert!(sizes.starts_with(&counted), "sizes {sizes:?}");
         let lead = client.find(Locator::Css("p.lead")).await?.text().await?;
         assert!(lead.contains("networkx 3.4.2 (PyPI)"), "lead {lead:?}");
 
