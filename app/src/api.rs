@@ -185,6 +185,19 @@ pub(crate) fn dataset_path(name: &str, version: &str) -> String {
     )
 }
 
+/// A RepoReuse dataset with its turns and its Table 1 beside the paper's.
+pub(crate) async fn dataset(
+    name: &str,
+    version: &str,
+) -> Result<wheelwright_core::api::DatasetDetail, ApiError> {
+    get_json(&format!("/api/v1{}", dataset_path(name, version))).await
+}
+
+/// The RepoReuse datasets the server holds.
+pub(crate) async fn datasets() -> Result<Vec<wheelwright_core::api::DatasetSummary>, ApiError> {
+    get_json("/api/v1/datasets").await
+}
+
 /// Lines of a file of a repository (`{repository}/source?path=`); `repository` is
 /// [`dataset_path`] or [`recube_repository_path`].
 pub(crate) async fn source(

@@ -56,6 +56,10 @@ pub fn App() -> impl IntoView {
                         view=pages::reporeuse::local_case::LocalCasePage
                     />
                     <Route
+                        path=path!("/datasets/:name/:version")
+                        view=pages::reporeuse::dataset::DatasetPage
+                    />
+                    <Route
                         path=path!("/datasets/:name/:version/source")
                         view=pages::source::SourcePage
                     />

@@ -420,12 +420,25 @@ pub struct DatasetTurn {
     pub tests: i64,
 }
 
-/// One dataset with its turns (`GET /api/v1/datasets/{name}/{version}`).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+/// One dataset with its turns (`GET /api/v1/datasets/{name}/{version}`), described as
+/// the paper describes its own: Table 1's rows computed from its files, beside the paper's.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct DatasetDetail {
     #[serde(flatten)]
     pub summary: DatasetSummary,
     pub turns: Vec<DatasetTurn>,
+    /// The repositories the turns are written against, by id, as `dataset.json` pins them
+    /// (one, or several that chains name). Empty (like `stats` is `None`) for a dataset the
+    /// database still lists from an earlier start but whose folder the server did not load
+    /// this time.
+    pub repositories: std::collections::BTreeMap<String, crate::dataset::RepositorySource>,
+    /// The chains' titles and descriptions in the dataset's order (empty when `stats` is
+    /// `None`): what a reader sees of a chain before its turns.
+    pub chains: Vec<crate::reporeuse::dataset::ChainManifest>,
+    /// Table 1 of this dataset, computed from its files when the server loaded them.
+    pub stats: Option<crate::reporeuse::stats::DatasetStats>,
+    /// The paper's Table 1 (`data/published/reporeuse.json`), to compare with.
+    pub paper_stats: Option<crate::reporeuse::stats::PaperStats>,
 }
 
 /// `GET /api/v1/health`: the server is up, which versions run, and its database's state.

@@ -3,6 +3,7 @@
 use sha2::{Digest, Sha256};
 use wheelwright_core::benchmark::Benchmark;
 use wheelwright_core::published::{self, PublishedFile};
+use wheelwright_core::reporeuse::stats::PaperStats;
 
 use crate::store::{NewTable, Store};
 
@@ -21,6 +22,23 @@ pub(crate) const BUNDLED: [(Benchmark, &str); 3] = [
         include_str!("../../data/published/schrodinger.json"),
     ),
 ];
+
+/// The RepoReuse paper's Table 1 (`dataset_stats` in its bundled file), read once: what a
+/// dataset's page sets its own rows beside.
+pub(crate) fn reporeuse_dataset_stats() -> Option<&'static PaperStats> {
+    static STATS: std::sync::LazyLock<Option<PaperStats>> = std::sync::LazyLock::new(|| {
+        let (_, text) = BUNDLED
+            .iter()
+            .find(|(benchmark, _)| *benchmark == Benchmark::RepoReuse)?;
+        PaperStats::from_published(text).unwrap_or_else(|error| {
+            // `the_bundled_dataset_stats_read` keeps this from shipping; were it to, the
+            // pages would only lose the comparison.
+            tracing::error!("the bundled RepoReuse dataset_stats do not read: {error}");
+            None
+        })
+    });
+    STATS.as_ref()
+}
 
 /// What an import did.
 #[derive(Debug, Default, PartialEq, Eq)]
@@ -85,6 +103,13 @@ mod tests {
 
     async fn row_count(store: &Store) -> i64 {
         store.count_rows("published_row").await.unwrap()
+    }
+
+    #[test]
+    fn the_bundled_dataset_stats_read() {
+        let paper = reporeuse_dataset_stats().expect("reporeuse.json has dataset_stats");
+        assert_eq!(paper.tasks, 75);
+        assert_eq!(paper.mean("cases_per_turn"), Some(10.8));
     }
 
     #[tokio::test]

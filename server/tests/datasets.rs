@@ -77,6 +77,54 @@ async fn a_dataset_lists_every_turn_with_its_requirement_and_targets() {
     assert_eq!(served, expected);
 }
 
+/// The dataset's Table 1 is computed from its files as `wheelwright dataset stats` computes
+/// it, with the repository it pins, its chains' titles and the paper's Table 1 beside it
+/// (the networkx values themselves are pinned in `snapshots/dataset-networkx.txt`).
+#[tokio::test]
+async fn a_dataset_carries_its_table_1_beside_the_papers() {
+    use wheelwright_core::api::DatasetDetail;
+    use wheelwright_core::reporeuse::stats::{DatasetStats, PaperStats};
+
+    let app = app().await;
+    let files = load_dir(&real_dataset()).unwrap();
+    let uri = format!(
+        "/api/v1/datasets/{}/{}",
+        files.manifest.name, files.manifest.version
+    );
+    let detail: DatasetDetail = serde_json::from_slice(&get(&app, &uri).await.body).unwrap();
+    let stats = detail.stats.expect("a loaded dataset has its statistics");
+    assert_eq!(stats, DatasetStats::of(&files));
+    assert_eq!(stats.chains, files.chains.len());
+    assert_eq!(stats.turns, detail.turns.len());
+    // Every served turn's case count is a value of the cases row.
+    let cases = stats.row("cases_per_turn").unwrap();
+    assert_eq!(cases.count, detail.turns.len());
+    let sum: i64 = detail.turns.iter().map(|t| t.tests).sum();
+    assert_eq!(cases.mean, Some(sum as f64 / cases.count as f64));
+    let pinned: std::collections::BTreeMap<String, _> = files
+        .manifest
+        .repository_sources()
+        .into_iter()
+        .map(|(id, source)| (id.to_owned(), source.clone()))
+        .collect();
+    assert_eq!(detail.repositories, pinned);
+    assert_eq!(detail.repositories.len(), 1);
+    let chains: Vec<_> = files.chains.iter().map(|c| c.manifest.clone()).collect();
+    assert_eq!(detail.chains, chains);
+
+    let published = include_str!("../../data/published/reporeuse.json");
+    let paper = PaperStats::from_published(published).unwrap();
+    assert_eq!(detail.paper_stats, paper);
+    let paper = paper.unwrap();
+    for row in &stats.rows {
+        assert!(
+            paper.mean(&row.key).is_some(),
+            "no paper value for {}",
+            row.key
+        );
+    }
+}
+
 #[tokio::test]
 async fn the_scoring_kit_is_the_dataset_without_its_hidden_tests_gzipped_and_revalidated() {
     let app = app().await;

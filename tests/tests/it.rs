@@ -7,6 +7,7 @@
 
 mod analyze_page;
 mod compare_page;
+mod dataset_page;
 mod leaderboard_page;
 mod published_page;
 mod recube_pages;

@@ -419,9 +419,41 @@ pub(crate) fn LeaderboardPage() -> impl IntoView {
             >
                 {loaded(data, board_view)}
             </Show>
+            <Show when=move || benchmark.get() == Some(Benchmark::RepoReuse)>
+                <RepoReuseDatasets />
+            </Show>
             <Show when=move || benchmark.get() == Some(Benchmark::Recube)>
                 <RecubeDatasets />
             </Show>
+        </section>
+    }
+}
+
+/// The RepoReuse datasets the server holds, linked to their pages (under RepoReuse's board).
+#[component]
+fn RepoReuseDatasets() -> impl IntoView {
+    let datasets = LocalResource::new(api::datasets);
+    let render = |datasets: Vec<wheelwright_core::api::DatasetSummary>| {
+        let items = datasets
+            .into_iter()
+            .map(|d| {
+                let href = api::dataset_path(&d.name, &d.version);
+                let what = format!(
+                    ": {} chains, {} turns, {} hidden tests",
+                    d.chain_count, d.turn_count, d.test_count
+                );
+                view! { <li><a href=href>{format!("{} {}", d.name, d.version)}</a>{what}</li> }
+            })
+            .collect_view();
+        view! { <ul id="reporeuse-datasets">{items}</ul> }
+    };
+    view! {
+        <section class="reporeuse-datasets">
+            <h2>"Datasets shipped with Wheelwright"</h2>
+            <p class="muted">
+                "Chains of turns on a pinned library, each dataset described by the paper's Table 1 beside the paper's own values."
+            </p>
+            {loaded(datasets, render)}
         </section>
     }
 }

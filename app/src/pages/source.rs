@@ -92,11 +92,19 @@ pub(crate) fn SourcePage() -> impl IntoView {
             Some(repo) => api::recube_repository_path(&name, &version, &repo),
             None => api::dataset_path(&name, &version),
         };
-        let title = match p.get("repo") {
-            Some(repo) => format!("{name} {version} · {repo} · repository source"),
-            None => format!("{name} {version} · repository source"),
+        // The breadcrumb: the dataset, linked to its page, then what this page shows of it.
+        let (dataset, rest) = match p.get("repo") {
+            Some(repo) => (
+                api::recube_dataset_path(&name, &version),
+                format!(" · {repo} · repository source"),
+            ),
+            None => (
+                api::dataset_path(&name, &version),
+                " · repository source".to_owned(),
+            ),
         };
-        Some((repository, title, wanted))
+        let crumb = (dataset, format!("{name} {version}"), rest);
+        Some((repository, crumb, wanted))
     });
     let shown = LocalResource::new(move || {
         let key = key.get();
@@ -157,7 +165,10 @@ pub(crate) fn SourcePage() -> impl IntoView {
         <section class="source-page">
             <Title text="Repository source" />
             <nav class="breadcrumbs">
-                {move || key.get().map(|(_, title, _)| title)}
+                {move || {
+                    key.get()
+                        .map(|(_, (href, dataset, rest), _)| view! { <a href=href>{dataset}</a>{rest} })
+                }}
             </nav>
             {loaded(shown, render)}
         </section>

@@ -98,6 +98,46 @@ fn case_count(turn: &Turn) -> Option<usize> {
     value.get("cases")?.as_array().map(Vec::len)
 }
 
+/// The paper's own Table 1, as `data/published/reporeuse.json` gives it (`dataset_stats`):
+/// means only, under the paper's names. Kept beside [`DatasetStats`] so a page can set a
+/// dataset's rows against the paper's, row by row ([`PaperStats::mean`]).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PaperStats {
+    /// Chains (the paper calls them tasks).
+    pub tasks: usize,
+    pub avg_turns_per_task: f64,
+    pub avg_test_cases_per_turn: f64,
+    pub avg_requirement_chars: f64,
+    pub new_functions_per_turn: f64,
+    pub reused_symbols_per_turn_repo: f64,
+    pub reused_symbols_per_turn_self: f64,
+}
+
+impl PaperStats {
+    /// The `dataset_stats` of a published results file's text; `None` when it has none.
+    pub fn from_published(text: &str) -> Result<Option<Self>, serde_json::Error> {
+        #[derive(Deserialize)]
+        struct File {
+            dataset_stats: Option<PaperStats>,
+        }
+        Ok(serde_json::from_str::<File>(text)?.dataset_stats)
+    }
+
+    /// The paper's mean for the [`StatRow`] of `key`.
+    pub fn mean(&self, key: &str) -> Option<f64> {
+        Some(match key {
+            "turns_per_chain" => self.avg_turns_per_task,
+            "cases_per_turn" => self.avg_test_cases_per_turn,
+            "requirement_chars" => self.avg_requirement_chars,
+            "new_functions_per_turn" => self.new_functions_per_turn,
+            "repo_targets_per_turn" => self.reused_symbols_per_turn_repo,
+            "self_targets_per_turn" => self.reused_symbols_per_turn_self,
+            _ => return None,
+        })
+    }
+}
+
 fn row(key: &str, label: &str, values: impl Iterator<Item = usize>) -> StatRow {
     let values: Vec<usize> = values.collect();
     let sum: usize = values.iter().sum();

@@ -11,6 +11,7 @@ use wheelwright_core::reporeuse::baseline::Baseline;
 use wheelwright_core::reporeuse::bundle::RepoReuseBundle;
 use wheelwright_core::reporeuse::dataset::{RepoReuseDataset, RepositoryFiles};
 use wheelwright_core::reporeuse::scoring::{PreparedDataset, save_index};
+use wheelwright_core::reporeuse::stats::DatasetStats;
 
 use crate::dataset::DatasetError;
 use crate::dataset::recube::{LoadedRecube, load_recube_dir};
@@ -23,6 +24,9 @@ use wheelwright_core::hidden_tests::compare::ExceptionClasses;
 pub(crate) struct LoadedDataset {
     pub(crate) dataset: RepoReuseDataset,
     pub(crate) content_sha256: String,
+    /// Table 1 of the dataset ([`DatasetStats::of`]), computed once as it loads: it reads
+    /// every turn's expected values, which a dataset page should not do per request.
+    pub(crate) stats: DatasetStats,
     cache_dir: PathBuf,
     /// What is made from the dataset on first use, shared with every other
     /// `LoadedDataset` of the same content in this process ([`Derived::of`]).
@@ -80,6 +84,7 @@ impl LoadedDataset {
         Self {
             derived: Derived::of(&content_sha256, &cache_dir),
             content_sha256,
+            stats: DatasetStats::of(&dataset),
             dataset,
             cache_dir,
         }

@@ -67,7 +67,32 @@ pub(crate) async fn get(
             &turns,
         );
     }
-    Ok(Json(DatasetDetail { summary, turns }).into_response())
+    let loaded = state.catalog.get(&name, &version);
+    Ok(Json(DatasetDetail {
+        summary,
+        turns,
+        repositories: loaded
+            .as_ref()
+            .map(|l| {
+                l.dataset
+                    .manifest
+                    .repository_sources()
+                    .into_iter()
+                    .map(|(id, source)| (id.to_owned(), source.clone()))
+                    .collect()
+            })
+            .unwrap_or_default(),
+        chains: loaded.as_ref().map_or_else(Vec::new, |l| {
+            l.dataset
+                .chains
+                .iter()
+                .map(|c| c.manifest.clone())
+                .collect()
+        }),
+        stats: loaded.map(|l| l.stats.clone()),
+        paper_stats: crate::published::reporeuse_dataset_stats().cloned(),
+    })
+    .into_response())
 }
 
 /// `GET /api/v1/datasets/{name}/{version}/scoring`: the [`ScoringKit`] the browser scores

@@ -4,6 +4,8 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 use leptos_meta::Title;
 
+use wheelwright_core::benchmark::Benchmark;
+
 use crate::api::{self, Page, RunSummary};
 use crate::components::loaded::loaded;
 use crate::components::score::{ScoreCell, definition, header};
@@ -100,7 +102,7 @@ pub(crate) fn RunsPage() -> impl IntoView {
                             <td>{run.harness.clone()}</td>
                             <td>{run.memory.clone()}</td>
                             <td>
-                                <code>{format!("{} {}", run.dataset_name, run.dataset_version)}</code>
+                                {dataset_link(&run)}
                             </td>
                             <td class="num">{run.turn_count}</td>
                             {scores}
@@ -150,4 +152,16 @@ pub(crate) fn RunsPage() -> impl IntoView {
             </div>
         </section>
     }
+}
+
+/// A run's dataset, linked to its page where its benchmark has dataset pages.
+fn dataset_link(run: &RunSummary) -> AnyView {
+    let (name, version) = (&run.dataset_name, &run.dataset_version);
+    let label = view! { <code>{format!("{name} {version}")}</code> };
+    let href = match Benchmark::from_id(&run.benchmark) {
+        Some(Benchmark::RepoReuse) => api::dataset_path(name, version),
+        Some(Benchmark::Recube) => api::recube_dataset_path(name, version),
+        _ => return label.into_any(),
+    };
+    view! { <a href=href>{label}</a> }.into_any()
 }
