@@ -45,7 +45,7 @@
 //! let map = CallableMap::build(files.iter().map(|(p, t)| (p.as_str(), t.as_str())), &IndexOptions::default());
 //! let chain = ChainManifest {
 //!     id: "c".into(), title: "Areas".into(), description: "Sizes of things.".into(),
-//!     package: "solutions/areas".into(),
+//!     package: "solutions/areas".into(), repository: None,
 //! };
 //! let input = WalkInput { map: &map, files: &files, chain: &chain, turn: 1, earlier: &[],
 //!                         seed: 0, start: Some("pkg._twice") };
