@@ -273,6 +273,16 @@ pub struct InstanceBasis {
 }
 
 impl InstanceBasis {
+    /// The target as the agent sees it.
+    pub fn masked(&self) -> &crate::recube::mask::Masked {
+        &self.masked
+    }
+
+    /// The repository's graph with the target withheld.
+    pub fn graph(&self) -> &Graph {
+        &self.graph
+    }
+
     /// The basis of `target` in `repository` (which holds the original target).
     pub fn of(repository: &Workspace, target: &str, options: &IndexOptions) -> Self {
         Self {

@@ -10,8 +10,6 @@ use wheelwright_core::python::index::IndexOptions;
 use wheelwright_core::recube::dataset::{
     Instance, InstanceManifest, RecubeDataset, RecubeManifest,
 };
-use wheelwright_core::recube::graph::Graph;
-use wheelwright_core::recube::mask::mask;
 use wheelwright_core::recube::metrics::TestKind;
 use wheelwright_core::recube::scoring::{InstanceBasis, RecubeReport};
 use wheelwright_core::recube::views::{Context, neighbourhood};
@@ -88,6 +86,9 @@ struct RecubeDerived {
     /// Each instance's scoring basis (its masked target and caller graph), by instance id:
     /// the same for every submission, and most of the time scoring one takes.
     bases: std::sync::Mutex<BTreeMap<String, std::sync::Arc<InstanceBasis>>>,
+    /// Each repository's files as a workspace, by repository id: what scoring, the bases
+    /// and the instance pages read.
+    workspaces: std::sync::Mutex<BTreeMap<String, std::sync::Arc<Workspace>>>,
 }
 
 impl RecubeDerived {
@@ -196,12 +197,38 @@ impl LoadedRecube {
         Ok(Some(files))
     }
 
+    /// The files of the repository `id` as a workspace (empty for an id the dataset
+    /// lacks), made on first use; later calls share it.
+    pub(crate) fn workspace(&self, id: &str) -> Result<std::sync::Arc<Workspace>, DatasetError> {
+        if let Some(done) = self
+            .derived
+            .workspaces
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .get(id)
+        {
+            return Ok(std::sync::Arc::clone(done));
+        }
+        let files = self.repository(id)?.unwrap_or_default();
+        let mut workspace = Workspace::new();
+        for (path, text) in files.iter() {
+            workspace.insert(path, text.as_str());
+        }
+        let workspace = std::sync::Arc::new(workspace);
+        self.derived
+            .workspaces
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .insert(id.to_owned(), std::sync::Arc::clone(&workspace));
+        Ok(workspace)
+    }
+
     /// The scoring basis of `instance` ([`InstanceBasis`]), made on first use from its
     /// repository (whose files may be downloaded then); later calls share it.
     pub(crate) fn basis(
         &self,
         instance: &Instance,
-    ) -> anyhow::Result<std::sync::Arc<InstanceBasis>> {
+    ) -> Result<std::sync::Arc<InstanceBasis>, DatasetError> {
         let id = &instance.manifest.id;
         if let Some(basis) = self
             .derived
@@ -214,13 +241,7 @@ impl LoadedRecube {
         }
         // Made outside the lock: two instances' bases are made at once, and two requests
         // racing for one make the same value.
-        let files = self
-            .repository(&instance.manifest.repository)?
-            .ok_or_else(|| anyhow::anyhow!("instance {id} names no repository"))?;
-        let mut workspace = Workspace::new();
-        for (path, text) in files.iter() {
-            workspace.insert(path, text.as_str());
-        }
+        let workspace = self.workspace(&instance.manifest.repository)?;
         let basis = std::sync::Arc::new(InstanceBasis::of(
             &workspace,
             &instance.manifest.target,
@@ -235,7 +256,7 @@ impl LoadedRecube {
     }
 
     /// The page of the instance `id` (`None`: no such instance). Blocking: the first call
-    /// builds the repository's graph with the target withheld (a fraction of a second for
+    /// builds (or takes from scoring) the repository's graph with the target withheld (a fraction of a second for
     /// the shipped libraries); later calls share the result.
     pub(crate) fn instance(
         &self,
@@ -254,15 +275,12 @@ impl LoadedRecube {
             return Ok(Some(std::sync::Arc::clone(done)));
         }
         let m = &instance.manifest;
-        let files = self.repository(&m.repository)?.unwrap_or_default();
-        let mut workspace = Workspace::new();
-        for (path, text) in files.iter() {
-            workspace.insert(path, text.as_str());
-        }
-        let original = files.get(&m.target).cloned().unwrap_or_default();
-        let masked = mask(&original);
-        let graph = Graph::build(&workspace, &m.target, &IndexOptions::default());
-        let context = Context::of(&graph, &workspace, &masked.text);
+        let workspace = self.workspace(&m.repository)?;
+        let original = workspace.text(&m.target).unwrap_or_default().to_owned();
+        // The graph and masked target scoring uses: built once for both.
+        let basis = self.basis(instance)?;
+        let masked = basis.masked().clone();
+        let context = Context::of(basis.graph(), &workspace, &masked.text);
         let detail = std::sync::Arc::new(RecubeInstanceDetail {
             dataset: self.dataset.manifest.name.clone(),
             version: self.dataset.manifest.version.clone(),

@@ -22,7 +22,6 @@ use wheelwright_core::recube::scoring::{
     InstanceRun, InstanceScore, RecubeReport, report, score_instance_on,
 };
 use wheelwright_core::reporeuse::scoring::DEFAULT_WORKDIR;
-use wheelwright_core::workspace::Workspace;
 
 use crate::dataset::catalog::Catalog;
 use crate::dataset::recube::LoadedRecube;
@@ -144,13 +143,9 @@ impl Scorer for LoadedRecube {
 /// repository not fetched yet is downloaded.
 fn score_untested(loaded: &LoadedRecube, bundle: &RecubeBundle) -> anyhow::Result<RecubeReport> {
     let options = IndexOptions::default();
-    let mut workspaces: BTreeMap<&str, Workspace> = BTreeMap::new();
     let mut scores = Vec::with_capacity(loaded.dataset.instances.len());
     for instance in &loaded.dataset.instances {
-        let repository = instance.manifest.repository.as_str();
-        if !workspaces.contains_key(repository) {
-            workspaces.insert(repository, workspace(loaded, instance)?);
-        }
+        let workspace = loaded.workspace(&instance.manifest.repository)?;
         let basis = loaded.basis(instance)?;
         scores.push(score_instance_on(
             &InstanceRun {
@@ -159,7 +154,7 @@ fn score_untested(loaded: &LoadedRecube, bundle: &RecubeBundle) -> anyhow::Resul
                     .predictions
                     .get(&InstanceKey::new(instance.manifest.id.as_str())),
                 verdict: None,
-                repository: &workspaces[repository],
+                repository: &workspace,
                 options: &options,
                 workdir: DEFAULT_WORKDIR,
             },
@@ -167,16 +162,6 @@ fn score_untested(loaded: &LoadedRecube, bundle: &RecubeBundle) -> anyhow::Resul
         ));
     }
     Ok(report(scores))
-}
-
-/// The files of `instance`'s repository as a workspace.
-fn workspace(loaded: &LoadedRecube, instance: &Instance) -> anyhow::Result<Workspace> {
-    let files = repository(loaded, instance)?;
-    let mut workspace = Workspace::new();
-    for (path, text) in files.iter() {
-        workspace.insert(path, text.as_str());
-    }
-    Ok(workspace)
 }
 
 /// The files of `instance`'s repository. Blocking: the first call may download it.
