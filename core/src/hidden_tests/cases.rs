@@ -143,8 +143,7 @@ impl CaseSuite {
         cases_json: &str,
         expected_json: &str,
     ) -> Result<Self, String> {
-        let cases: Vec<Case> = serde_json::from_str(cases_json)
-            .map_err(|e| format!("cases.json is not a list of cases: {e}"))?;
+        let mut suite = Self::to_execute(module, package, cases_json)?;
         let file: ExpectedFile = serde_json::from_str(expected_json)
             .map_err(|e| format!("expected.json has no list of expected cases: {e}"))?;
         let mut expected = BTreeMap::new();
@@ -154,12 +153,7 @@ impl CaseSuite {
                 return Err(format!("expected.json has case {id:?} twice"));
             }
         }
-        let mut seen = BTreeSet::new();
-        let mut values = BTreeMap::new();
-        for case in &cases {
-            if !seen.insert(case.id.as_str()) {
-                return Err(format!("cases.json has case {:?} twice", case.id));
-            }
+        for case in &suite.cases {
             let e = expected.remove(&case.id).ok_or_else(|| {
                 format!(
                     "case {:?} has no expected value; run tools/generate_tests.py",
@@ -172,20 +166,14 @@ impl CaseSuite {
                     case.id
                 ));
             }
-            values.insert(case.id.clone(), e.expected);
+            suite.expected.insert(case.id.clone(), e.expected);
         }
         if let Some(id) = expected.keys().next() {
             return Err(format!(
                 "expected.json has case {id:?}, which cases.json does not"
             ));
         }
-        Ok(Self {
-            module: module.to_owned(),
-            exceptions: ExceptionClasses::builtins(package),
-            order: sending_order(&cases, cases_json),
-            cases,
-            expected: values,
-        })
+        Ok(suite)
     }
 
     /// The suite of a turn's calls alone, to learn what the reference returns (the
