@@ -19,13 +19,13 @@ fn read(path: &Path) -> String {
     std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
-fn packaging() -> RepositoryLine {
-    RepositoryLine {
+/// The repository every fixture chain is on.
+static PACKAGING: std::sync::LazyLock<RepositoryLine> =
+    std::sync::LazyLock::new(|| RepositoryLine {
         name: "packaging".into(),
         version: "24.2".into(),
         import: "packaging".into(),
-    }
-}
+    });
 
 /// The answer of fixture `name`, parsed (panics when it does not parse).
 fn answer(name: &str) -> Answer {
@@ -77,14 +77,12 @@ fn turn_context<'a>(
     earlier: &'a [TurnManifest],
     evidence: Option<&'a [String]>,
 ) -> TurnContext<'a> {
-    // Leaked once per call: the repository line outlives the context in these tests.
-    let repository: &'static RepositoryLine = Box::leak(Box::new(packaging()));
     TurnContext {
         chain,
         turn,
         earlier,
         evidence,
-        repository,
+        repository: &PACKAGING,
     }
 }
 

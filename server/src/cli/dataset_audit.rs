@@ -60,20 +60,20 @@ pub(super) fn audit(dir: &Path, config: &TestConfig, json: bool) -> anyhow::Resu
     let env_dirs = Environments::new(fresh.path().to_owned())
         .for_every_chain(&dataset)
         .context("cannot install the dataset's repository afresh")?;
-    // Per chain, the files each turn leaves: its reference, or its empty implementation.
-    let mut references = Vec::new();
-    let mut empties = Vec::new();
-    for chain in &dataset.chains {
-        let turn_files = |text: &dyn Fn(usize) -> String| -> Vec<BTreeMap<String, String>> {
-            (0..chain.turns.len())
-                .map(|i| BTreeMap::from([(chain.turns[i].manifest.module_path.clone(), text(i))]))
+    // Per chain, the files each turn leaves: its reference.
+    let references: Vec<Vec<BTreeMap<String, String>>> = dataset
+        .chains
+        .iter()
+        .map(|chain| {
+            chain
+                .turns
+                .iter()
+                .map(|turn| {
+                    BTreeMap::from([(turn.manifest.module_path.clone(), turn.reference.clone())])
+                })
                 .collect()
-        };
-        references.push(turn_files(&|i| chain.turns[i].reference.clone()));
-        // The empty implementation of turn t sits on the references of turns before it, as
-        // `dataset verify` runs it: only the turn's own functions are missing.
-        empties.push(turn_files(&|i| empty_module(&chain.turns[i].manifest)));
-    }
+        })
+        .collect();
     let work: Vec<(usize, usize, bool)> = dataset
         .chains
         .iter()
@@ -83,13 +83,13 @@ pub(super) fn audit(dir: &Path, config: &TestConfig, json: bool) -> anyhow::Resu
         })
         .collect();
     let verdicts = in_slots(&work, config.workers, "turn runs", |&(c, t, reference)| {
-        let files: Vec<BTreeMap<String, String>> = if reference {
-            references[c].clone()
-        } else {
-            let mut files = references[c].clone();
-            files[t - 1] = empties[c][t - 1].clone();
-            files
-        };
+        let mut files = references[c].clone();
+        if !reference {
+            // The empty implementation of turn t sits on the references of turns before
+            // it, as `dataset verify` runs it: only the turn's own functions are missing.
+            let turn = &dataset.chains[c].turns[t - 1].manifest;
+            files[t - 1] = BTreeMap::from([(turn.module_path.clone(), empty_module(turn))]);
+        }
         run_turn(
             sandbox.as_ref(),
             &env_dirs[c],
@@ -104,30 +104,16 @@ pub(super) fn audit(dir: &Path, config: &TestConfig, json: bool) -> anyhow::Resu
             None,
         )
     });
-    let mut by_turn: BTreeMap<(usize, usize), (Option<Verdict>, Option<Verdict>)> = BTreeMap::new();
-    for (&(c, t, reference), verdict) in work.iter().zip(verdicts) {
+    // The work list holds each turn's reference run, then its empty run.
+    let mut audits = Vec::with_capacity(work.len() / 2);
+    let mut verdicts = work.iter().zip(verdicts);
+    while let (Some((&(c, t, _), reference)), Some((_, empty))) = (verdicts.next(), verdicts.next())
+    {
         let id = &dataset.chains[c].manifest.id;
-        let verdict = verdict.with_context(|| format!("testing {id} turn {t}"))?;
-        let entry = by_turn.entry((c, t)).or_default();
-        if reference {
-            entry.0 = Some(verdict);
-        } else {
-            entry.1 = Some(verdict);
-        }
+        let reference = reference.with_context(|| format!("testing {id} turn {t}"))?;
+        let empty = empty.with_context(|| format!("testing {id} turn {t}"))?;
+        audits.push(turn_audit(id, t, &reference, &empty));
     }
-    // Every turn ran both ways (the work list holds both), so neither is missing.
-    let audits: Vec<TurnAudit> = by_turn
-        .into_iter()
-        .filter_map(|((c, t), pair)| match pair {
-            (Some(reference), Some(empty)) => Some(turn_audit(
-                &dataset.chains[c].manifest.id,
-                t,
-                &reference,
-                &empty,
-            )),
-            _ => None,
-        })
-        .collect();
     if json {
         println!("{}", serde_json::to_string_pretty(&audits)?);
     } else {

@@ -8,6 +8,7 @@ use wheelwright_core::reporeuse::dataset::{DatasetManifest, TurnManifest, turn_d
 use wheelwright_core::reporeuse::synthesis::{
     ChainSource, RepositoryLine, TurnContext, check_answer, parse_answer, render_turn,
 };
+use wheelwright_core::reporeuse::walk::WalkRecord;
 
 /// Where the pipeline's records live in a dataset directory.
 pub(super) const PIPELINE: &str = "pipeline";
@@ -195,13 +196,16 @@ fn walk_evidence(dir: &Path, chain: &str, t: usize) -> anyhow::Result<Option<Vec
     if !path.is_file() {
         return Ok(None);
     }
-    let walk: serde_json::Value = serde_json::from_str(
+    let walk: WalkRecord = serde_json::from_str(
         &std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?,
     )
-    .with_context(|| format!("{} is not JSON", path.display()))?;
-    let evidence = serde_json::from_value(walk["evidence"].clone())
-        .with_context(|| format!("{} has no \"evidence\" list", path.display()))?;
-    Ok(Some(evidence))
+    .with_context(|| {
+        format!(
+            "{} is not a walk record (docs/formats.md, \"Walk\")",
+            path.display()
+        )
+    })?;
+    Ok(Some(walk.evidence))
 }
 
 fn pretty<T: serde::Serialize>(value: &T) -> anyhow::Result<String> {
