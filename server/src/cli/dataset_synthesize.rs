@@ -1,14 +1,18 @@
 //! `wheelwright dataset synthesize`: RepoReuse's pipeline step that turns each turn's recorded authoring answer (six blocks) into the turn's files, refusing any answer core finds a problem in.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
 use wheelwright_core::dataset::RepositorySource;
-use wheelwright_core::reporeuse::dataset::{DatasetManifest, TurnManifest, turn_dir};
+use wheelwright_core::reporeuse::dataset::{DatasetManifest, TurnManifest};
+
 use wheelwright_core::reporeuse::synthesis::{
     ChainSource, RepositoryLine, TurnContext, check_answer, parse_answer, render_turn,
 };
 use wheelwright_core::reporeuse::walk::WalkRecord;
+
+use super::io::write_files;
 
 /// Where the pipeline's records live in a dataset directory.
 pub(super) const PIPELINE: &str = "pipeline";
@@ -58,9 +62,7 @@ pub(super) fn synthesize(dir: &Path, chains: &[String]) -> anyhow::Result<()> {
         }
         eprintln!("{id}: {turns} turns written to chains/{id}");
     }
-    let mut text = serde_json::to_string_pretty(&manifest)?;
-    text.push('\n');
-    std::fs::write(&manifest_path, text)
+    std::fs::write(&manifest_path, pretty(&manifest)?)
         .with_context(|| format!("writing {}", manifest_path.display()))?;
     Ok(())
 }
@@ -174,15 +176,16 @@ fn synthesize_chain(
         std::fs::remove_dir_all(&chain_dir)
             .with_context(|| format!("removing {}", chain_dir.display()))?;
     }
-    write(&chain_dir.join("chain.json"), &pretty(&chain)?)?;
+    let mut written = BTreeMap::from([("chain.json".to_owned(), pretty(&chain)?)]);
     for (i, turn) in files.iter().enumerate() {
-        let turn_path = dir.join(turn_dir(&id, i + 1));
-        write(&turn_path.join("turn.json"), &pretty(&turn.manifest)?)?;
-        write(&turn_path.join("requirement.md"), &turn.requirement)?;
-        write(&turn_path.join("reference.py"), &turn.reference)?;
-        write(&turn_path.join("cases.json"), &turn.cases_json)?;
-        write(&turn_path.join("expected.json"), NOT_EXECUTED)?;
+        let dir = format!("turn-{}", i + 1);
+        written.insert(format!("{dir}/turn.json"), pretty(&turn.manifest)?);
+        written.insert(format!("{dir}/requirement.md"), turn.requirement.clone());
+        written.insert(format!("{dir}/reference.py"), turn.reference.clone());
+        written.insert(format!("{dir}/cases.json"), turn.cases_json.clone());
+        written.insert(format!("{dir}/expected.json"), NOT_EXECUTED.to_owned());
     }
+    write_files(&chain_dir, &written)?;
     Ok(files.len())
 }
 
@@ -212,12 +215,4 @@ fn pretty<T: serde::Serialize>(value: &T) -> anyhow::Result<String> {
     let mut text = serde_json::to_string_pretty(value)?;
     text.push('\n');
     Ok(text)
-}
-
-fn write(path: &Path, text: &str) -> anyhow::Result<()> {
-    if let Some(parent) = path.parent() {
-        std::fs::create_dir_all(parent)
-            .with_context(|| format!("creating {}", parent.display()))?;
-    }
-    std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))
 }
