@@ -6,7 +6,6 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, bail};
 use wheelwright_core::dataset::RepositorySource;
 use wheelwright_core::reporeuse::dataset::{DatasetManifest, TurnManifest};
-
 use wheelwright_core::reporeuse::synthesis::{
     ChainSource, RepositoryLine, TurnContext, check_answer, parse_answer, render_turn,
 };
