@@ -9,6 +9,7 @@
 //! as a reference failing that case.
 
 use std::collections::BTreeMap;
+use std::io::Write;
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 
@@ -17,7 +18,7 @@ use serde::Serialize;
 use wheelwright_core::hidden_tests::{TestOutcome, Verdict};
 use wheelwright_core::reporeuse::dataset::empty_module;
 
-use super::io::read_dataset;
+use super::io::{emit, read_dataset};
 use super::pool::in_slots;
 use crate::TestConfig;
 use crate::hidden_tests::Environments;
@@ -114,23 +115,23 @@ pub(super) fn audit(dir: &Path, config: &TestConfig, json: bool) -> anyhow::Resu
         let empty = empty.with_context(|| format!("testing {id} turn {t}"))?;
         audits.push(turn_audit(id, t, &reference, &empty));
     }
-    if json {
-        println!("{}", serde_json::to_string_pretty(&audits)?);
-    } else {
-        println!("chain\tturn\ttests\treference passed\tempty failed");
-        for a in &audits {
-            println!(
+    emit(json, &audits, |out, audits| {
+        writeln!(out, "chain\tturn\ttests\treference passed\tempty failed")?;
+        for a in audits {
+            writeln!(
+                out,
                 "{}\t{}\t{}\t{}\t{}",
                 a.chain, a.turn, a.tests, a.reference_passed, a.empty_failed
-            );
+            )?;
             for (name, why) in &a.reference_failures {
-                println!("  the reference fails {name}: {why}");
+                writeln!(out, "  the reference fails {name}: {why}")?;
             }
             for name in &a.empty_passes {
-                println!("  the empty implementation passes {name}");
+                writeln!(out, "  the empty implementation passes {name}")?;
             }
         }
-    }
+        Ok(())
+    })?;
     let bad = audits
         .iter()
         .filter(|a| !a.reference_failures.is_empty() || !a.empty_passes.is_empty() || a.tests == 0)

@@ -1,5 +1,6 @@
 //! `wheelwright dataset execute`: RepoReuse's pipeline step that gives every turn its expected values by running its reference in the sandbox, keeping only the cases every run agrees on.
 
+use std::io::Write;
 use std::path::Path;
 
 use anyhow::Context;
@@ -8,7 +9,8 @@ use wheelwright_core::reporeuse::dataset::{RepositorySource, turn_dir};
 use wheelwright_core::reporeuse::execution::{Discarded, RUNS, expected_json, kept_cases_json};
 use wheelwright_core::reporeuse::synthesis::MIN_CASES;
 
-use super::dataset_synthesize::PIPELINE;
+use super::dataset_synthesize::{PIPELINE, pretty};
+use super::io::emit;
 use super::pool::in_slots;
 use crate::TestConfig;
 use crate::hidden_tests::Environments;
@@ -138,29 +140,27 @@ pub(super) fn execute(
             .join(id)
             .join(format!("turn-{t}.json"));
         std::fs::create_dir_all(record_path.parent().unwrap_or(dir))?;
-        let mut text = serde_json::to_string_pretty(&record)?;
-        text.push('\n');
-        std::fs::write(&record_path, text)?;
+        std::fs::write(&record_path, pretty(&record)?)?;
         records.push(record);
     }
-    if json {
-        println!("{}", serde_json::to_string_pretty(&records)?);
-    } else {
-        println!("chain\tturn\tproposed\tkept\tdiscarded");
-        for r in &records {
-            println!(
+    emit(json, &records, |out, records| {
+        writeln!(out, "chain\tturn\tproposed\tkept\tdiscarded")?;
+        for r in records {
+            writeln!(
+                out,
                 "{}\t{}\t{}\t{}\t{}",
                 r.chain,
                 r.turn,
                 r.proposed,
                 r.kept,
                 r.discarded.len()
-            );
+            )?;
             for d in &r.discarded {
-                println!("  discarded {}: {}", d.id, d.why);
+                writeln!(out, "  discarded {}: {}", d.id, d.why)?;
             }
         }
-    }
+        Ok(())
+    })?;
     let short: Vec<String> = records
         .iter()
         .filter(|r| r.too_few)

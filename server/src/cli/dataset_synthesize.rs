@@ -210,7 +210,8 @@ fn walk_evidence(dir: &Path, chain: &str, t: usize) -> anyhow::Result<Option<Vec
     Ok(Some(walk.evidence))
 }
 
-fn pretty<T: serde::Serialize>(value: &T) -> anyhow::Result<String> {
+/// `value` as pretty JSON ending with a newline, as the pipeline's files are written.
+pub(super) fn pretty<T: serde::Serialize>(value: &T) -> anyhow::Result<String> {
     let mut text = serde_json::to_string_pretty(value)?;
     text.push('\n');
     Ok(text)
